@@ -1,0 +1,478 @@
+//! Discovery documents for the built-in resources: `/api`, `/apis`, `/apis/<group>`,
+//! `/api/v1` + `/apis/<group>/<version>` (APIResourceList) and aggregated discovery
+//! (`apidiscovery.k8s.io/v2` APIGroupDiscoveryList) for `/api` and `/apis`.
+//!
+//! Everything is rendered from the static table in [`super::resources`], with kube-apiserver's
+//! field names and ordering. This module does not know about HTTP (content negotiation, ETags,
+//! `Accept` headers), about custom resources (CRD-served groups are merged in by the caller), or
+//! about anything stored: it is pure data in, JSON out.
+
+use serde_json::{json, Map, Value};
+
+use super::resources::{self, ResourceInfo, SUBRESOURCE_VERBS};
+
+/// `GET /api` → APIVersions. `server_address` is the `host:port` clients should use.
+pub fn api_versions(server_address: &str) -> Value {
+    json!({
+        "kind": "APIVersions",
+        "versions": ["v1"],
+        "serverAddressByClientCIDRs": [
+            {"clientCIDR": "0.0.0.0/0", "serverAddress": server_address}
+        ]
+    })
+}
+
+/// `GET /apis` → APIGroupList of every non-core group in kube-apiserver's order.
+pub fn api_group_list() -> Value {
+    let groups: Vec<Value> = resources::groups()
+        .into_iter()
+        .filter(|(g, _)| !g.is_empty())
+        .map(|(g, versions)| group_body(g, &versions))
+        .collect();
+    json!({"kind": "APIGroupList", "apiVersion": "v1", "groups": groups})
+}
+
+/// `GET /apis/<group>` → APIGroup, or `None` for an unknown group (and for the core group,
+/// which has no `/apis/` document).
+pub fn api_group(group: &str) -> Option<Value> {
+    if group.is_empty() {
+        return None;
+    }
+    let (g, versions) = resources::groups().into_iter().find(|(g, _)| *g == group)?;
+    let mut out = Map::new();
+    out.insert("kind".into(), json!("APIGroup"));
+    out.insert("apiVersion".into(), json!("v1"));
+    if let Value::Object(body) = group_body(g, &versions) {
+        out.extend(body);
+    }
+    Some(Value::Object(out))
+}
+
+fn group_version(group: &str, version: &str) -> String {
+    if group.is_empty() {
+        version.to_string()
+    } else {
+        format!("{group}/{version}")
+    }
+}
+
+fn group_body(group: &str, versions: &[&str]) -> Value {
+    let vs: Vec<Value> = versions
+        .iter()
+        .map(|v| json!({"groupVersion": group_version(group, v), "version": v}))
+        .collect();
+    let preferred = versions.first().copied().unwrap_or("v1");
+    json!({
+        "name": group,
+        "versions": vs,
+        "preferredVersion": {"groupVersion": group_version(group, preferred), "version": preferred}
+    })
+}
+
+/// `GET /api/v1` (group `""`) or `GET /apis/<group>/<version>` → APIResourceList, including the
+/// `<resource>/status` and `<resource>/scale` subresource entries. `None` if not served.
+pub fn api_resource_list(group: &str, version: &str) -> Option<Value> {
+    let mut items: Vec<&'static ResourceInfo> =
+        resources::in_group_version(group, version).collect();
+    if items.is_empty() {
+        return None;
+    }
+    items.sort_by(|a, b| a.resource.cmp(b.resource));
+    let mut list = Vec::new();
+    for r in items {
+        let mut e = Map::new();
+        e.insert("name".into(), json!(r.resource));
+        e.insert("singularName".into(), json!(r.singular));
+        e.insert("namespaced".into(), json!(r.namespaced));
+        e.insert("kind".into(), json!(r.kind));
+        e.insert("verbs".into(), json!(r.verbs));
+        if !r.short_names.is_empty() {
+            e.insert("shortNames".into(), json!(r.short_names));
+        }
+        if !r.categories.is_empty() {
+            e.insert("categories".into(), json!(r.categories));
+        }
+        if let Some(h) = storage_version_hash(r.group, r.version, r.resource) {
+            e.insert("storageVersionHash".into(), json!(h));
+        }
+        list.push(Value::Object(e));
+        // Subresources sort after their parent, by name: "scale" < "status".
+        if r.scale.is_some() {
+            list.push(json!({
+                "name": format!("{}/scale", r.resource),
+                "singularName": "",
+                "namespaced": r.namespaced,
+                "group": "autoscaling",
+                "version": "v1",
+                "kind": "Scale",
+                "verbs": SUBRESOURCE_VERBS,
+            }));
+        }
+        if r.has_status {
+            list.push(json!({
+                "name": format!("{}/status", r.resource),
+                "singularName": "",
+                "namespaced": r.namespaced,
+                "kind": r.kind,
+                "verbs": SUBRESOURCE_VERBS,
+            }));
+        }
+    }
+    let mut out = Map::new();
+    out.insert("kind".into(), json!("APIResourceList"));
+    if !group.is_empty() {
+        // kube-apiserver's legacy /api/v1 document carries no apiVersion.
+        out.insert("apiVersion".into(), json!("v1"));
+    }
+    out.insert("groupVersion".into(), json!(group_version(group, version)));
+    out.insert("resources".into(), Value::Array(list));
+    Some(Value::Object(out))
+}
+
+/// Aggregated discovery (`application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList`)
+/// for `/api` (`core == true`: one item, the core group, with empty metadata) or `/apis`
+/// (`core == false`: every named group in kube-apiserver's order).
+pub fn aggregated(core: bool) -> Value {
+    let items: Vec<Value> = resources::groups()
+        .into_iter()
+        .filter(|(g, _)| g.is_empty() == core)
+        .map(|(g, versions)| aggregated_group(g, &versions))
+        .collect();
+    json!({
+        "kind": "APIGroupDiscoveryList",
+        "apiVersion": "apidiscovery.k8s.io/v2",
+        "metadata": {},
+        "items": items
+    })
+}
+
+fn aggregated_group(group: &str, versions: &[&str]) -> Value {
+    let metadata = if group.is_empty() {
+        json!({})
+    } else {
+        json!({ "name": group })
+    };
+    let vs: Vec<Value> = versions
+        .iter()
+        .map(|v| {
+            let mut items: Vec<&'static ResourceInfo> =
+                resources::in_group_version(group, v).collect();
+            items.sort_by(|a, b| a.resource.cmp(b.resource));
+            let rs: Vec<Value> = items.into_iter().map(aggregated_resource).collect();
+            json!({"version": v, "resources": rs, "freshness": "Current"})
+        })
+        .collect();
+    json!({"metadata": metadata, "versions": vs})
+}
+
+fn aggregated_resource(r: &'static ResourceInfo) -> Value {
+    let mut e = Map::new();
+    e.insert("resource".into(), json!(r.resource));
+    e.insert(
+        "responseKind".into(),
+        json!({"group": r.group, "version": r.version, "kind": r.kind}),
+    );
+    e.insert(
+        "scope".into(),
+        json!(if r.namespaced {
+            "Namespaced"
+        } else {
+            "Cluster"
+        }),
+    );
+    e.insert("singularResource".into(), json!(r.singular));
+    e.insert("verbs".into(), json!(r.verbs));
+    if !r.short_names.is_empty() {
+        e.insert("shortNames".into(), json!(r.short_names));
+    }
+    if !r.categories.is_empty() {
+        e.insert("categories".into(), json!(r.categories));
+    }
+    let mut subs = Vec::new();
+    if r.scale.is_some() {
+        subs.push(json!({
+            "subresource": "scale",
+            "responseKind": {"group": "autoscaling", "version": "v1", "kind": "Scale"},
+            "verbs": SUBRESOURCE_VERBS,
+        }));
+    }
+    if r.has_status {
+        subs.push(json!({
+            "subresource": "status",
+            "responseKind": {"group": r.group, "version": r.version, "kind": r.kind},
+            "verbs": SUBRESOURCE_VERBS,
+        }));
+    }
+    if !subs.is_empty() {
+        e.insert("subresources".into(), Value::Array(subs));
+    }
+    Value::Object(e)
+}
+
+/// kube-apiserver's `storageVersionHash`: base64 of the first 8 bytes of
+/// sha256("<group>/<version>/<kind>") of the resource's *storage* version. Precomputed, since
+/// the storage version is fixed per built-in resource (HPAs are stored as autoscaling/v2,
+/// events.k8s.io Events as core v1 Events).
+pub fn storage_version_hash(group: &str, version: &str, resource: &str) -> Option<&'static str> {
+    match (group, version, resource) {
+        ("", "v1", "configmaps") => Some("qFsyl6wFWjQ="),
+        ("", "v1", "endpoints") => Some("fWeeMqaN/OA="),
+        ("", "v1", "events") => Some("r2yiGXH7wu8="),
+        ("", "v1", "limitranges") => Some("EBKMFVe6cwo="),
+        ("", "v1", "namespaces") => Some("Q3oi5N2YM8M="),
+        ("", "v1", "nodes") => Some("XwShjMxG9Fs="),
+        ("", "v1", "persistentvolumeclaims") => Some("QWTyNDq0dC4="),
+        ("", "v1", "persistentvolumes") => Some("HN/zwEC+JgM="),
+        ("", "v1", "pods") => Some("xPOwRZ+Yhw8="),
+        ("", "v1", "podtemplates") => Some("LIXB2x4IFpk="),
+        ("", "v1", "replicationcontrollers") => Some("Jond2If31h0="),
+        ("", "v1", "resourcequotas") => Some("8uhSgffRX6w="),
+        ("", "v1", "secrets") => Some("S6u1pOWzb84="),
+        ("", "v1", "serviceaccounts") => Some("pbx9ZvyFpBE="),
+        ("", "v1", "services") => Some("0/CO1lhkEBI="),
+        ("apps", "v1", "controllerrevisions") => Some("85nkx63pcBU="),
+        ("apps", "v1", "daemonsets") => Some("dd7pWHUlMKQ="),
+        ("apps", "v1", "deployments") => Some("8aSe+NMegvE="),
+        ("apps", "v1", "replicasets") => Some("P1RzHs8/mWQ="),
+        ("apps", "v1", "statefulsets") => Some("H+vl74LkKdo="),
+        ("events.k8s.io", "v1", "events") => Some("r2yiGXH7wu8="),
+        ("autoscaling", "v2", "horizontalpodautoscalers") => Some("qwQve8ut294="),
+        ("autoscaling", "v1", "horizontalpodautoscalers") => Some("qwQve8ut294="),
+        ("batch", "v1", "cronjobs") => Some("sd5LIXh4Fjs="),
+        ("batch", "v1", "jobs") => Some("mudhfqk/qZY="),
+        ("certificates.k8s.io", "v1", "certificatesigningrequests") => Some("95fRKMXA+00="),
+        ("networking.k8s.io", "v1", "ingressclasses") => Some("l/iqIbDgFyQ="),
+        ("networking.k8s.io", "v1", "ingresses") => Some("39NQlfNR+bo="),
+        ("networking.k8s.io", "v1", "ipaddresses") => Some("3f/plJFChNE="),
+        ("networking.k8s.io", "v1", "networkpolicies") => Some("YpfwF18m1G8="),
+        ("networking.k8s.io", "v1", "servicecidrs") => Some("gNLvruQhW2g="),
+        ("policy", "v1", "poddisruptionbudgets") => Some("EVWiDmWqyJw="),
+        ("rbac.authorization.k8s.io", "v1", "clusterrolebindings") => Some("48tpQ8gZHFc="),
+        ("rbac.authorization.k8s.io", "v1", "clusterroles") => Some("bYE5ZWDrJ44="),
+        ("rbac.authorization.k8s.io", "v1", "rolebindings") => Some("eGsCzGH6b1g="),
+        ("rbac.authorization.k8s.io", "v1", "roles") => Some("7FuwZcIIItM="),
+        ("storage.k8s.io", "v1", "csidrivers") => Some("hL6j/rwBV5w="),
+        ("storage.k8s.io", "v1", "csinodes") => Some("Pe62DkZtjuo="),
+        ("storage.k8s.io", "v1", "csistoragecapacities") => Some("xeVl+2Ly1kE="),
+        ("storage.k8s.io", "v1", "storageclasses") => Some("K+m6uJwbjGY="),
+        ("storage.k8s.io", "v1", "volumeattachments") => Some("tJx/ezt6UDU="),
+        ("admissionregistration.k8s.io", "v1", "mutatingwebhookconfigurations") => {
+            Some("Sqi0GUgDaX0=")
+        }
+        ("admissionregistration.k8s.io", "v1", "validatingadmissionpolicies") => {
+            Some("6OxvlMmQ6is=")
+        }
+        ("admissionregistration.k8s.io", "v1", "validatingadmissionpolicybindings") => {
+            Some("v9715VZqakg=")
+        }
+        ("admissionregistration.k8s.io", "v1", "validatingwebhookconfigurations") => {
+            Some("B0wHjQmsGNk=")
+        }
+        ("apiextensions.k8s.io", "v1", "customresourcedefinitions") => Some("M5uH+AlWATY="),
+        ("scheduling.k8s.io", "v1", "priorityclasses") => Some("1QwjyaZjj3Y="),
+        ("coordination.k8s.io", "v1", "leases") => Some("gqkMMb/YqFM="),
+        ("node.k8s.io", "v1", "runtimeclasses") => Some("WQTu1GL3T2Q="),
+        ("discovery.k8s.io", "v1", "endpointslices") => Some("qgS0xkrxYAI="),
+        ("flowcontrol.apiserver.k8s.io", "v1", "flowschemas") => Some("GJVAJZSZBIw="),
+        ("flowcontrol.apiserver.k8s.io", "v1", "prioritylevelconfigurations") => {
+            Some("Kir5PVfvNeI=")
+        }
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn api_versions_doc() {
+        let v = api_versions("10.0.0.1:6443");
+        assert_eq!(
+            v.to_string(),
+            r#"{"kind":"APIVersions","versions":["v1"],"serverAddressByClientCIDRs":[{"clientCIDR":"0.0.0.0/0","serverAddress":"10.0.0.1:6443"}]}"#
+        );
+    }
+
+    #[test]
+    fn group_list_order_and_autoscaling_versions() {
+        let v = api_group_list();
+        assert_eq!(v["kind"], "APIGroupList");
+        assert_eq!(v["apiVersion"], "v1");
+        let names: Vec<&str> = v["groups"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|g| g["name"].as_str().unwrap())
+            .collect();
+        assert_eq!(names[0], "apps");
+        assert_eq!(names[1], "events.k8s.io");
+        assert!(!names.contains(&""));
+        assert_eq!(names.len(), 16);
+        let a = api_group("autoscaling").unwrap();
+        assert_eq!(
+            a.to_string(),
+            r#"{"kind":"APIGroup","apiVersion":"v1","name":"autoscaling","versions":[{"groupVersion":"autoscaling/v2","version":"v2"},{"groupVersion":"autoscaling/v1","version":"v1"}],"preferredVersion":{"groupVersion":"autoscaling/v2","version":"v2"}}"#
+        );
+        assert!(api_group("").is_none());
+        assert!(api_group("nope.example.com").is_none());
+    }
+
+    #[test]
+    fn resource_list_entries() {
+        let v = api_resource_list("apps", "v1").unwrap();
+        assert_eq!(v["groupVersion"], "apps/v1");
+        let rs = v["resources"].as_array().unwrap();
+        let names: Vec<&str> = rs.iter().map(|r| r["name"].as_str().unwrap()).collect();
+        assert_eq!(
+            names,
+            [
+                "controllerrevisions",
+                "daemonsets",
+                "daemonsets/status",
+                "deployments",
+                "deployments/scale",
+                "deployments/status",
+                "replicasets",
+                "replicasets/scale",
+                "replicasets/status",
+                "statefulsets",
+                "statefulsets/scale",
+                "statefulsets/status"
+            ]
+        );
+        let deploy = &rs[3];
+        assert_eq!(
+            deploy.to_string(),
+            r#"{"name":"deployments","singularName":"deployment","namespaced":true,"kind":"Deployment","verbs":["create","delete","deletecollection","get","list","patch","update","watch"],"shortNames":["deploy"],"categories":["all"],"storageVersionHash":"8aSe+NMegvE="}"#
+        );
+        assert_eq!(
+            rs[4].to_string(),
+            r#"{"name":"deployments/scale","singularName":"","namespaced":true,"group":"autoscaling","version":"v1","kind":"Scale","verbs":["get","patch","update"]}"#
+        );
+        let core = api_resource_list("", "v1").unwrap();
+        assert!(core.get("apiVersion").is_none());
+        assert_eq!(core["groupVersion"], "v1");
+        assert!(api_resource_list("apps", "v2").is_none());
+        assert!(api_resource_list("autoscaling", "v1").is_some());
+    }
+
+    #[test]
+    fn storage_hashes() {
+        let cases = [
+            ("", "v1", "pods", Some("xPOwRZ+Yhw8=")),
+            ("", "v1", "events", Some("r2yiGXH7wu8=")),
+            ("events.k8s.io", "v1", "events", Some("r2yiGXH7wu8=")),
+            (
+                "autoscaling",
+                "v1",
+                "horizontalpodautoscalers",
+                Some("qwQve8ut294="),
+            ),
+            (
+                "autoscaling",
+                "v2",
+                "horizontalpodautoscalers",
+                Some("qwQve8ut294="),
+            ),
+            ("apps", "v1", "deployments", Some("8aSe+NMegvE=")),
+            ("apps", "v1", "nope", None),
+        ];
+        for (g, v, r, want) in cases {
+            assert_eq!(storage_version_hash(g, v, r), want, "{g}/{v}/{r}");
+        }
+        for r in resources::RESOURCES {
+            assert!(
+                storage_version_hash(r.group, r.version, r.resource).is_some(),
+                "{}",
+                r.resource
+            );
+        }
+    }
+
+    #[test]
+    fn every_resource_is_discoverable() {
+        let core = aggregated(true);
+        let apis = aggregated(false);
+        assert_eq!(core["items"].as_array().unwrap().len(), 1);
+        assert_eq!(core["items"][0]["metadata"], json!({}));
+        for r in resources::RESOURCES {
+            // legacy documents
+            let list = api_resource_list(r.group, r.version).unwrap();
+            let found = list["resources"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|e| e["name"] == r.resource && e["kind"] == r.kind);
+            assert!(found, "{}/{} {}", r.group, r.version, r.resource);
+            // aggregated documents
+            let doc = if r.group.is_empty() { &core } else { &apis };
+            let item = doc["items"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|i| i["metadata"]["name"].as_str().unwrap_or("") == r.group)
+                .unwrap();
+            let ver = item["versions"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|v| v["version"] == r.version)
+                .unwrap();
+            let res = ver["resources"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|e| e["resource"] == r.resource)
+                .unwrap();
+            assert_eq!(res["responseKind"]["kind"], r.kind);
+            assert_eq!(
+                res["scope"],
+                if r.namespaced {
+                    "Namespaced"
+                } else {
+                    "Cluster"
+                }
+            );
+            let subs: Vec<&str> = res["subresources"]
+                .as_array()
+                .map(|a| {
+                    a.iter()
+                        .map(|s| s["subresource"].as_str().unwrap())
+                        .collect()
+                })
+                .unwrap_or_default();
+            assert_eq!(subs.contains(&"status"), r.has_status, "{}", r.resource);
+            assert_eq!(subs.contains(&"scale"), r.scale.is_some(), "{}", r.resource);
+        }
+    }
+
+    #[test]
+    fn aggregated_deployments_shape() {
+        let apis = aggregated(false);
+        assert_eq!(apis["kind"], "APIGroupDiscoveryList");
+        assert_eq!(apis["apiVersion"], "apidiscovery.k8s.io/v2");
+        let apps = &apis["items"][0];
+        assert_eq!(apps["metadata"]["name"], "apps");
+        let v1 = &apps["versions"][0];
+        assert_eq!(v1["freshness"], "Current");
+        let d = v1["resources"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["resource"] == "deployments")
+            .unwrap();
+        assert_eq!(
+            d.to_string(),
+            r#"{"resource":"deployments","responseKind":{"group":"apps","version":"v1","kind":"Deployment"},"scope":"Namespaced","singularResource":"deployment","verbs":["create","delete","deletecollection","get","list","patch","update","watch"],"shortNames":["deploy"],"categories":["all"],"subresources":[{"subresource":"scale","responseKind":{"group":"autoscaling","version":"v1","kind":"Scale"},"verbs":["get","patch","update"]},{"subresource":"status","responseKind":{"group":"apps","version":"v1","kind":"Deployment"},"verbs":["get","patch","update"]}]}"#
+        );
+        let autoscaling = apis["items"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|i| i["metadata"]["name"] == "autoscaling")
+            .unwrap();
+        assert_eq!(autoscaling["versions"][0]["version"], "v2");
+        assert_eq!(autoscaling["versions"][1]["version"], "v1");
+    }
+}

@@ -1,0 +1,143 @@
+//! `metadata.managedFields` bookkeeping for Update operations (create, update, patch).
+//!
+//! Each write records, for its field manager, an entry `{manager, operation: "Update",
+//! apiVersion, time, fieldsType: "FieldsV1", fieldsV1}` where fieldsV1 is the set of fields the
+//! manager touched, merged with what it owned before. Server-side apply (a later issue) replaces
+//! this approximation with structured-merge ownership in `crate::apply`.
+
+use serde_json::{json, Map, Value};
+
+use super::resources::ResourceInfo;
+use super::store::{meta, meta_mut, WriteOptions};
+
+/// Metadata fields that identify an object or are system-owned: never in a field set.
+const SYSTEM_META: &[&str] = &[
+    "name",
+    "namespace",
+    "uid",
+    "resourceVersion",
+    "generation",
+    "creationTimestamp",
+    "deletionTimestamp",
+    "deletionGracePeriodSeconds",
+    "managedFields",
+    "selfLink",
+];
+
+/// Records an Update by `opts.field_manager` on `obj` (changed relative to `old`).
+pub fn record_update(obj: &mut Value, opts: &WriteOptions, info: &ResourceInfo, old: Option<&Value>) {
+    let Some(manager) = opts.field_manager.as_deref().filter(|m| !m.is_empty()) else {
+        // Keep the previous entries when no manager is known.
+        if let Some(prev) = old.and_then(|o| meta(o).get("managedFields")).cloned() {
+            meta_mut(obj).entry("managedFields").or_insert(prev);
+        }
+        return;
+    };
+    let api_version = if info.group.is_empty() {
+        info.version.to_string()
+    } else {
+        format!("{}/{}", info.group, info.version)
+    };
+    let touched = field_set(obj, old);
+    let mut entries: Vec<Value> = meta(obj)
+        .get("managedFields")
+        .or_else(|| old.and_then(|o| meta(o).get("managedFields")))
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
+    let mine = entries.iter().position(|e| {
+        e.get("manager").and_then(Value::as_str) == Some(manager)
+            && e.get("operation").and_then(Value::as_str) == Some("Update")
+            && e.get("subresource").is_none()
+    });
+    let mut fields = match mine {
+        Some(i) => entries.remove(i).get("fieldsV1").cloned().unwrap_or(json!({})),
+        None => json!({}),
+    };
+    merge_sets(&mut fields, &touched);
+    if fields.as_object().is_some_and(|m| !m.is_empty()) {
+        entries.push(json!({
+            "manager": manager,
+            "operation": "Update",
+            "apiVersion": api_version,
+            "time": opts.now,
+            "fieldsType": "FieldsV1",
+            "fieldsV1": fields,
+        }));
+    }
+    if entries.is_empty() {
+        meta_mut(obj).remove("managedFields");
+    } else {
+        meta_mut(obj).insert("managedFields".into(), Value::Array(entries));
+    }
+}
+
+/// The fields of `new` that differ from `old` (all of them without `old`), as a FieldsV1 set.
+fn field_set(new: &Value, old: Option<&Value>) -> Value {
+    let mut out = Map::new();
+    let Some(n) = new.as_object() else { return json!({}) };
+    for (k, v) in n {
+        if k == "apiVersion" || k == "kind" || k == "status" {
+            continue;
+        }
+        let o = old.and_then(|o| o.get(k));
+        if k == "metadata" {
+            let mut m = Map::new();
+            if let Some(nm) = v.as_object() {
+                for (mk, mv) in nm {
+                    if SYSTEM_META.contains(&mk.as_str()) {
+                        continue;
+                    }
+                    let om = o.and_then(|o| o.get(mk));
+                    if om == Some(mv) {
+                        continue;
+                    }
+                    m.insert(format!("f:{mk}"), sub_set(mv, om, true));
+                }
+            }
+            if !m.is_empty() {
+                out.insert("f:metadata".into(), Value::Object(m));
+            }
+            continue;
+        }
+        if o == Some(v) {
+            continue;
+        }
+        out.insert(format!("f:{k}"), sub_set(v, o, false));
+    }
+    Value::Object(out)
+}
+
+fn sub_set(v: &Value, old: Option<&Value>, granular_map: bool) -> Value {
+    match v.as_object() {
+        Some(m) if !m.is_empty() => {
+            let mut out = Map::new();
+            if granular_map {
+                out.insert(".".into(), json!({}));
+            }
+            for (k, cv) in m {
+                let ov = old.and_then(|o| o.get(k));
+                if ov == Some(cv) {
+                    continue;
+                }
+                out.insert(format!("f:{k}"), sub_set(cv, ov, false));
+            }
+            Value::Object(out)
+        }
+        _ => json!({}),
+    }
+}
+
+fn merge_sets(into: &mut Value, from: &Value) {
+    let (Some(a), Some(b)) = (into.as_object_mut(), from.as_object()) else {
+        return;
+    };
+    for (k, v) in b {
+        match a.get_mut(k) {
+            Some(existing) => merge_sets(existing, v),
+            None => {
+                a.insert(k.clone(), v.clone());
+            }
+        }
+    }
+}

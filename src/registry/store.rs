@@ -1,0 +1,795 @@
+//! The generic store: every resource-independent rule of create, get, list, update, patch and
+//! delete (k8s `registry/generic/registry/store.go` is the model).
+//!
+//! A resource contributes only a [`ResourceInfo`] row and a small stateless strategy
+//! ([`super::strategy`]). Objects travel as JSON values; the store settles every
+//! non-deterministic field (uid, timestamps, generated names) *before* proposing a transaction,
+//! so apply stays deterministic. This is the only place where `kv::Error` becomes a `Status`.
+//!
+//! Keys: `/<group or "core">/<resource>/[<namespace>/]<name>`. Values are the object's JSON
+//! without `metadata.resourceVersion`, which is always derived from the key's mod revision.
+
+use std::time::Duration;
+
+use serde_json::{json, Map, Value};
+
+use crate::kv::{self, Compare, KeyValue, Kv, Op, Revision, Txn};
+use crate::meta::field_error::FieldError;
+use crate::meta::fields::FieldSelector;
+use crate::meta::labels::Selector;
+use crate::meta::status::{GroupResource, Status};
+use crate::meta::validation;
+use crate::registry::field_selectors;
+use crate::registry::resources::ResourceInfo;
+use crate::registry::strategy;
+
+/// How long a read for a future resourceVersion waits before answering 504.
+const FUTURE_RV_WAIT: Duration = Duration::from_secs(3);
+/// How many times create retries a generated name that clashes.
+const GENERATE_NAME_RETRIES: usize = 8;
+/// Internal retries of a read-modify-write that lost a race (no client precondition).
+const UPDATE_RETRIES: usize = 16;
+
+/// Translates a storage error into the API error, once.
+pub fn kv_status(err: kv::Error) -> Status {
+    match err {
+        kv::Error::Compacted { .. } => Status::gone(
+            "The resourceVersion for the provided list is too old.",
+        ),
+        kv::Error::FutureRevision { requested, current } => {
+            Status::too_large_resource_version(requested, current)
+        }
+        kv::Error::Timeout(m) => Status::timeout(format!("Timeout: {m}"), 1),
+        kv::Error::Unavailable(m) => Status::service_unavailable(m),
+        kv::Error::Storage(m) => Status::internal(m),
+    }
+}
+
+/// `resourceVersion` / `resourceVersionMatch` of a read, parsed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ReadAt {
+    /// Unset: most recent, linearizable.
+    Latest,
+    /// "0": any, from local state.
+    Any,
+    /// At least this revision.
+    NotOlderThan(Revision),
+    /// Exactly this revision.
+    Exact(Revision),
+}
+
+/// Parses a resourceVersion string the way clients send it.
+pub fn parse_rv(s: &str) -> Result<Revision, Status> {
+    s.parse::<Revision>()
+        .ok()
+        .filter(|r| *r >= 0)
+        .ok_or_else(|| Status::bad_request(format!("invalid resource version: {s:?}")))
+}
+
+/// Options of a LIST (and of the initial state of a WATCH).
+#[derive(Clone, Debug, Default)]
+pub struct ListOptions {
+    pub label_selector: Option<Selector>,
+    pub field_selector: Option<FieldSelector>,
+    pub limit: usize,
+    pub continue_token: Option<String>,
+    pub read_at: Option<ReadAt>,
+}
+
+/// Options common to writes.
+#[derive(Clone, Debug, Default)]
+pub struct WriteOptions {
+    pub dry_run: bool,
+    pub field_manager: Option<String>,
+    /// `now` as RFC 3339, settled once per request.
+    pub now: String,
+}
+
+/// Options of a DELETE.
+#[derive(Clone, Debug, Default)]
+pub struct DeleteOptions {
+    pub write: WriteOptions,
+    pub precondition_uid: Option<String>,
+    pub precondition_rv: Option<String>,
+    pub propagation_policy: Option<String>,
+    pub grace_period_seconds: Option<i64>,
+}
+
+/// A page of a list.
+#[derive(Debug)]
+pub struct ListResult {
+    pub items: Vec<Value>,
+    pub revision: Revision,
+    pub continue_token: Option<String>,
+    pub remaining: Option<i64>,
+}
+
+/// What a DELETE did.
+#[derive(Debug)]
+pub enum Deleted {
+    /// The object is gone; this was its last state.
+    Gone(Value),
+    /// The object stays (finalizers); this is its new state with a deletionTimestamp.
+    Pending(Value),
+}
+
+/// Which part of an object an update writes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Part {
+    Main,
+    Status,
+    /// The namespace `/finalize` subresource (spec.finalizers only).
+    Finalize,
+}
+
+/// Where an object lives: a resource plus, for namespaced resources, a namespace.
+#[derive(Clone, Copy, Debug)]
+pub struct Scope<'a> {
+    pub info: &'static ResourceInfo,
+    pub namespace: Option<&'a str>,
+}
+
+impl Scope<'_> {
+    pub fn gr(&self) -> GroupResource<'static> {
+        GroupResource {
+            group: self.info.group,
+            resource: self.info.resource,
+        }
+    }
+
+    fn group_segment(&self) -> &'static str {
+        if self.info.group.is_empty() {
+            "core"
+        } else {
+            self.info.group
+        }
+    }
+
+    /// Key prefix of the resource (and namespace, when given).
+    pub fn prefix(&self) -> String {
+        match (self.info.namespaced, self.namespace) {
+            (true, Some(ns)) => format!("/{}/{}/{}/", self.group_segment(), self.info.resource, ns),
+            _ => format!("/{}/{}/", self.group_segment(), self.info.resource),
+        }
+    }
+
+    pub fn key(&self, name: &str) -> Vec<u8> {
+        format!("{}{}", self.prefix(), name).into_bytes()
+    }
+}
+
+/// The end of the key range that starts with `prefix`.
+pub fn prefix_end(prefix: &[u8]) -> Vec<u8> {
+    let mut end = prefix.to_vec();
+    while let Some(last) = end.pop() {
+        if last < 0xff {
+            end.push(last + 1);
+            return end;
+        }
+    }
+    vec![0xff]
+}
+
+/// Decodes a stored value and stamps its resourceVersion.
+pub fn decode(kv: &KeyValue) -> Result<Value, Status> {
+    let mut obj: Value = serde_json::from_slice(&kv.value)
+        .map_err(|e| Status::internal(format!("corrupt object at {:?}: {e}", String::from_utf8_lossy(&kv.key))))?;
+    set_rv(&mut obj, kv.mod_revision);
+    Ok(obj)
+}
+
+fn set_rv(obj: &mut Value, rev: Revision) {
+    if let Some(meta) = obj.get_mut("metadata").and_then(Value::as_object_mut) {
+        meta.insert("resourceVersion".into(), json!(rev.to_string()));
+    }
+}
+
+fn encode(obj: &Value) -> Vec<u8> {
+    let mut o = obj.clone();
+    if let Some(meta) = o.get_mut("metadata").and_then(Value::as_object_mut) {
+        meta.remove("resourceVersion");
+    }
+    serde_json::to_vec(&o).unwrap_or_default()
+}
+
+pub fn meta(obj: &Value) -> &Map<String, Value> {
+    static EMPTY: std::sync::OnceLock<Map<String, Value>> = std::sync::OnceLock::new();
+    obj.get("metadata")
+        .and_then(Value::as_object)
+        .unwrap_or_else(|| EMPTY.get_or_init(Map::new))
+}
+
+pub fn meta_mut(obj: &mut Value) -> &mut Map<String, Value> {
+    if !obj.get("metadata").is_some_and(Value::is_object) {
+        obj["metadata"] = json!({});
+    }
+    obj["metadata"].as_object_mut().expect("metadata is an object")
+}
+
+pub fn meta_str<'a>(obj: &'a Value, field: &str) -> &'a str {
+    meta(obj).get(field).and_then(Value::as_str).unwrap_or("")
+}
+
+/// Characters kube uses for generated name suffixes (no vowels, no confusable digits).
+const SUFFIX_ALPHABET: &[u8] = b"bcdfghjklmnpqrstvwxz2456789";
+
+fn random_suffix() -> String {
+    use rand::Rng;
+    let mut rng = rand::thread_rng();
+    (0..5)
+        .map(|_| SUFFIX_ALPHABET[rng.gen_range(0..SUFFIX_ALPHABET.len())] as char)
+        .collect()
+}
+
+/// The generic store over the replicated KV.
+#[derive(Clone)]
+pub struct Store {
+    kv: Kv,
+}
+
+impl Store {
+    pub fn new(kv: Kv) -> Store {
+        Store { kv }
+    }
+
+    pub fn kv(&self) -> &Kv {
+        &self.kv
+    }
+
+    /// Settles the revision a read is served at: a linearizable barrier for "most recent", a
+    /// bounded wait for NotOlderThan, nothing for "any"/exact.
+    async fn settle(&self, at: ReadAt) -> Result<Option<Revision>, Status> {
+        match at {
+            ReadAt::Latest => {
+                self.kv.read_barrier().await.map_err(kv_status)?;
+                Ok(None)
+            }
+            ReadAt::Any => Ok(None),
+            ReadAt::NotOlderThan(rev) => {
+                if self.kv.current_revision() < rev
+                    && !self.kv.wait_for_revision(rev, FUTURE_RV_WAIT).await
+                {
+                    return Err(Status::too_large_resource_version(
+                        rev,
+                        self.kv.current_revision(),
+                    ));
+                }
+                Ok(None)
+            }
+            ReadAt::Exact(rev) => {
+                if self.kv.current_revision() < rev
+                    && !self.kv.wait_for_revision(rev, FUTURE_RV_WAIT).await
+                {
+                    return Err(Status::too_large_resource_version(
+                        rev,
+                        self.kv.current_revision(),
+                    ));
+                }
+                Ok(Some(rev))
+            }
+        }
+    }
+
+    /// GET of one object.
+    pub async fn get(&self, scope: Scope<'_>, name: &str, at: ReadAt) -> Result<Value, Status> {
+        let at_rev = self.settle(at).await?;
+        self.get_local(scope, name, at_rev)
+    }
+
+    fn get_local(&self, scope: Scope<'_>, name: &str, at: Option<Revision>) -> Result<Value, Status> {
+        match self.kv.get(&scope.key(name), at).map_err(kv_status)? {
+            Some(kv) => decode(&kv),
+            None => Err(Status::not_found(scope.gr(), name)),
+        }
+    }
+
+    /// Raw current state of a key (no barrier); for read-modify-write loops.
+    fn current(&self, scope: Scope<'_>, name: &str) -> Result<Option<KeyValue>, Status> {
+        self.kv.get(&scope.key(name), None).map_err(kv_status)
+    }
+
+    /// LIST with selectors and pagination.
+    pub async fn list(&self, scope: Scope<'_>, opts: &ListOptions) -> Result<ListResult, Status> {
+        let prefix = scope.prefix().into_bytes();
+        let end = prefix_end(&prefix);
+        let (mut start, at) = match &opts.continue_token {
+            Some(token) => {
+                let (rev, start_suffix) = decode_continue(token)?;
+                let mut start = prefix.clone();
+                start.extend_from_slice(start_suffix.as_bytes());
+                if rev < self.kv.compacted_revision() {
+                    return Err(expired_continue(&prefix, &start, self));
+                }
+                (start, Some(rev))
+            }
+            None => {
+                let at = self.settle(opts.read_at.unwrap_or(ReadAt::Latest)).await?;
+                (prefix.clone(), at)
+            }
+        };
+        let filtered = opts.label_selector.as_ref().is_some_and(|s| !s.is_empty())
+            || opts.field_selector.as_ref().is_some_and(|s| !s.is_empty());
+        let mut items = Vec::new();
+        let mut revision = None;
+        let mut remaining = None;
+        let mut continue_token = None;
+        loop {
+            let batch = if opts.limit > 0 {
+                (opts.limit - items.len()).max(if filtered { 256 } else { 0 })
+            } else {
+                0
+            };
+            let res = self
+                .kv
+                .range(&start, &end, at.or(revision), batch)
+                .map_err(|e| match e {
+                    kv::Error::Compacted { .. } if opts.continue_token.is_some() => {
+                        expired_continue(&prefix, &start, self)
+                    }
+                    kv::Error::Compacted { .. } => Status::gone(format!(
+                        "too old resource version: {} ({})",
+                        at.unwrap_or_default(),
+                        self.kv.compacted_revision()
+                    )),
+                    other => kv_status(other),
+                })?;
+            let revision_now = *revision.get_or_insert(res.revision);
+            let mut last_key = None;
+            let n = res.kvs.len();
+            for (i, kv) in res.kvs.into_iter().enumerate() {
+                let obj = decode(&kv)?;
+                last_key = Some(kv.key);
+                if self.matches(scope, opts, &obj) {
+                    items.push(obj);
+                }
+                if opts.limit > 0 && items.len() >= opts.limit {
+                    let more = res.more || i + 1 < n;
+                    if more {
+                        let key = last_key.take().unwrap_or_default();
+                        let suffix = String::from_utf8_lossy(&key[prefix.len()..]).into_owned();
+                        continue_token = Some(encode_continue(revision_now, &format!("{suffix}\u{0}")));
+                        if !filtered {
+                            remaining = Some((res.count - (i as i64 + 1)).max(0));
+                        }
+                    }
+                    return Ok(ListResult {
+                        items,
+                        revision: revision_now,
+                        continue_token,
+                        remaining: remaining.filter(|r| *r > 0),
+                    });
+                }
+            }
+            if !res.more {
+                break;
+            }
+            match last_key {
+                Some(mut k) => {
+                    k.push(0);
+                    start = k;
+                }
+                None => break,
+            }
+        }
+        Ok(ListResult {
+            items,
+            revision: revision.unwrap_or_else(|| self.kv.current_revision()),
+            continue_token: None,
+            remaining: None,
+        })
+    }
+
+    /// Whether an object passes a list's selectors.
+    pub fn matches(&self, scope: Scope<'_>, opts: &ListOptions, obj: &Value) -> bool {
+        if let Some(sel) = &opts.label_selector {
+            let empty = Map::new();
+            let labels = meta(obj).get("labels").and_then(Value::as_object).unwrap_or(&empty);
+            if !sel.matches(labels) {
+                return false;
+            }
+        }
+        if let Some(sel) = &opts.field_selector {
+            let fields = field_selectors::field_set(scope.info.group, scope.info.resource, obj);
+            if !sel.matches(&fields) {
+                return false;
+            }
+        }
+        true
+    }
+
+    /// Checks that the namespace of a new object exists and is not terminating.
+    async fn check_namespace(&self, scope: Scope<'_>) -> Result<(), Status> {
+        let Some(ns) = scope.namespace.filter(|_| scope.info.namespaced) else {
+            return Ok(());
+        };
+        let ns_scope = Scope {
+            info: crate::registry::resources::lookup("", "v1", "namespaces")
+                .ok_or_else(|| Status::internal("namespaces resource missing"))?,
+            namespace: None,
+        };
+        match self.current(ns_scope, ns)? {
+            None => Err(Status::not_found(ns_scope.gr(), ns)),
+            Some(kv) => {
+                let nsobj = decode(&kv)?;
+                if !meta_str(&nsobj, "deletionTimestamp").is_empty() {
+                    let mut s = Status::forbidden(
+                        scope.gr(),
+                        "",
+                        &format!(
+                            "unable to create new content in namespace {ns} because it is being terminated"
+                        ),
+                    );
+                    s.details = Some(json!({"kind": scope.info.resource, "group": scope.info.group, "causes": [{"reason": "NamespaceTerminating", "message": format!("namespace {ns} is being terminated"), "field": "metadata.namespace"}]}));
+                    return Err(s);
+                }
+                Ok(())
+            }
+        }
+    }
+
+    /// CREATE. `obj` is the decoded body; the namespace has been reconciled with the URL.
+    pub async fn create(
+        &self,
+        scope: Scope<'_>,
+        mut obj: Value,
+        opts: &WriteOptions,
+    ) -> Result<Value, Status> {
+        let info = scope.info;
+        {
+            let m = meta_mut(&mut obj);
+            for f in [
+                "uid",
+                "resourceVersion",
+                "creationTimestamp",
+                "deletionTimestamp",
+                "deletionGracePeriodSeconds",
+                "selfLink",
+            ] {
+                m.remove(f);
+            }
+            if info.generation {
+                m.insert("generation".into(), json!(1));
+            } else {
+                m.remove("generation");
+            }
+            m.insert("uid".into(), json!(uuid::Uuid::new_v4().to_string()));
+            m.insert("creationTimestamp".into(), json!(opts.now));
+        }
+        strategy::prepare_for_create(info, &mut obj);
+        let name_given = !meta_str(&obj, "name").is_empty();
+        let generate_name = meta_str(&obj, "generateName").to_string();
+        let mut errs = validation::validate_object_meta(&obj, info.namespaced, info.name_rule);
+        errs.extend(strategy::validate(info, &obj));
+        if !errs.is_empty() {
+            let name = if name_given { meta_str(&obj, "name").to_string() } else { generate_name.clone() };
+            return Err(Status::invalid(info.kind, info.group, &name, &errs));
+        }
+        self.check_namespace(scope).await?;
+        crate::registry::managed::record_update(&mut obj, opts, info, None);
+        let attempts = if name_given { 1 } else { GENERATE_NAME_RETRIES };
+        for attempt in 0..attempts {
+            if !name_given {
+                let name = format!("{generate_name}{}", random_suffix());
+                meta_mut(&mut obj).insert("name".into(), json!(name));
+            }
+            let name = meta_str(&obj, "name").to_string();
+            let key = scope.key(&name);
+            if opts.dry_run {
+                if self.current(scope, &name)?.is_some() {
+                    if attempt + 1 < attempts {
+                        continue;
+                    }
+                    return Err(Status::already_exists(scope.gr(), &name));
+                }
+                return Ok(obj);
+            }
+            let resp = self
+                .kv
+                .txn(Txn {
+                    compares: vec![Compare::Absent(key.clone())],
+                    success: vec![Op::Put { key, value: encode(&obj) }],
+                })
+                .await
+                .map_err(kv_status)?;
+            if resp.succeeded {
+                set_rv(&mut obj, resp.revision);
+                return Ok(obj);
+            }
+            if attempt + 1 == attempts {
+                return Err(Status::already_exists(scope.gr(), &name));
+            }
+        }
+        Err(Status::internal("unreachable: create loop ended"))
+    }
+
+    /// Read-modify-write of one object. `modify` receives the current object (with its
+    /// resourceVersion) and returns the desired object. A resourceVersion in the desired object
+    /// is a precondition (409 if stale); otherwise a lost race retries with fresh state.
+    pub async fn update_with<F>(
+        &self,
+        scope: Scope<'_>,
+        name: &str,
+        part: Part,
+        opts: &WriteOptions,
+        mut modify: F,
+    ) -> Result<Value, Status>
+    where
+        F: FnMut(&Value) -> Result<Value, Status>,
+    {
+        let info = scope.info;
+        for _ in 0..UPDATE_RETRIES {
+            let Some(cur) = self.current(scope, name)? else {
+                return Err(Status::not_found(scope.gr(), name));
+            };
+            let old = decode(&cur)?;
+            let mut new = modify(&old)?;
+            if let Some(m) = new.get("metadata").and_then(Value::as_object) {
+                if let Some(n) = m.get("name").and_then(Value::as_str) {
+                    if !n.is_empty() && n != name {
+                        return Err(Status::bad_request(format!(
+                            "the name of the object ({n}) does not match the name on the URL ({name})"
+                        )));
+                    }
+                }
+            }
+            let wanted_rv = meta_str(&new, "resourceVersion").to_string();
+            if !wanted_rv.is_empty() && wanted_rv != cur.mod_revision.to_string() {
+                return Err(Status::stale(scope.gr(), name));
+            }
+            if part == Part::Finalize {
+                strategy::prepare_for_finalize(&mut new, &old);
+            } else {
+                strategy::prepare_for_update(info, part, &mut new, &old);
+            }
+            let mut errs = validation::validate_object_meta_update(&new, &old);
+            errs.extend(strategy::validate(info, &new));
+            if !errs.is_empty() {
+                return Err(Status::invalid(info.kind, info.group, name, &errs));
+            }
+            // An object being deleted whose last finalizer went away is removed now.
+            let deleting = !meta_str(&new, "deletionTimestamp").is_empty();
+            let grace = meta(&new)
+                .get("deletionGracePeriodSeconds")
+                .and_then(Value::as_i64)
+                .unwrap_or(0);
+            if deleting
+                && finalizers(&new).is_empty()
+                && grace == 0
+                && !strategy::needs_graceful_delete(info, &new)
+            {
+                if opts.dry_run {
+                    return Ok(new);
+                }
+                let resp = self
+                    .kv
+                    .txn(Txn {
+                        compares: vec![Compare::ModRevision(scope.key(name), cur.mod_revision)],
+                        success: vec![Op::Delete { key: scope.key(name) }],
+                    })
+                    .await
+                    .map_err(kv_status)?;
+                if resp.succeeded {
+                    return Ok(new);
+                }
+                continue;
+            }
+            if same_ignoring_bookkeeping(&new, &old) {
+                return Ok(old);
+            }
+            crate::registry::managed::record_update(&mut new, opts, info, Some(&old));
+            if opts.dry_run {
+                return Ok(new);
+            }
+            let resp = self
+                .kv
+                .txn(Txn {
+                    compares: vec![Compare::ModRevision(scope.key(name), cur.mod_revision)],
+                    success: vec![Op::Put { key: scope.key(name), value: encode(&new) }],
+                })
+                .await
+                .map_err(kv_status)?;
+            if resp.succeeded {
+                set_rv(&mut new, resp.revision);
+                return Ok(new);
+            }
+            if !wanted_rv.is_empty() {
+                return Err(Status::stale(scope.gr(), name));
+            }
+        }
+        Err(Status::stale(scope.gr(), name))
+    }
+
+    /// DELETE of one object, honouring preconditions and finalizers.
+    pub async fn delete(
+        &self,
+        scope: Scope<'_>,
+        name: &str,
+        opts: &DeleteOptions,
+    ) -> Result<Deleted, Status> {
+        for _ in 0..UPDATE_RETRIES {
+            let Some(cur) = self.current(scope, name)? else {
+                return Err(Status::not_found(scope.gr(), name));
+            };
+            let obj = decode(&cur)?;
+            if let Some(uid) = &opts.precondition_uid {
+                let have = meta_str(&obj, "uid");
+                if uid != have {
+                    return Err(Status::conflict(
+                        scope.gr(),
+                        name,
+                        &format!("Precondition failed: UID in precondition: {uid}, UID in object meta: {have}"),
+                    ));
+                }
+            }
+            if let Some(rv) = &opts.precondition_rv {
+                let have = cur.mod_revision.to_string();
+                if *rv != have {
+                    return Err(Status::conflict(
+                        scope.gr(),
+                        name,
+                        &format!("Precondition failed: ResourceVersion in precondition: {rv}, ResourceVersion in object meta: {have}"),
+                    ));
+                }
+            }
+            let mut fins = finalizers(&obj);
+            match opts.propagation_policy.as_deref() {
+                Some("Foreground") if !fins.iter().any(|f| f == "foregroundDeletion") => {
+                    fins.push("foregroundDeletion".into())
+                }
+                Some("Orphan") if !fins.iter().any(|f| f == "orphan") => fins.push("orphan".into()),
+                _ => {}
+            }
+            let graceful = strategy::needs_graceful_delete(scope.info, &obj);
+            if fins.is_empty() && !graceful {
+                if opts.write.dry_run {
+                    return Ok(Deleted::Gone(obj));
+                }
+                let resp = self
+                    .kv
+                    .txn(Txn {
+                        compares: vec![Compare::ModRevision(scope.key(name), cur.mod_revision)],
+                        success: vec![Op::Delete { key: scope.key(name) }],
+                    })
+                    .await
+                    .map_err(kv_status)?;
+                if resp.succeeded {
+                    return Ok(Deleted::Gone(obj));
+                }
+                continue;
+            }
+            if !meta_str(&obj, "deletionTimestamp").is_empty() {
+                // Already being deleted: nothing more to do.
+                return Ok(Deleted::Pending(obj));
+            }
+            let mut new = obj.clone();
+            {
+                let m = meta_mut(&mut new);
+                m.insert("deletionTimestamp".into(), json!(opts.write.now));
+                m.insert(
+                    "deletionGracePeriodSeconds".into(),
+                    json!(opts.grace_period_seconds.unwrap_or(0)),
+                );
+                if !fins.is_empty() {
+                    m.insert("finalizers".into(), json!(fins));
+                }
+                if scope.info.generation {
+                    let g = m.get("generation").and_then(Value::as_i64).unwrap_or(0);
+                    m.insert("generation".into(), json!(g + 1));
+                }
+            }
+            strategy::prepare_for_delete(scope.info, &mut new);
+            if opts.write.dry_run {
+                return Ok(Deleted::Pending(new));
+            }
+            let resp = self
+                .kv
+                .txn(Txn {
+                    compares: vec![Compare::ModRevision(scope.key(name), cur.mod_revision)],
+                    success: vec![Op::Put { key: scope.key(name), value: encode(&new) }],
+                })
+                .await
+                .map_err(kv_status)?;
+            if resp.succeeded {
+                set_rv(&mut new, resp.revision);
+                return Ok(Deleted::Pending(new));
+            }
+        }
+        Err(Status::stale(scope.gr(), name))
+    }
+
+    /// DELETECOLLECTION: deletes every object the list options select; returns the deleted
+    /// (or now deleting) objects.
+    pub async fn delete_collection(
+        &self,
+        scope: Scope<'_>,
+        list: &ListOptions,
+        opts: &DeleteOptions,
+    ) -> Result<(Vec<Value>, Revision), Status> {
+        let listed = self.list(scope, list).await?;
+        let mut out = Vec::with_capacity(listed.items.len());
+        for item in listed.items {
+            let name = meta_str(&item, "name").to_string();
+            let ns = meta_str(&item, "namespace").to_string();
+            let item_scope = Scope {
+                info: scope.info,
+                namespace: if scope.info.namespaced { Some(&ns) } else { None },
+            };
+            match self.delete(item_scope, &name, opts).await {
+                Ok(Deleted::Gone(o)) | Ok(Deleted::Pending(o)) => out.push(o),
+                Err(s) if s.code == 404 => {}
+                Err(s) => return Err(s),
+            }
+        }
+        Ok((out, self.kv.current_revision()))
+    }
+}
+
+/// `metadata.finalizers` as strings.
+pub fn finalizers(obj: &Value) -> Vec<String> {
+    meta(obj)
+        .get("finalizers")
+        .and_then(Value::as_array)
+        .map(|a| a.iter().filter_map(|v| v.as_str().map(str::to_string)).collect())
+        .unwrap_or_default()
+}
+
+/// True when two objects differ only in resourceVersion / managedFields timestamps.
+fn same_ignoring_bookkeeping(a: &Value, b: &Value) -> bool {
+    let strip = |v: &Value| {
+        let mut v = v.clone();
+        if let Some(m) = v.get_mut("metadata").and_then(Value::as_object_mut) {
+            m.remove("resourceVersion");
+            m.remove("managedFields");
+        }
+        v
+    };
+    strip(a) == strip(b)
+}
+
+#[derive(serde::Serialize, serde::Deserialize)]
+struct ContinueToken {
+    v: String,
+    rv: Revision,
+    start: String,
+}
+
+/// kube's continue token: base64url(JSON {"v":"meta.k8s.io/v1","rv":N,"start":"<key suffix>"}).
+pub fn encode_continue(rev: Revision, start: &str) -> String {
+    use base64::Engine;
+    let t = ContinueToken {
+        v: "meta.k8s.io/v1".into(),
+        rv: rev,
+        start: start.into(),
+    };
+    base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(serde_json::to_vec(&t).unwrap_or_default())
+}
+
+pub fn decode_continue(token: &str) -> Result<(Revision, String), Status> {
+    use base64::Engine;
+    let bad = || Status::bad_request("continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)");
+    let raw = base64::engine::general_purpose::URL_SAFE_NO_PAD
+        .decode(token.trim_end_matches('='))
+        .map_err(|_| bad())?;
+    let t: ContinueToken = serde_json::from_slice(&raw).map_err(|_| bad())?;
+    if t.v != "meta.k8s.io/v1" {
+        return Err(Status::bad_request("continue key is not valid: server does not recognize this encoded version"));
+    }
+    if t.rv <= 0 || t.start.contains("..") || t.start.starts_with('/') {
+        return Err(bad());
+    }
+    Ok((t.rv, t.start))
+}
+
+fn expired_continue(prefix: &[u8], start: &[u8], store: &Store) -> Status {
+    let suffix = String::from_utf8_lossy(&start[prefix.len().min(start.len())..]).into_owned();
+    let mut s = Status::gone(
+        "The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list.",
+    );
+    s.continue_token = Some(encode_continue(store.kv.current_revision(), &suffix));
+    s
+}
+
+/// Validation helper for strategies: a required field.
+pub fn required(field: &str) -> FieldError {
+    FieldError::required(field, "")
+}

@@ -1,0 +1,14 @@
+//! POST: create an object (dry-run aware).
+
+use http::{Response, StatusCode};
+
+use super::{respond_object, Ctx};
+use crate::meta::status::Status;
+use crate::server::Body;
+
+pub async fn handle(ctx: &Ctx) -> Result<Response<Body>, Status> {
+    let opts = ctx.write_options("CreateOptions")?;
+    let obj = ctx.decode_object()?;
+    let created = ctx.app.store.create(ctx.scope(), obj, &opts).await?;
+    Ok(respond_object(ctx, StatusCode::CREATED, &created))
+}

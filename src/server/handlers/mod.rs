@@ -1,0 +1,547 @@
+//! Routing and the per-verb handlers (one file per verb).
+//!
+//! [`route`] serves non-resource paths (version, health, metrics, OpenAPI, discovery) and
+//! dispatches resource requests, described by a [`RequestInfo`], to the verb handlers. Handlers
+//! decode, call the registry, and encode; they hold no resource-specific rules.
+
+mod create;
+mod delete;
+mod get;
+pub mod list;
+mod patch;
+mod scale;
+mod update;
+
+use std::sync::Arc;
+
+use bytes::Bytes;
+use http::{header, HeaderValue, Request, Response, StatusCode};
+use http_body_util::BodyExt;
+use hyper::body::Incoming;
+use serde_json::{json, Map, Value};
+
+use super::negotiate::{self, Output};
+use super::request_info::{self, RequestInfo};
+use super::{full, status_response, App, Body, User};
+use crate::meta::field_error::FieldError;
+use crate::meta::status::Status;
+use crate::registry::resources::{self, ResourceInfo};
+use crate::registry::store::{self, ReadAt, Scope, WriteOptions};
+use crate::registry::{discovery, table};
+
+/// Largest request body accepted (kube-apiserver's limit).
+const MAX_BODY: usize = 3 * 1024 * 1024;
+
+/// The query string as ordered pairs.
+pub struct Query(pub Vec<(String, String)>);
+
+impl Query {
+    fn parse(q: Option<&str>) -> Query {
+        Query(
+            form_urlencoded::parse(q.unwrap_or("").as_bytes())
+                .map(|(k, v)| (k.into_owned(), v.into_owned()))
+                .collect(),
+        )
+    }
+
+    pub fn get(&self, key: &str) -> Option<&str> {
+        self.0.iter().find(|(k, _)| k == key).map(|(_, v)| v.as_str())
+    }
+
+    pub fn all(&self, key: &str) -> Vec<&str> {
+        self.0
+            .iter()
+            .filter(|(k, _)| k == key)
+            .map(|(_, v)| v.as_str())
+            .collect()
+    }
+
+    pub fn flag(&self, key: &str) -> bool {
+        matches!(self.get(key), Some("1") | Some("true") | Some("True"))
+    }
+}
+
+/// One resource request, decoded enough for any verb handler.
+pub struct Ctx {
+    pub app: Arc<App>,
+    pub user: User,
+    pub ri: RequestInfo,
+    pub info: &'static ResourceInfo,
+    pub query: Query,
+    pub output: Output,
+    pub headers: http::HeaderMap,
+    pub body: Bytes,
+    pub now: String,
+}
+
+impl Ctx {
+    pub fn scope(&self) -> Scope<'_> {
+        Scope {
+            info: self.info,
+            namespace: self.ri.namespace.as_deref(),
+        }
+    }
+
+    pub fn name(&self) -> &str {
+        self.ri.name.as_deref().unwrap_or("")
+    }
+
+    pub fn content_type(&self) -> Option<&str> {
+        self.headers
+            .get(header::CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+    }
+
+    /// Write options from the query: dryRun (validated), fieldManager.
+    pub fn write_options(&self, options_kind: &str) -> Result<WriteOptions, Status> {
+        let dry: Vec<&str> = self.query.all("dryRun");
+        if dry.iter().any(|d| *d != "All") {
+            let quoted: Vec<String> = dry.iter().map(|d| format!("{d:?}")).collect();
+            return Err(Status::invalid(
+                options_kind,
+                "meta.k8s.io",
+                "",
+                &[FieldError::not_supported_raw(
+                    "dryRun",
+                    &format!("[]string{{{}}}", quoted.join(", ")),
+                    &["All"],
+                )],
+            ));
+        }
+        let field_manager = match self.query.get("fieldManager") {
+            Some(m) if m.len() > 128 => {
+                return Err(Status::invalid(
+                    options_kind,
+                    "meta.k8s.io",
+                    "",
+                    &[FieldError::too_long("fieldManager", json!(m), 128)],
+                ))
+            }
+            Some(m) => Some(m.to_string()),
+            None => self
+                .headers
+                .get(header::USER_AGENT)
+                .and_then(|v| v.to_str().ok())
+                .map(|ua| ua.split('/').next().unwrap_or("").chars().take(128).collect()),
+        };
+        Ok(WriteOptions {
+            dry_run: !dry.is_empty(),
+            field_manager,
+            now: self.now.clone(),
+        })
+    }
+
+    /// Decodes the body as the resource's kind, reconciling apiVersion/kind/namespace/name.
+    pub fn decode_object(&self) -> Result<Value, Status> {
+        let mut obj = negotiate::decode_body(self.content_type(), &self.body)?;
+        if !obj.is_object() {
+            return Err(Status::bad_request(
+                "the body of the request was not a JSON object",
+            ));
+        }
+        let want_api = api_version(self.info);
+        if let Some(k) = obj.get("kind").and_then(Value::as_str) {
+            let api = obj.get("apiVersion").and_then(Value::as_str).unwrap_or("");
+            if k != self.info.kind || (!api.is_empty() && api != want_api && !same_group(api, self.info)) {
+                return Err(Status::bad_request(format!(
+                    "the API version in the data ({api}) does not match the expected API version ({want_api})"
+                )));
+            }
+        }
+        if self.info.namespaced {
+            let url_ns = self.ri.namespace.clone().unwrap_or_default();
+            let m = store::meta_mut(&mut obj);
+            match m.get("namespace").and_then(Value::as_str) {
+                Some(ns) if !ns.is_empty() && ns != url_ns => {
+                    return Err(Status::bad_request(
+                        "the namespace of the provided object does not match the namespace sent on the request",
+                    ))
+                }
+                _ => {
+                    m.insert("namespace".into(), json!(url_ns));
+                }
+            }
+        } else if let Some(m) = obj.get_mut("metadata").and_then(Value::as_object_mut) {
+            if m.get("namespace").and_then(Value::as_str).is_some_and(str::is_empty) {
+                m.remove("namespace");
+            }
+        }
+        self.check_unknown_fields(&obj)?;
+        Ok(obj)
+    }
+
+    /// fieldValidation=Strict rejects unknown fields (400); Warn (the default) only warns.
+    fn check_unknown_fields(&self, obj: &Value) -> Result<(), Status> {
+        let mode = self.query.get("fieldValidation").unwrap_or("Warn");
+        match mode {
+            "Strict" | "Warn" | "Ignore" => {}
+            other => {
+                return Err(Status::bad_request(format!(
+                    "fieldValidation parameter unsupported: {other}"
+                )))
+            }
+        }
+        if mode != "Strict" {
+            return Ok(());
+        }
+        let unknown = crate::openapi::unknown_fields(self.info.definition, obj);
+        if unknown.is_empty() {
+            return Ok(());
+        }
+        Err(Status::bad_request(format!(
+            "strict decoding error: {}",
+            unknown.join(", ")
+        )))
+    }
+}
+
+fn same_group(api: &str, info: &ResourceInfo) -> bool {
+    // Another served version of the same group (e.g. autoscaling/v1 body on a v2 path) is
+    // converted by re-labelling; the schemas of served versions here are compatible.
+    let group = api.rsplit_once('/').map(|(g, _)| g).unwrap_or("");
+    group == info.group && resources::lookup(group, api.rsplit('/').next().unwrap_or(""), info.resource).is_some()
+}
+
+pub fn api_version(info: &ResourceInfo) -> String {
+    if info.group.is_empty() {
+        info.version.to_string()
+    } else {
+        format!("{}/{}", info.group, info.version)
+    }
+}
+
+/// A JSON/YAML response with a status code.
+pub fn respond(out: Output, code: StatusCode, v: &Value) -> Response<Body> {
+    let mut r = Response::new(full(negotiate::encode(out, v)));
+    *r.status_mut() = code;
+    r.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static(out.content_type()),
+    );
+    r
+}
+
+/// `PartialObjectMetadata` of an object.
+pub fn partial(obj: &Value, version: &str) -> Value {
+    json!({
+        "kind": "PartialObjectMetadata",
+        "apiVersion": format!("meta.k8s.io/{version}"),
+        "metadata": obj.get("metadata").cloned().unwrap_or(json!({})),
+    })
+}
+
+fn now_timestamp() -> jiff::Timestamp {
+    jiff::Timestamp::now()
+}
+
+/// RFC 3339 with second precision, as metav1.Time serializes.
+pub fn now_rfc3339() -> String {
+    now_timestamp().strftime("%Y-%m-%dT%H:%M:%SZ").to_string()
+}
+
+/// Encodes one object in the negotiated representation.
+pub fn respond_object(ctx: &Ctx, code: StatusCode, obj: &Value) -> Response<Body> {
+    match ctx.output {
+        Output::Table(version) => {
+            let include = include_object(&ctx.query).unwrap_or(table::IncludeObject::Metadata);
+            let t = table::table(
+                ctx.info.group,
+                ctx.info.resource,
+                std::slice::from_ref(obj),
+                json!({"resourceVersion": store::meta_str(obj, "resourceVersion")}),
+                include,
+                &format!("meta.k8s.io/{version}"),
+                now_timestamp(),
+            );
+            respond(Output::Json, code, &t)
+        }
+        Output::PartialMetadata(v) => respond(Output::Json, code, &partial(obj, v)),
+        out => respond(out, code, obj),
+    }
+}
+
+/// `?includeObject=` for Table output.
+pub fn include_object(q: &Query) -> Option<table::IncludeObject> {
+    match q.get("includeObject") {
+        Some("None") => Some(table::IncludeObject::None),
+        Some("Object") => Some(table::IncludeObject::Object),
+        Some("Metadata") | None => Some(table::IncludeObject::Metadata),
+        Some(_) => None,
+    }
+}
+
+/// Parses `resourceVersion` + `resourceVersionMatch` of a GET/LIST/WATCH.
+pub fn read_at(q: &Query, kind: &str) -> Result<ReadAt, Status> {
+    let rv = q.get("resourceVersion").filter(|s| !s.is_empty());
+    let m = q.get("resourceVersionMatch").filter(|s| !s.is_empty());
+    let invalid = |e: FieldError| Status::invalid(kind, "meta.k8s.io", "", &[e]);
+    match (rv, m) {
+        (None, None) => Ok(ReadAt::Latest),
+        (None, Some(_)) => Err(invalid(FieldError::forbidden(
+            "resourceVersionMatch",
+            "resourceVersionMatch is forbidden unless resourceVersion is provided",
+        ))),
+        (Some("0"), None) | (Some("0"), Some("NotOlderThan")) => Ok(ReadAt::Any),
+        (Some(rv), None) | (Some(rv), Some("NotOlderThan")) => {
+            Ok(ReadAt::NotOlderThan(store::parse_rv(rv)?))
+        }
+        (Some("0"), Some("Exact")) => Err(invalid(FieldError::forbidden(
+            "resourceVersionMatch",
+            "resourceVersionMatch \"exact\" is forbidden for resourceVersion \"0\"",
+        ))),
+        (Some(rv), Some("Exact")) => Ok(ReadAt::Exact(store::parse_rv(rv)?)),
+        (Some(_), Some(other)) => Err(invalid(FieldError::not_supported(
+            "resourceVersionMatch",
+            json!(other),
+            &["Exact", "NotOlderThan"],
+        ))),
+    }
+}
+
+fn wants_aggregated(accept: Option<&str>) -> Option<&'static str> {
+    let accept = accept?;
+    for clause in accept.split(',') {
+        let c = clause.replace(' ', "");
+        if c.contains("as=APIGroupDiscoveryList") && c.contains("g=apidiscovery.k8s.io") {
+            if c.contains("v=v2beta1") {
+                return Some("v2beta1");
+            }
+            if c.contains("v=v2") {
+                return Some("v2");
+            }
+        }
+        if c.starts_with("application/json") && !c.contains("as=") {
+            return None;
+        }
+    }
+    None
+}
+
+fn discovery_response(accept: Option<&str>, core: bool, plain: Value) -> Result<Response<Body>, Status> {
+    if let Some(v) = wants_aggregated(accept) {
+        let mut doc = discovery::aggregated(core);
+        doc["apiVersion"] = json!(format!("apidiscovery.k8s.io/{v}"));
+        let mut r = respond(Output::Json, StatusCode::OK, &doc);
+        r.headers_mut().insert(
+            header::CONTENT_TYPE,
+            HeaderValue::from_str(&format!(
+                "application/json;g=apidiscovery.k8s.io;v={v};as=APIGroupDiscoveryList"
+            ))
+            .expect("static header"),
+        );
+        r.headers_mut().insert(header::VARY, HeaderValue::from_static("Accept"));
+        return Ok(r);
+    }
+    let out = negotiate::output(accept)?;
+    let mut r = respond(if out == Output::Yaml { out } else { Output::Json }, StatusCode::OK, &plain);
+    r.headers_mut().insert(header::VARY, HeaderValue::from_static("Accept"));
+    Ok(r)
+}
+
+fn raw_json(code: StatusCode, bytes: &'static [u8]) -> Response<Body> {
+    let mut r = Response::new(full(Bytes::from_static(bytes)));
+    *r.status_mut() = code;
+    r.headers_mut()
+        .insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
+    r
+}
+
+/// Version info reported at `/version`.
+pub fn version_info() -> Value {
+    json!({
+        "major": "1",
+        "minor": "33",
+        "emulationMajor": "1",
+        "emulationMinor": "33",
+        "minCompatibilityMajor": "1",
+        "minCompatibilityMinor": "32",
+        "gitVersion": concat!("v1.33.1+rafter-", env!("CARGO_PKG_VERSION")),
+        "gitCommit": "",
+        "gitTreeState": "clean",
+        "buildDate": "",
+        "goVersion": "rust",
+        "compiler": "rustc",
+        "platform": format!("{}/{}", std::env::consts::OS, match std::env::consts::ARCH { "x86_64" => "amd64", "aarch64" => "arm64", a => a }),
+    })
+}
+
+/// Routes one request; every failure becomes a Status response.
+pub async fn route(app: Arc<App>, user: User, req: Request<Incoming>) -> Response<Body> {
+    match route_inner(app, user, req).await {
+        Ok(r) => r,
+        Err(s) => status_response(&s),
+    }
+}
+
+async fn route_inner(
+    app: Arc<App>,
+    user: User,
+    req: Request<Incoming>,
+) -> Result<Response<Body>, Status> {
+    let path = req.uri().path().to_string();
+    let query = Query::parse(req.uri().query());
+    let accept = req
+        .headers()
+        .get(header::ACCEPT)
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_string);
+    let accept = accept.as_deref();
+    if let Some(r) = super::health::serve(&app, &path, &query.0) {
+        return Ok(r);
+    }
+    let trimmed = path.trim_end_matches('/');
+    match trimmed {
+        "" => {
+            return Ok(respond(
+                Output::Json,
+                StatusCode::OK,
+                &json!({"paths": root_paths()}),
+            ))
+        }
+        "/version" => return Ok(respond(Output::Json, StatusCode::OK, &version_info())),
+        "/metrics" => {
+            let mut r = Response::new(full(app.metrics.render()));
+            r.headers_mut().insert(
+                header::CONTENT_TYPE,
+                HeaderValue::from_static("text/plain; version=0.0.4; charset=utf-8"),
+            );
+            return Ok(r);
+        }
+        "/openapi/v2" => return Ok(raw_json(StatusCode::OK, crate::openapi::v2())),
+        "/openapi/v3" => return Ok(raw_json(StatusCode::OK, crate::openapi::v3_index())),
+        "/api" => {
+            let mut plain = discovery::api_versions();
+            plain["serverAddressByClientCIDRs"] = json!([{"clientCIDR": "0.0.0.0/0", "serverAddress": app.advertise_url.trim_start_matches("https://")}]);
+            return discovery_response(accept, true, plain);
+        }
+        "/apis" => return discovery_response(accept, false, discovery::api_group_list()),
+        _ => {}
+    }
+    if let Some(doc_path) = trimmed.strip_prefix("/openapi/v3/") {
+        return crate::openapi::v3_document(doc_path)
+            .map(|b| {
+                let mut r = raw_json(StatusCode::OK, b);
+                if let Some(h) = crate::openapi::v3_hash(doc_path) {
+                    if let Ok(v) = HeaderValue::from_str(&format!("\"{h}\"")) {
+                        r.headers_mut().insert(header::ETAG, v);
+                    }
+                }
+                r
+            })
+            .ok_or_else(Status::path_not_found);
+    }
+    let parts: Vec<&str> = trimmed.trim_start_matches('/').split('/').collect();
+    match parts.as_slice() {
+        ["api", v] => {
+            return discovery::api_resource_list("", v)
+                .map(|d| respond(Output::Json, StatusCode::OK, &d))
+                .ok_or_else(Status::path_not_found)
+        }
+        ["apis", g] => {
+            return discovery::api_group(g)
+                .map(|d| respond(Output::Json, StatusCode::OK, &d))
+                .ok_or_else(Status::path_not_found)
+        }
+        ["apis", g, v] => {
+            return discovery::api_resource_list(g, v)
+                .map(|d| respond(Output::Json, StatusCode::OK, &d))
+                .ok_or_else(Status::path_not_found)
+        }
+        _ => {}
+    }
+    let Some(ri) = request_info::parse(req.method(), &path, query.flag("watch")) else {
+        return Err(Status::path_not_found());
+    };
+    let info = resources::lookup(&ri.group, &ri.version, &ri.resource)
+        .ok_or_else(Status::path_not_found)?;
+    // Scope: namespaced resources are addressed inside a namespace, except list/watch across
+    // all namespaces; cluster-scoped resources never are.
+    if info.namespaced && ri.namespace.is_none() && !matches!(ri.verb, "list" | "watch") {
+        return Err(Status::path_not_found());
+    }
+    if !info.namespaced && ri.namespace.is_some() {
+        return Err(Status::path_not_found());
+    }
+    let output = negotiate::output(accept)?;
+    let (parts, body) = req.into_parts();
+    let body = http_body_util::Limited::new(body, MAX_BODY)
+        .collect()
+        .await
+        .map_err(|e| {
+            if e.to_string().contains("length limit") {
+                Status::new(413, "RequestEntityTooLarge", "Request entity too large: limit is 3145728")
+            } else {
+                Status::bad_request(format!("error reading request body: {e}"))
+            }
+        })?
+        .to_bytes();
+    let ctx = Ctx {
+        app,
+        user,
+        ri,
+        info,
+        query,
+        output,
+        headers: parts.headers,
+        body,
+        now: now_rfc3339(),
+    };
+    let sub = ctx.ri.subresource.clone();
+    match (sub.as_deref(), ctx.ri.verb) {
+        (None, "get") => get::handle(&ctx).await,
+        (None, "list") => list::handle(&ctx).await,
+        (_, "watch") if sub.is_none() => super::watch::handle(ctx).await,
+        (None, "create") => create::handle(&ctx).await,
+        (None, "update") => update::handle(&ctx, store::Part::Main).await,
+        (None, "patch") => patch::handle(&ctx, store::Part::Main).await,
+        (None, "delete") => delete::handle(&ctx).await,
+        (None, "deletecollection") => delete::collection(&ctx).await,
+        (Some("status"), verb) if info.has_status => match verb {
+            "get" => get::handle(&ctx).await,
+            "update" => update::handle(&ctx, store::Part::Status).await,
+            "patch" => patch::handle(&ctx, store::Part::Status).await,
+            _ => Err(Status::method_not_supported(ctx.scope().gr(), verb)),
+        },
+        (Some("finalize"), "update") if info.resource == "namespaces" && info.group.is_empty() => {
+            update::handle(&ctx, store::Part::Finalize).await
+        }
+        (Some("scale"), verb) if info.scale.is_some() => scale::handle(&ctx, verb).await,
+        (None, verb) => Err(Status::method_not_supported(ctx.scope().gr(), verb)),
+        _ => Err(Status::path_not_found()),
+    }
+}
+
+fn root_paths() -> Vec<String> {
+    let mut paths = vec!["/api".to_string(), "/api/v1".to_string(), "/apis".to_string()];
+    for (g, versions) in resources::groups() {
+        paths.push(format!("/apis/{g}"));
+        for v in versions {
+            paths.push(format!("/apis/{g}/{v}"));
+        }
+    }
+    for p in ["/healthz", "/livez", "/readyz", "/metrics", "/openapi/v2", "/openapi/v3", "/version"] {
+        paths.push(p.to_string());
+    }
+    paths.sort();
+    paths
+}
+
+/// A list body: `{"kind": "<Kind>List", "apiVersion", "metadata": {...}, "items": [...]}`.
+pub fn list_body(info: &ResourceInfo, items: Vec<Value>, list_meta: Map<String, Value>) -> Value {
+    let items: Vec<Value> = items
+        .into_iter()
+        .map(|mut o| {
+            if let Some(m) = o.as_object_mut() {
+                m.remove("kind");
+                m.remove("apiVersion");
+            }
+            o
+        })
+        .collect();
+    json!({
+        "kind": info.list_kind,
+        "apiVersion": api_version(info),
+        "metadata": list_meta,
+        "items": items,
+    })
+}

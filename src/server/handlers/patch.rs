@@ -1,0 +1,111 @@
+//! PATCH with the three patch types: JSON patch (RFC 6902), JSON merge patch (RFC 7386) and
+//! strategic merge patch (built-in types, by their patch strategies).
+
+use http::{header, Response, StatusCode};
+use serde_json::Value;
+
+use super::{respond_object, Ctx};
+use crate::meta::status::Status;
+use crate::registry::store::Part;
+use crate::server::Body;
+
+const ACCEPTED: &[&str] = &[
+    "application/json-patch+json",
+    "application/merge-patch+json",
+    "application/strategic-merge-patch+json",
+];
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum PatchType {
+    Json,
+    Merge,
+    Strategic,
+}
+
+pub async fn handle(ctx: &Ctx, part: Part) -> Result<Response<Body>, Status> {
+    let media = ctx
+        .headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("")
+        .split(';')
+        .next()
+        .unwrap_or("")
+        .trim()
+        .to_ascii_lowercase();
+    let kind = match media.as_str() {
+        "application/json-patch+json" => PatchType::Json,
+        "application/merge-patch+json" => PatchType::Merge,
+        "application/strategic-merge-patch+json" => PatchType::Strategic,
+        other => return Err(Status::unsupported_media_type(other, ACCEPTED)),
+    };
+    let opts = ctx.write_options("PatchOptions")?;
+    let patch: Value = serde_json::from_slice(&ctx.body)
+        .map_err(|e| Status::bad_request(format!("error decoding patch: {e}")))?;
+    let json_patch = if kind == PatchType::Json {
+        Some(
+            serde_json::from_value::<json_patch::Patch>(patch.clone())
+                .map_err(|e| Status::bad_request(format!("error decoding patch: {e}")))?,
+        )
+    } else {
+        if !patch.is_object() {
+            return Err(Status::bad_request(
+                "error decoding patch: the patch is not a JSON object",
+            ));
+        }
+        None
+    };
+    let definition = ctx.info.definition;
+    let updated = ctx
+        .app
+        .store
+        .update_with(ctx.scope(), ctx.name(), part, &opts, |current| {
+            let mut doc = current.clone();
+            // The patch applies to the current object; a resourceVersion it carries is a
+            // precondition, otherwise the write retries on a lost race.
+            if let Some(m) = doc.get_mut("metadata").and_then(Value::as_object_mut) {
+                m.remove("resourceVersion");
+            }
+            let rv_in_patch = match kind {
+                PatchType::Json => None,
+                _ => patch.pointer("/metadata/resourceVersion").cloned(),
+            };
+            let mut out = match kind {
+                PatchType::Json => {
+                    let p = json_patch.as_ref().expect("parsed above");
+                    let mut d = current.clone();
+                    json_patch::patch(&mut d, p).map_err(|e| {
+                        Status::new(422, "Invalid", format!("the server rejected our request due to an error in our request: {e}"))
+                    })?;
+                    d
+                }
+                PatchType::Merge => {
+                    json_patch::merge(&mut doc, &patch);
+                    doc
+                }
+                PatchType::Strategic => {
+                    crate::apply::strategic::strategic_merge_patch(&doc, &patch, definition)
+                        .map_err(|e| Status::bad_request(e.to_string()))?
+                }
+            };
+            if kind != PatchType::Json {
+                if let Some(m) = out.get_mut("metadata").and_then(Value::as_object_mut) {
+                    match &rv_in_patch {
+                        Some(rv) => {
+                            m.insert("resourceVersion".into(), rv.clone());
+                        }
+                        None => {
+                            m.remove("resourceVersion");
+                        }
+                    }
+                }
+            } else if out.pointer("/metadata/resourceVersion") == current.pointer("/metadata/resourceVersion") {
+                if let Some(m) = out.get_mut("metadata").and_then(Value::as_object_mut) {
+                    m.remove("resourceVersion");
+                }
+            }
+            Ok(out)
+        })
+        .await?;
+    Ok(respond_object(ctx, StatusCode::OK, &updated))
+}

@@ -1,0 +1,27 @@
+//! PUT: replace an object (or its status / namespace finalizers) with optimistic concurrency.
+
+use http::{Response, StatusCode};
+
+use super::{respond_object, Ctx};
+use crate::meta::status::Status;
+use crate::registry::store::{self, Part};
+use crate::server::Body;
+
+pub async fn handle(ctx: &Ctx, part: Part) -> Result<Response<Body>, Status> {
+    let opts = ctx.write_options("UpdateOptions")?;
+    let obj = ctx.decode_object()?;
+    let body_name = store::meta_str(&obj, "name");
+    if body_name != ctx.name() {
+        return Err(Status::bad_request(format!(
+            "the name of the object ({body_name}) does not match the name on the URL ({})",
+            ctx.name()
+        )));
+    }
+    let updated = ctx
+        .app
+        .store
+        .update_with(ctx.scope(), ctx.name(), part, &opts, |_| Ok(obj.clone()))
+        .await?;
+    Ok(respond_object(ctx, StatusCode::OK, &updated))
+}
+

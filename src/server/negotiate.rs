@@ -1,0 +1,131 @@
+//! Content negotiation: which representation a response takes (JSON, YAML, Table,
+//! PartialObjectMetadata) and how a request body is decoded (JSON or YAML).
+
+use serde_json::Value;
+
+use crate::meta::status::Status;
+
+/// The representation a client asked for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Output {
+    Json,
+    Yaml,
+    /// meta.k8s.io Table, in the given version (v1 or v1beta1).
+    Table(&'static str),
+    /// meta.k8s.io PartialObjectMetadata(List), in the given version.
+    PartialMetadata(&'static str),
+}
+
+impl Output {
+    pub fn content_type(&self) -> &'static str {
+        match self {
+            Output::Yaml => "application/yaml",
+            _ => "application/json",
+        }
+    }
+}
+
+/// Picks the first acceptable representation from an `Accept` header (kube honours order).
+pub fn output(accept: Option<&str>) -> Result<Output, Status> {
+    let Some(accept) = accept.map(str::trim).filter(|a| !a.is_empty()) else {
+        return Ok(Output::Json);
+    };
+    for clause in accept.split(',') {
+        let mut parts = clause.split(';').map(str::trim);
+        let media = parts.next().unwrap_or("").to_ascii_lowercase();
+        let (mut as_, mut g, mut v) = (None, None, None);
+        for p in parts {
+            if let Some((k, val)) = p.split_once('=') {
+                let val = val.trim().trim_matches('"').to_string();
+                match k.trim() {
+                    "as" => as_ = Some(val),
+                    "g" => g = Some(val),
+                    "v" => v = Some(val),
+                    _ => {}
+                }
+            }
+        }
+        let base = match media.as_str() {
+            "application/json" | "*/*" | "application/*" | "application/json+watch" => Output::Json,
+            "application/yaml" => Output::Yaml,
+            _ => continue,
+        };
+        match as_.as_deref() {
+            None => return Ok(base),
+            Some(kind) => {
+                if base != Output::Json || g.as_deref() != Some("meta.k8s.io") {
+                    continue;
+                }
+                let version = match v.as_deref() {
+                    Some("v1") => "v1",
+                    Some("v1beta1") => "v1beta1",
+                    _ => continue,
+                };
+                match kind {
+                    "Table" => return Ok(Output::Table(version)),
+                    "PartialObjectMetadata" | "PartialObjectMetadataList" => {
+                        return Ok(Output::PartialMetadata(version))
+                    }
+                    _ => continue,
+                }
+            }
+        }
+    }
+    Err(Status::not_acceptable())
+}
+
+/// Decodes a JSON or YAML request body into a JSON value.
+pub fn decode_body(content_type: Option<&str>, body: &[u8]) -> Result<Value, Status> {
+    let media = content_type
+        .unwrap_or("application/json")
+        .split(';')
+        .next()
+        .unwrap_or("")
+        .trim()
+        .to_ascii_lowercase();
+    match media.as_str() {
+        "" | "application/json" | "*/*" => serde_json::from_slice(body).map_err(|e| {
+            Status::bad_request(format!(
+                "error decoding request body: {e}"
+            ))
+        }),
+        "application/yaml" | "application/x-yaml" | "text/yaml" => {
+            let v: Value = serde_yaml::from_slice(body)
+                .map_err(|e| Status::bad_request(format!("error converting YAML to JSON: {e}")))?;
+            Ok(v)
+        }
+        other => Err(Status::unsupported_media_type(
+            other,
+            &["application/json", "application/yaml"],
+        )),
+    }
+}
+
+/// Serializes a value in the negotiated format.
+pub fn encode(out: Output, v: &Value) -> Vec<u8> {
+    match out {
+        Output::Yaml => serde_yaml::to_string(v).unwrap_or_default().into_bytes(),
+        _ => serde_json::to_vec(v).unwrap_or_default(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn accept_headers() {
+        assert_eq!(output(None).unwrap(), Output::Json);
+        assert_eq!(
+            output(Some("application/json;as=Table;v=v1;g=meta.k8s.io,application/json;as=Table;v=v1beta1;g=meta.k8s.io,application/json")).unwrap(),
+            Output::Table("v1")
+        );
+        assert_eq!(output(Some("application/yaml")).unwrap(), Output::Yaml);
+        assert_eq!(
+            output(Some("application/vnd.kubernetes.protobuf, application/json")).unwrap(),
+            Output::Json
+        );
+        assert_eq!(output(Some("text/html")).unwrap_err().code, 406);
+        assert_eq!(output(Some("application/json;as=Foo;g=meta.k8s.io;v=v1")).unwrap_err().code, 406);
+    }
+}

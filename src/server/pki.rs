@@ -1,0 +1,231 @@
+//! The replica's own PKI: a cluster CA, a serving certificate and an admin client certificate,
+//! created on first start in the data folder and reused afterwards, plus the admin kubeconfig.
+//!
+//! Files (PEM): `ca.crt`, `ca.key`, `server.crt`, `server.key`, `admin.crt`, `admin.key`, and
+//! `admin.kubeconfig` with the certificates embedded.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use anyhow::{Context, Result};
+use base64::Engine;
+use rcgen::{
+    BasicConstraints, CertificateParams, DistinguishedName, DnType, ExtendedKeyUsagePurpose, IsCa,
+    KeyPair, KeyUsagePurpose, SanType,
+};
+use rustls::pki_types::{CertificateDer, PrivateKeyDer};
+
+/// Paths of the PKI files in a data folder.
+pub struct Pki {
+    pub dir: PathBuf,
+}
+
+impl Pki {
+    pub fn new(dir: &Path) -> Pki {
+        Pki {
+            dir: dir.to_path_buf(),
+        }
+    }
+
+    fn path(&self, name: &str) -> PathBuf {
+        self.dir.join(name)
+    }
+
+    /// Creates whatever is missing: the CA, then certificates signed by it.
+    pub fn ensure(&self, extra_sans: &[String]) -> Result<()> {
+        std::fs::create_dir_all(&self.dir)?;
+        if self.path("ca.crt").exists()
+            && self.path("server.crt").exists()
+            && self.path("admin.crt").exists()
+        {
+            return Ok(());
+        }
+        let ca_key = KeyPair::generate().context("generating CA key")?;
+        let mut ca = CertificateParams::default();
+        let mut dn = DistinguishedName::new();
+        dn.push(DnType::CommonName, "rafter-ca");
+        ca.distinguished_name = dn;
+        ca.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
+        ca.key_usages = vec![
+            KeyUsagePurpose::KeyCertSign,
+            KeyUsagePurpose::CrlSign,
+            KeyUsagePurpose::DigitalSignature,
+        ];
+        let ca_cert = ca.self_signed(&ca_key)?;
+
+        let mut sans: Vec<String> = vec!["localhost".into(), "127.0.0.1".into(), "::1".into()];
+        sans.extend(extra_sans.iter().cloned());
+        let mut server = CertificateParams::new(sans)?;
+        let mut dn = DistinguishedName::new();
+        dn.push(DnType::CommonName, "rafter");
+        server.distinguished_name = dn;
+        server.extended_key_usages = vec![
+            ExtendedKeyUsagePurpose::ServerAuth,
+            ExtendedKeyUsagePurpose::ClientAuth,
+        ];
+        server.key_usages = vec![KeyUsagePurpose::DigitalSignature, KeyUsagePurpose::KeyEncipherment];
+        // IP SANs must be IP entries, not DNS names.
+        server.subject_alt_names = server
+            .subject_alt_names
+            .into_iter()
+            .map(|s| match &s {
+                SanType::DnsName(n) => match n.as_str().parse::<std::net::IpAddr>() {
+                    Ok(ip) => SanType::IpAddress(ip),
+                    Err(_) => s,
+                },
+                _ => s,
+            })
+            .collect();
+        let server_key = KeyPair::generate()?;
+        let server_cert = server.signed_by(&server_key, &ca_cert, &ca_key)?;
+
+        let mut admin = CertificateParams::default();
+        let mut dn = DistinguishedName::new();
+        dn.push(DnType::CommonName, "admin");
+        dn.push(DnType::OrganizationName, "system:masters");
+        admin.distinguished_name = dn;
+        admin.extended_key_usages = vec![ExtendedKeyUsagePurpose::ClientAuth];
+        admin.key_usages = vec![KeyUsagePurpose::DigitalSignature, KeyUsagePurpose::KeyEncipherment];
+        let admin_key = KeyPair::generate()?;
+        let admin_cert = admin.signed_by(&admin_key, &ca_cert, &ca_key)?;
+
+        write_private(&self.path("ca.key"), &ca_key.serialize_pem())?;
+        std::fs::write(self.path("ca.crt"), ca_cert.pem())?;
+        write_private(&self.path("server.key"), &server_key.serialize_pem())?;
+        std::fs::write(self.path("server.crt"), server_cert.pem())?;
+        write_private(&self.path("admin.key"), &admin_key.serialize_pem())?;
+        std::fs::write(self.path("admin.crt"), admin_cert.pem())?;
+        Ok(())
+    }
+
+    /// Writes `admin.kubeconfig` for `server_url` and returns its path.
+    pub fn write_admin_kubeconfig(&self, server_url: &str) -> Result<PathBuf> {
+        let path = self.path("admin.kubeconfig");
+        let text = kubeconfig(
+            server_url,
+            &std::fs::read(self.path("ca.crt"))?,
+            &std::fs::read(self.path("admin.crt"))?,
+            &std::fs::read(self.path("admin.key"))?,
+        );
+        write_private(&path, &text)?;
+        Ok(path)
+    }
+
+    /// The rustls server configuration: our serving certificate, ALPN h2 + http/1.1, and
+    /// optional client certificates verified against the cluster CA.
+    pub fn server_config(&self) -> Result<rustls::ServerConfig> {
+        let provider = Arc::new(rustls::crypto::ring::default_provider());
+        let mut roots = rustls::RootCertStore::empty();
+        for c in read_certs(&self.path("ca.crt"))? {
+            roots.add(c)?;
+        }
+        let verifier = rustls::server::WebPkiClientVerifier::builder_with_provider(
+            Arc::new(roots),
+            provider.clone(),
+        )
+        .allow_unauthenticated()
+        .build()?;
+        let mut cfg = rustls::ServerConfig::builder_with_provider(provider)
+            .with_safe_default_protocol_versions()?
+            .with_client_cert_verifier(verifier)
+            .with_single_cert(
+                read_certs(&self.path("server.crt"))?,
+                read_key(&self.path("server.key"))?,
+            )?;
+        cfg.alpn_protocols = vec![b"h2".to_vec(), b"http/1.1".to_vec()];
+        Ok(cfg)
+    }
+}
+
+fn write_private(path: &Path, text: &str) -> Result<()> {
+    use std::io::Write;
+    #[cfg(unix)]
+    use std::os::unix::fs::OpenOptionsExt;
+    let mut opts = std::fs::OpenOptions::new();
+    opts.write(true).create(true).truncate(true);
+    #[cfg(unix)]
+    opts.mode(0o600);
+    let mut f = opts.open(path).with_context(|| format!("writing {}", path.display()))?;
+    f.write_all(text.as_bytes())?;
+    Ok(())
+}
+
+fn read_certs(path: &Path) -> Result<Vec<CertificateDer<'static>>> {
+    let data = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
+    let certs = rustls_pemfile::certs(&mut data.as_slice()).collect::<Result<Vec<_>, _>>()?;
+    Ok(certs)
+}
+
+fn read_key(path: &Path) -> Result<PrivateKeyDer<'static>> {
+    let data = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
+    rustls_pemfile::private_key(&mut data.as_slice())?
+        .with_context(|| format!("no private key in {}", path.display()))
+}
+
+/// A kubeconfig with embedded credentials.
+pub fn kubeconfig(server_url: &str, ca: &[u8], cert: &[u8], key: &[u8]) -> String {
+    let b64 = |d: &[u8]| base64::engine::general_purpose::STANDARD.encode(d);
+    format!(
+        "apiVersion: v1
+kind: Config
+clusters:
+- name: rafter
+  cluster:
+    server: {server_url}
+    certificate-authority-data: {}
+users:
+- name: admin
+  user:
+    client-certificate-data: {}
+    client-key-data: {}
+contexts:
+- name: admin@rafter
+  context:
+    cluster: rafter
+    user: admin
+current-context: admin@rafter
+preferences: {{}}
+",
+        b64(ca),
+        b64(cert),
+        b64(key)
+    )
+}
+
+/// The user a verified client certificate names: (CN, [O...]).
+pub fn cert_identity(der: &[u8]) -> Option<(String, Vec<String>)> {
+    let (_, cert) = x509_parser::parse_x509_certificate(der).ok()?;
+    let subject = cert.subject();
+    let cn = subject
+        .iter_common_name()
+        .next()
+        .and_then(|a| a.as_str().ok())?
+        .to_string();
+    let groups = subject
+        .iter_organization()
+        .filter_map(|a| a.as_str().ok().map(str::to_string))
+        .collect();
+    Some((cn, groups))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn creates_and_reuses_pki() {
+        let dir = tempfile::tempdir().unwrap();
+        let pki = Pki::new(dir.path());
+        pki.ensure(&[]).unwrap();
+        let ca = std::fs::read(dir.path().join("ca.crt")).unwrap();
+        pki.ensure(&[]).unwrap();
+        assert_eq!(ca, std::fs::read(dir.path().join("ca.crt")).unwrap());
+        pki.server_config().unwrap();
+        let admin = read_certs(&dir.path().join("admin.crt")).unwrap();
+        let (cn, groups) = cert_identity(&admin[0]).unwrap();
+        assert_eq!(cn, "admin");
+        assert_eq!(groups, vec!["system:masters".to_string()]);
+        let kc = pki.write_admin_kubeconfig("https://127.0.0.1:6443").unwrap();
+        assert!(std::fs::read_to_string(kc).unwrap().contains("server: https://127.0.0.1:6443"));
+    }
+}

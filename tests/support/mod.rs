@@ -1,0 +1,183 @@
+//! Test support: start the real `rafter` binary on a free 127.0.0.1 port with a temporary data
+//! folder, drive it with kubectl or an HTTPS client, kill -9 and restart it. Every wait is
+//! bounded; the process is killed when the handle drops.
+#![allow(dead_code)]
+
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+pub struct Server {
+    child: Option<Child>,
+    pub dir: tempfile::TempDir,
+    pub port: u16,
+    pub url: String,
+    pub kubeconfig: PathBuf,
+    extra_args: Vec<String>,
+}
+
+pub fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+impl Server {
+    pub fn start() -> Server {
+        Server::start_with(&[])
+    }
+
+    pub fn start_with(extra: &[&str]) -> Server {
+        let dir = tempfile::tempdir().unwrap();
+        let port = free_port();
+        let mut s = Server {
+            child: None,
+            kubeconfig: dir.path().join("admin.kubeconfig"),
+            dir,
+            port,
+            url: format!("https://127.0.0.1:{port}"),
+            extra_args: extra.iter().map(|s| s.to_string()).collect(),
+        };
+        s.spawn();
+        s
+    }
+
+    fn spawn(&mut self) {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_rafter"))
+            .arg("serve")
+            .arg("--data-dir")
+            .arg(self.dir.path())
+            .arg("--listen")
+            .arg(format!("127.0.0.1:{}", self.port))
+            .args(&self.extra_args)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("start rafter");
+        let stdout = child.stdout.take().unwrap();
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+                if line.contains("kubeconfig written") {
+                    let _ = tx.send(());
+                }
+            }
+        });
+        self.child = Some(child);
+        rx.recv_timeout(Duration::from_secs(60))
+            .expect("rafter did not start within 60 s");
+        self.wait_ready();
+    }
+
+    /// Polls /readyz until it answers ok (bounded).
+    pub fn wait_ready(&self) {
+        let deadline = Instant::now() + Duration::from_secs(30);
+        loop {
+            let out = self.kubectl(&["get", "--raw", "/readyz"]);
+            if out.status.success() {
+                return;
+            }
+            assert!(Instant::now() < deadline, "rafter not ready: {}", stderr(&out));
+            std::thread::sleep(Duration::from_millis(200));
+        }
+    }
+
+    pub fn kill9(&mut self) {
+        if let Some(mut c) = self.child.take() {
+            let _ = c.kill();
+            let _ = c.wait();
+        }
+    }
+
+    pub fn restart(&mut self) {
+        self.kill9();
+        self.spawn();
+    }
+
+    pub fn kubectl(&self, args: &[&str]) -> Output {
+        kubectl_env(&self.kubeconfig, args, &[])
+    }
+
+    pub fn kubectl_env(&self, args: &[&str], env: &[(&str, &str)]) -> Output {
+        kubectl_env(&self.kubeconfig, args, env)
+    }
+
+    /// Runs kubectl and returns stdout, panicking with stderr on failure.
+    pub fn ok(&self, args: &[&str]) -> String {
+        let out = self.kubectl(args);
+        assert!(
+            out.status.success(),
+            "kubectl {args:?} failed: {}{}",
+            stderr(&out),
+            stdout(&out)
+        );
+        stdout(&out)
+    }
+
+    /// Runs kubectl expecting failure; returns stderr.
+    pub fn fails(&self, args: &[&str]) -> String {
+        let out = self.kubectl(args);
+        assert!(!out.status.success(), "kubectl {args:?} unexpectedly succeeded: {}", stdout(&out));
+        stderr(&out)
+    }
+
+    /// Runs kubectl with stdin.
+    pub fn ok_stdin(&self, args: &[&str], input: &str) -> String {
+        use std::io::Write;
+        let mut child = Command::new("kubectl")
+            .arg("--kubeconfig")
+            .arg(&self.kubeconfig)
+            .args(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        child.stdin.take().unwrap().write_all(input.as_bytes()).unwrap();
+        let out = child.wait_with_output().unwrap();
+        assert!(out.status.success(), "kubectl {args:?} failed: {}", stderr(&out));
+        stdout(&out)
+    }
+
+    /// An HTTPS client with the admin identity.
+    pub fn client(&self) -> reqwest::Client {
+        let read = |f: &str| std::fs::read(self.dir.path().join(f)).unwrap();
+        let mut pem = read("admin.crt");
+        pem.extend_from_slice(&read("admin.key"));
+        reqwest::Client::builder()
+            .use_rustls_tls()
+            .tls_built_in_root_certs(false)
+            .add_root_certificate(reqwest::Certificate::from_pem(&read("ca.crt")).unwrap())
+            .identity(reqwest::Identity::from_pem(&pem).unwrap())
+            .timeout(Duration::from_secs(30))
+            .build()
+            .unwrap()
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        self.kill9();
+    }
+}
+
+pub fn kubectl_env(kubeconfig: &Path, args: &[&str], env: &[(&str, &str)]) -> Output {
+    let mut cmd = Command::new("timeout");
+    cmd.arg("60").arg("kubectl").arg("--kubeconfig").arg(kubeconfig).args(args);
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    cmd.env("KUBECTL_INTERACTIVE_DELETE", "false");
+    cmd.output().expect("run kubectl")
+}
+
+pub fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+pub fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
