@@ -88,7 +88,13 @@ fn facts_match_upstream_openapi() {
             .and_then(Value::as_array)
             .map(|a| {
                 a.iter()
-                    .map(|g| (str_ext(g, "group"), str_ext(g, "version"), str_ext(g, "kind")))
+                    .map(|g| {
+                        (
+                            str_ext(g, "group"),
+                            str_ext(g, "version"),
+                            str_ext(g, "kind"),
+                        )
+                    })
                     .collect()
             })
             .unwrap_or_default();
@@ -142,6 +148,14 @@ fn facts_match_upstream_openapi() {
             }
         }
     }
-    assert!(checked_ext > 350, "only {checked_ext} fields with extensions checked");
-    assert!(problems.is_empty(), "{} mismatches:\n{}", problems.len(), problems.join("\n"));
+    assert!(
+        checked_ext > 350,
+        "only {checked_ext} fields with extensions checked"
+    );
+    assert!(
+        problems.is_empty(),
+        "{} mismatches:\n{}",
+        problems.len(),
+        problems.join("\n")
+    );
 }

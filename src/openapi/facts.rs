@@ -133,170 +133,6 @@ const fn x(
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn tables_are_sorted_and_consistent() {
-        for w in DEFS.windows(2) {
-            assert!(w[0].name < w[1].name, "{} !< {}", w[0].name, w[1].name);
-        }
-        for d in DEFS {
-            for w in d.fields.windows(2) {
-                assert!(w[0].name < w[1].name, "{}: fields unsorted", d.name);
-            }
-            for f in d.fields {
-                if let Ty::Ref(r) | Ty::ArrayOfRef(r) | Ty::MapOfRef(r) = f.ty {
-                    assert!(definition(r).is_some(), "{}.{} -> {r}", d.name, f.name);
-                }
-            }
-            for &(g, v, k) in d.gvk {
-                assert_eq!(definition_for_gvk(g, v, k).map(|x| x.name), Some(d.name));
-            }
-        }
-        for w in GVK_INDEX.windows(2) {
-            assert!((w[0].0, w[0].1, w[0].2) < (w[1].0, w[1].1, w[1].2));
-        }
-    }
-
-    #[test]
-    fn lookups() {
-        // (definition, field, ty, strategy, merge key, list type, map keys)
-        let cases: &[(&str, &str, Ty, &str, &str, &str, &[&str])] = &[
-            (
-                "io.k8s.api.core.v1.PodSpec",
-                "containers",
-                Ty::ArrayOfRef("io.k8s.api.core.v1.Container"),
-                "merge",
-                "name",
-                "map",
-                &["name"],
-            ),
-            (
-                "io.k8s.api.core.v1.PodSpec",
-                "volumes",
-                Ty::ArrayOfRef("io.k8s.api.core.v1.Volume"),
-                "merge,retainKeys",
-                "name",
-                "map",
-                &["name"],
-            ),
-            (
-                "io.k8s.api.core.v1.PodSpec",
-                "tolerations",
-                Ty::ArrayOfRef("io.k8s.api.core.v1.Toleration"),
-                "",
-                "",
-                "atomic",
-                &[],
-            ),
-            (
-                "io.k8s.api.core.v1.PodSpec",
-                "nodeSelector",
-                Ty::MapOfScalar,
-                "",
-                "",
-                "",
-                &[],
-            ),
-            (
-                "io.k8s.api.core.v1.Container",
-                "ports",
-                Ty::ArrayOfRef("io.k8s.api.core.v1.ContainerPort"),
-                "merge",
-                "containerPort",
-                "map",
-                &["containerPort", "protocol"],
-            ),
-            (
-                "io.k8s.api.apps.v1.DeploymentSpec",
-                "strategy",
-                Ty::Ref("io.k8s.api.apps.v1.DeploymentStrategy"),
-                "retainKeys",
-                "",
-                "",
-                &[],
-            ),
-            (
-                "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta",
-                "finalizers",
-                Ty::ArrayOfScalar,
-                "merge",
-                "",
-                "set",
-                &[],
-            ),
-            (
-                "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta",
-                "ownerReferences",
-                Ty::ArrayOfRef("io.k8s.apimachinery.pkg.apis.meta.v1.OwnerReference"),
-                "merge",
-                "uid",
-                "map",
-                &["uid"],
-            ),
-            (
-                "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta",
-                "labels",
-                Ty::MapOfScalar,
-                "",
-                "",
-                "",
-                &[],
-            ),
-            (
-                "io.k8s.api.apps.v1.ControllerRevision",
-                "data",
-                Ty::Any,
-                "",
-                "",
-                "",
-                &[],
-            ),
-            (
-                "io.k8s.api.core.v1.ResourceRequirements",
-                "limits",
-                Ty::MapOfScalar,
-                "",
-                "",
-                "",
-                &[],
-            ),
-        ];
-        for &(d, f, ty, ps, mk, lt, keys) in cases {
-            let def = definition(d).unwrap_or_else(|| panic!("{d}"));
-            let fld = field(def, f).unwrap_or_else(|| panic!("{d}.{f}"));
-            assert_eq!(
-                (
-                    fld.ty,
-                    fld.patch_strategy,
-                    fld.patch_merge_key,
-                    fld.list_type,
-                    fld.list_map_keys
-                ),
-                (ty, ps, mk, lt, keys),
-                "{d}.{f}"
-            );
-        }
-        let dep = definition("io.k8s.api.apps.v1.DeploymentSpec").unwrap();
-        assert!(field(dep, "replicas").is_none());
-        assert!(field(dep, "nope").is_none());
-        assert!(definition("io.k8s.api.apps.v1.Nope").is_none());
-        assert_eq!(
-            definition_for_gvk("apps", "v1", "Deployment").map(|d| d.name),
-            Some("io.k8s.api.apps.v1.Deployment")
-        );
-        assert_eq!(
-            definition_for_gvk("", "v1", "Pod").map(|d| d.name),
-            Some("io.k8s.api.core.v1.Pod")
-        );
-        assert!(definition_for_gvk("apps", "v2", "Deployment").is_none());
-        let sel = definition("io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelector").unwrap();
-        assert_eq!(sel.map_type, "atomic");
-    }
-}
-
 // ---------------------------------------------------------------------------------------------
 // Generated data below.
 
@@ -2999,3 +2835,176 @@ static GVK_INDEX: &[(&str, &str, &str, u16)] = &[
     ("storagemigration.k8s.io", "v1alpha1", "StorageVersionMigrationList", 645),
     ("storagemigration.k8s.io", "v1alpha1", "WatchEvent", 697),
 ];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tables_are_sorted_and_consistent() {
+        for w in DEFS.windows(2) {
+            assert!(w[0].name < w[1].name, "{} !< {}", w[0].name, w[1].name);
+        }
+        for d in DEFS {
+            for w in d.fields.windows(2) {
+                assert!(w[0].name < w[1].name, "{}: fields unsorted", d.name);
+            }
+            for f in d.fields {
+                if let Ty::Ref(r) | Ty::ArrayOfRef(r) | Ty::MapOfRef(r) = f.ty {
+                    assert!(definition(r).is_some(), "{}.{} -> {r}", d.name, f.name);
+                }
+            }
+            for &(g, v, k) in d.gvk {
+                assert_eq!(definition_for_gvk(g, v, k).map(|x| x.name), Some(d.name));
+            }
+        }
+        for w in GVK_INDEX.windows(2) {
+            assert!((w[0].0, w[0].1, w[0].2) < (w[1].0, w[1].1, w[1].2));
+        }
+    }
+
+    #[test]
+    fn lookups() {
+        // (definition, field, ty, strategy, merge key, list type, map keys)
+        type Case = (
+            &'static str,
+            &'static str,
+            Ty,
+            &'static str,
+            &'static str,
+            &'static str,
+            &'static [&'static str],
+        );
+        let cases: &[Case] = &[
+            (
+                "io.k8s.api.core.v1.PodSpec",
+                "containers",
+                Ty::ArrayOfRef("io.k8s.api.core.v1.Container"),
+                "merge",
+                "name",
+                "map",
+                &["name"],
+            ),
+            (
+                "io.k8s.api.core.v1.PodSpec",
+                "volumes",
+                Ty::ArrayOfRef("io.k8s.api.core.v1.Volume"),
+                "merge,retainKeys",
+                "name",
+                "map",
+                &["name"],
+            ),
+            (
+                "io.k8s.api.core.v1.PodSpec",
+                "tolerations",
+                Ty::ArrayOfRef("io.k8s.api.core.v1.Toleration"),
+                "",
+                "",
+                "atomic",
+                &[],
+            ),
+            (
+                "io.k8s.api.core.v1.PodSpec",
+                "nodeSelector",
+                Ty::MapOfScalar,
+                "",
+                "",
+                "",
+                &[],
+            ),
+            (
+                "io.k8s.api.core.v1.Container",
+                "ports",
+                Ty::ArrayOfRef("io.k8s.api.core.v1.ContainerPort"),
+                "merge",
+                "containerPort",
+                "map",
+                &["containerPort", "protocol"],
+            ),
+            (
+                "io.k8s.api.apps.v1.DeploymentSpec",
+                "strategy",
+                Ty::Ref("io.k8s.api.apps.v1.DeploymentStrategy"),
+                "retainKeys",
+                "",
+                "",
+                &[],
+            ),
+            (
+                "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta",
+                "finalizers",
+                Ty::ArrayOfScalar,
+                "merge",
+                "",
+                "set",
+                &[],
+            ),
+            (
+                "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta",
+                "ownerReferences",
+                Ty::ArrayOfRef("io.k8s.apimachinery.pkg.apis.meta.v1.OwnerReference"),
+                "merge",
+                "uid",
+                "map",
+                &["uid"],
+            ),
+            (
+                "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta",
+                "labels",
+                Ty::MapOfScalar,
+                "",
+                "",
+                "",
+                &[],
+            ),
+            (
+                "io.k8s.api.apps.v1.ControllerRevision",
+                "data",
+                Ty::Any,
+                "",
+                "",
+                "",
+                &[],
+            ),
+            (
+                "io.k8s.api.core.v1.ResourceRequirements",
+                "limits",
+                Ty::MapOfScalar,
+                "",
+                "",
+                "",
+                &[],
+            ),
+        ];
+        for &(d, f, ty, ps, mk, lt, keys) in cases {
+            let def = definition(d).unwrap_or_else(|| panic!("{d}"));
+            let fld = field(def, f).unwrap_or_else(|| panic!("{d}.{f}"));
+            assert_eq!(
+                (
+                    fld.ty,
+                    fld.patch_strategy,
+                    fld.patch_merge_key,
+                    fld.list_type,
+                    fld.list_map_keys
+                ),
+                (ty, ps, mk, lt, keys),
+                "{d}.{f}"
+            );
+        }
+        let dep = definition("io.k8s.api.apps.v1.DeploymentSpec").unwrap();
+        assert!(field(dep, "replicas").is_none());
+        assert!(field(dep, "nope").is_none());
+        assert!(definition("io.k8s.api.apps.v1.Nope").is_none());
+        assert_eq!(
+            definition_for_gvk("apps", "v1", "Deployment").map(|d| d.name),
+            Some("io.k8s.api.apps.v1.Deployment")
+        );
+        assert_eq!(
+            definition_for_gvk("", "v1", "Pod").map(|d| d.name),
+            Some("io.k8s.api.core.v1.Pod")
+        );
+        assert!(definition_for_gvk("apps", "v2", "Deployment").is_none());
+        let sel = definition("io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelector").unwrap();
+        assert_eq!(sel.map_type, "atomic");
+    }
+}

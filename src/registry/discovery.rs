@@ -11,8 +11,13 @@ use serde_json::{json, Map, Value};
 
 use super::resources::{self, ResourceInfo, SUBRESOURCE_VERBS};
 
+/// `GET /api` → APIVersions, with an empty `serverAddress` (see [`api_versions_for`]).
+pub fn api_versions() -> Value {
+    api_versions_for("")
+}
+
 /// `GET /api` → APIVersions. `server_address` is the `host:port` clients should use.
-pub fn api_versions(server_address: &str) -> Value {
+pub fn api_versions_for(server_address: &str) -> Value {
     json!({
         "kind": "APIVersions",
         "versions": ["v1"],
@@ -26,7 +31,6 @@ pub fn api_versions(server_address: &str) -> Value {
 pub fn api_group_list() -> Value {
     let groups: Vec<Value> = resources::groups()
         .into_iter()
-        .filter(|(g, _)| !g.is_empty())
         .map(|(g, versions)| group_body(g, &versions))
         .collect();
     json!({"kind": "APIGroupList", "apiVersion": "v1", "groups": groups})
@@ -133,11 +137,14 @@ pub fn api_resource_list(group: &str, version: &str) -> Option<Value> {
 /// for `/api` (`core == true`: one item, the core group, with empty metadata) or `/apis`
 /// (`core == false`: every named group in kube-apiserver's order).
 pub fn aggregated(core: bool) -> Value {
-    let items: Vec<Value> = resources::groups()
-        .into_iter()
-        .filter(|(g, _)| g.is_empty() == core)
-        .map(|(g, versions)| aggregated_group(g, &versions))
-        .collect();
+    let items: Vec<Value> = if core {
+        vec![aggregated_group("", &["v1"])]
+    } else {
+        resources::groups()
+            .into_iter()
+            .map(|(g, versions)| aggregated_group(g, &versions))
+            .collect()
+    };
     json!({
         "kind": "APIGroupDiscoveryList",
         "apiVersion": "apidiscovery.k8s.io/v2",
@@ -287,7 +294,8 @@ mod tests {
 
     #[test]
     fn api_versions_doc() {
-        let v = api_versions("10.0.0.1:6443");
+        let v = api_versions_for("10.0.0.1:6443");
+        assert_eq!(api_versions()["versions"], json!(["v1"]));
         assert_eq!(
             v.to_string(),
             r#"{"kind":"APIVersions","versions":["v1"],"serverAddressByClientCIDRs":[{"clientCIDR":"0.0.0.0/0","serverAddress":"10.0.0.1:6443"}]}"#

@@ -54,9 +54,10 @@ pub struct ResourceInfo {
 
 /// Where the scale subresource reads and writes its numbers (dotted JSON paths).
 ///
-/// For built-in kinds `label_selector_path` points at `.spec.selector`, which is a
-/// `LabelSelector` object (apps/v1) or a plain `map[string]string` (ReplicationController); it
-/// must be rendered as a selector string for `Scale.status.selector`.
+/// For the apps/v1 kinds `label_selector_path` points at `.spec.selector`, a `LabelSelector`
+/// object that must be rendered as a selector string for `Scale.status.selector`.
+/// ReplicationControllers have `None`: their `.spec.selector` is a plain `map[string]string`
+/// (rendered as `k=v,...`).
 #[derive(Debug)]
 pub struct ScaleInfo {
     pub spec_replicas_path: &'static str,
@@ -280,7 +281,7 @@ pub static RESOURCES: &[ResourceInfo] = &[
         scale: Some(ScaleInfo {
             spec_replicas_path: ".spec.replicas",
             status_replicas_path: ".status.replicas",
-            label_selector_path: Some(".spec.selector"),
+            label_selector_path: None,
         }),
         name_rule: NameRule::Dns1123Subdomain,
         generation: true,
@@ -1080,11 +1081,12 @@ pub fn resolve(group: &str, name: &str) -> Option<&'static ResourceInfo> {
     found
 }
 
-/// Groups in kube-apiserver's discovery order, including the core group `""` first (which is
-/// served at `/api`, not `/apis`), each with its versions, preferred version first.
+/// Named API groups (served under `/apis`) in kube-apiserver's discovery order, each with its
+/// versions, preferred version first. The core group (`""`, served at `/api` with only `v1`) is
+/// not included.
 pub fn groups() -> Vec<(&'static str, Vec<&'static str>)> {
     let mut out: Vec<(&'static str, Vec<&'static str>)> = Vec::new();
-    for r in RESOURCES {
+    for r in RESOURCES.iter().filter(|r| !r.group.is_empty()) {
         match out.iter_mut().find(|(g, _)| *g == r.group) {
             Some((_, versions)) => {
                 if !versions.contains(&r.version) {
@@ -1112,6 +1114,7 @@ mod tests {
     #[test]
     fn sample_lookups() {
         // (group, version, resource, kind, namespaced, short names, categories, status, scale, name rule)
+        #[allow(clippy::type_complexity)]
         let cases: &[(
             &str,
             &str,
@@ -1343,8 +1346,9 @@ mod tests {
     #[test]
     fn groups_order() {
         let gs = groups();
-        assert_eq!(gs[0], ("", vec!["v1"]));
-        assert_eq!(gs[1].0, "apps");
+        assert_eq!(gs[0], ("apps", vec!["v1"]));
+        assert!(gs.iter().all(|(g, _)| !g.is_empty()));
+        assert_eq!(gs.len(), 16);
         let a = gs.iter().find(|(g, _)| *g == "autoscaling").unwrap();
         assert_eq!(a.1, vec!["v2", "v1"]);
         assert_eq!(preferred_version("autoscaling"), Some("v2"));
@@ -1387,8 +1391,8 @@ mod tests {
             return;
         };
         let doc: serde_json::Value = serde_json::from_str(&text).unwrap();
-        let served: Vec<(&str, &str)> = groups()
-            .into_iter()
+        let served: Vec<(&str, &str)> = std::iter::once(("", vec!["v1"]))
+            .chain(groups())
             .flat_map(|(g, vs)| vs.into_iter().map(move |v| (g, v)))
             .collect();
         // Not persisted: no table entry expected.

@@ -181,7 +181,7 @@ pub fn validate(info: &ResourceInfo, obj: &Value) -> Vec<FieldError> {
                 if r.as_i64().is_some_and(|n| n < 0) {
                     errs.push(FieldError::invalid(
                         "spec.replicas",
-                        Some(r.clone()),
+                        r.clone(),
                         "must be greater than or equal to 0",
                     ));
                 }
@@ -200,10 +200,10 @@ pub fn validate(info: &ResourceInfo, obj: &Value) -> Vec<FieldError> {
                 Some(cs) => {
                     for (i, c) in cs.iter().enumerate() {
                         if c.get("image").and_then(Value::as_str).is_none_or(str::is_empty) {
-                            errs.push(FieldError::required(&format!("spec.containers[{i}].image"), ""));
+                            errs.push(FieldError::required(format!("spec.containers[{i}].image"), ""));
                         }
                         if c.get("name").and_then(Value::as_str).is_none_or(str::is_empty) {
-                            errs.push(FieldError::required(&format!("spec.containers[{i}].name"), ""));
+                            errs.push(FieldError::required(format!("spec.containers[{i}].name"), ""));
                         }
                     }
                 }
@@ -215,8 +215,8 @@ pub fn validate(info: &ResourceInfo, obj: &Value) -> Vec<FieldError> {
                     for k in m.keys() {
                         if !valid_config_key(k) {
                             errs.push(FieldError::invalid(
-                                &format!("{field}[{k}]"),
-                                Some(json!(k)),
+                                format!("{field}[{k}]"),
+                                json!(k),
                                 "a valid config key must consist of alphanumeric characters, '-', '_' or '.' (e.g. 'key.name',  or 'KEY_NAME',  or 'key-name', regex used for validation is '[-._a-zA-Z0-9]+')",
                             ));
                         }

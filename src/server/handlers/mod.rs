@@ -23,7 +23,7 @@ use serde_json::{json, Map, Value};
 use super::negotiate::{self, Output};
 use super::request_info::{self, RequestInfo};
 use super::{full, status_response, App, Body, User};
-use crate::meta::field_error::FieldError;
+use crate::meta::field_error::{ErrorType, FieldError};
 use crate::meta::status::Status;
 use crate::registry::resources::{self, ResourceInfo};
 use crate::registry::store::{self, ReadAt, Scope, WriteOptions};
@@ -101,11 +101,15 @@ impl Ctx {
                 options_kind,
                 "meta.k8s.io",
                 "",
-                &[FieldError::not_supported_raw(
-                    "dryRun",
-                    &format!("[]string{{{}}}", quoted.join(", ")),
-                    &["All"],
-                )],
+                &[FieldError {
+                    kind: ErrorType::NotSupported,
+                    field: "dryRun".into(),
+                    bad_value: None,
+                    detail: format!(
+                        "[]string{{{}}}: supported values: \"All\"",
+                        quoted.join(", ")
+                    ),
+                }],
             ));
         }
         let field_manager = match self.query.get("fieldManager") {

@@ -85,7 +85,7 @@ pub async fn handle(ctx: &Ctx, part: Part) -> Result<Response<Body>, Status> {
                 }
                 PatchType::Strategic => {
                     crate::apply::strategic::strategic_merge_patch(&doc, &patch, definition)
-                        .map_err(|e| Status::bad_request(e.to_string()))?
+                        .map_err(patch_status)?
                 }
             };
             if kind != PatchType::Json {
@@ -108,4 +108,13 @@ pub async fn handle(ctx: &Ctx, part: Part) -> Result<Response<Body>, Status> {
         })
         .await?;
     Ok(respond_object(ctx, StatusCode::OK, &updated))
+}
+
+/// Strategic merge patch errors carry kube-apiserver's status code.
+fn patch_status(e: crate::apply::strategic::PatchError) -> Status {
+    match e.status_code() {
+        400 => Status::bad_request(e.message()),
+        422 => Status::new(422, "Invalid", e.message()),
+        code => Status::new(code, "", e.message()),
+    }
 }

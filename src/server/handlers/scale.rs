@@ -111,7 +111,7 @@ pub async fn handle(ctx: &Ctx, verb: &str) -> Result<Response<Body>, Status> {
                             store::meta_str(current, "name"),
                             &[crate::meta::field_error::FieldError::invalid(
                                 "spec.replicas",
-                                Some(json!(replicas)),
+                                json!(replicas),
                                 "must be greater than or equal to 0",
                             )],
                         ));

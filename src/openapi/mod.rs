@@ -1,0 +1,329 @@
+//! Rafter's OpenAPI documents (`/openapi/v2`, `/openapi/v3`, `/openapi/v3/<group-version>`)
+//! and unknown-field detection for `fieldValidation`.
+//!
+//! Owns: building, once and lazily, kube-apiserver-shaped documents for the built-in resources
+//! of [`crate::registry::resources::RESOURCES`]: schemas from k8s-openapi's `schemars` support
+//! plus the `x-kubernetes-*` extensions of [`facts`], paths with kube's operation ids and
+//! parameters (kubectl looks for `fieldValidation` among the PATCH parameters to decide on
+//! server-side validation, and `kubectl explain` reads the v3 schemas). Each document is
+//! serialized once; callers get `&'static` bytes.
+//!
+//! Does not know: HTTP (content negotiation, ETag / cache headers are the handlers' job),
+//! custom resources (CRD schemas are not merged in), protobuf forms of the documents. It does
+//! no file I/O and never reads upstream's swagger file.
+
+pub mod facts;
+mod paths;
+mod schemas;
+mod types;
+mod unknown;
+mod v3;
+
+use std::collections::BTreeSet;
+use std::sync::OnceLock;
+
+use serde_json::{json, Map, Value};
+
+/// One served v3 document.
+struct V3Doc {
+    /// `api/v1`, `apis/apps/v1`, `apis/apps`, `api`, `apis`.
+    path: String,
+    bytes: Vec<u8>,
+    hash: String,
+}
+
+struct V3 {
+    index: Vec<u8>,
+    docs: Vec<V3Doc>,
+}
+
+/// GET /openapi/v2 (JSON bytes, already serialized once and cached).
+pub fn v2() -> &'static [u8] {
+    static V2: OnceLock<Vec<u8>> = OnceLock::new();
+    V2.get_or_init(build_v2)
+}
+
+/// GET /openapi/v3 index (JSON bytes).
+pub fn v3_index() -> &'static [u8] {
+    &v3_all().index
+}
+
+/// GET /openapi/v3/<path> where path is "api/v1" or "apis/<group>/<version>" (also "api",
+/// "apis" and "apis/<group>"); None if unknown. A leading `/` is tolerated.
+pub fn v3_document(path: &str) -> Option<&'static [u8]> {
+    find_v3(path).map(|d| d.bytes.as_slice())
+}
+
+/// ETag/hash of a v3 document (the `hash` query value in the index).
+pub fn v3_hash(path: &str) -> Option<&'static str> {
+    find_v3(path).map(|d| d.hash.as_str())
+}
+
+/// Unknown-field detection for fieldValidation=Strict/Warn: returns one message per field of
+/// `value` not in the schema of `definition` (an `io.k8s...` name), formatted like kube's
+/// strict decoding errors, e.g. `unknown field "spec.foo"`, in document order. Empty when the
+/// definition is not a built-in one.
+pub fn unknown_fields(definition: &str, value: &Value) -> Vec<String> {
+    unknown::unknown_fields(definition, value)
+}
+
+fn find_v3(path: &str) -> Option<&'static V3Doc> {
+    let path = path.trim_start_matches('/').trim_end_matches('/');
+    v3_all().docs.iter().find(|d| d.path == path)
+}
+
+fn v3_all() -> &'static V3 {
+    static V3: OnceLock<V3> = OnceLock::new();
+    V3.get_or_init(build_v3)
+}
+
+/// Every definition referenced from `paths`, with everything they reference.
+fn referenced_definitions(paths: &Map<String, Value>) -> BTreeSet<String> {
+    let mut roots = Vec::new();
+    for item in paths.values() {
+        schemas::collect_refs(item, &mut roots);
+    }
+    let mut out = BTreeSet::new();
+    for r in roots {
+        schemas::closure(&r, &mut out);
+    }
+    out
+}
+
+fn security_v2() -> (Value, Value) {
+    (
+        json!([{"BearerToken": []}]),
+        json!({"BearerToken": {"description": "Bearer Token authentication", "in": "header", "name": "authorization", "type": "apiKey"}}),
+    )
+}
+
+fn info() -> Value {
+    json!({"title": "Kubernetes", "version": "unversioned"})
+}
+
+fn serialize(v: &Value) -> Vec<u8> {
+    // Serializing a `Value` cannot fail (all keys are strings).
+    serde_json::to_vec(v).unwrap_or_default()
+}
+
+fn build_v2() -> Vec<u8> {
+    let mut paths = paths::root_paths(true);
+    paths.extend(paths::root_paths(false));
+    let gvs = paths::group_versions();
+    let mut groups: Vec<&str> = Vec::new();
+    for (g, v) in &gvs {
+        if !g.is_empty() && !groups.contains(g) {
+            groups.push(g);
+            paths.extend(paths::group_paths(g));
+        }
+        paths.extend(paths::gv_paths(g, v));
+    }
+    let mut definitions = Map::new();
+    for name in referenced_definitions(&paths) {
+        if let Some(d) = schemas::get(&name) {
+            definitions.insert(name, d.clone());
+        }
+    }
+    let (security, security_definitions) = security_v2();
+    let mut doc = json!({
+        "definitions": definitions,
+        "info": info(),
+        "paths": paths,
+        "security": security,
+        "securityDefinitions": security_definitions,
+        "swagger": "2.0",
+    });
+    schemas::sort_keys(&mut doc);
+    serialize(&doc)
+}
+
+fn v3_doc(paths: Map<String, Value>) -> Value {
+    let mut components = Map::new();
+    for name in referenced_definitions(&paths) {
+        if let Some(d) = schemas::get(&name) {
+            components.insert(name.clone(), v3::definition(&name, d));
+        }
+    }
+    let paths: Map<String, Value> = paths
+        .iter()
+        .map(|(p, item)| (p.clone(), v3::path_item(item)))
+        .collect();
+    let mut doc = json!({
+        "components": {
+            "schemas": components,
+            "securitySchemes": {"BearerToken": {"description": "Bearer Token authentication", "in": "header", "name": "authorization", "type": "apiKey"}},
+        },
+        "info": info(),
+        "openapi": "3.0.0",
+        "paths": paths,
+        "security": [{"BearerToken": []}],
+    });
+    schemas::sort_keys(&mut doc);
+    doc
+}
+
+fn build_v3() -> V3 {
+    let mut sources: Vec<(String, Map<String, Value>)> = vec![
+        ("api".into(), paths::root_paths(true)),
+        ("apis".into(), paths::root_paths(false)),
+    ];
+    let mut groups: Vec<&str> = Vec::new();
+    for (g, v) in paths::group_versions() {
+        if g.is_empty() {
+            sources.push((format!("api/{v}"), paths::gv_paths(g, v)));
+            continue;
+        }
+        if !groups.contains(&g) {
+            groups.push(g);
+            sources.push((format!("apis/{g}"), paths::group_paths(g)));
+        }
+        sources.push((format!("apis/{g}/{v}"), paths::gv_paths(g, v)));
+    }
+    let mut docs = Vec::new();
+    let mut index = Map::new();
+    for (path, p) in sources {
+        let bytes = serialize(&v3_doc(p));
+        let hash = hash_hex(&bytes);
+        index.insert(
+            path.clone(),
+            json!({"serverRelativeURL": format!("/openapi/v3/{path}?hash={hash}")}),
+        );
+        docs.push(V3Doc { path, bytes, hash });
+    }
+    let mut index = json!({ "paths": index });
+    schemas::sort_keys(&mut index);
+    V3 {
+        index: serialize(&index),
+        docs,
+    }
+}
+
+/// A 128-bit content hash (two FNV-1a 64 lanes), upper-case hex like upstream's hashes.
+fn hash_hex(bytes: &[u8]) -> String {
+    const PRIME: u64 = 0x0000_0100_0000_01b3;
+    let mut a: u64 = 0xcbf2_9ce4_8422_2325;
+    let mut b: u64 = 0x6c62_272e_07bb_0142;
+    for (i, &x) in bytes.iter().enumerate() {
+        a = (a ^ u64::from(x)).wrapping_mul(PRIME);
+        b = (b ^ u64::from(x) ^ (i as u64 & 0xff))
+            .wrapping_mul(PRIME)
+            .rotate_left(5);
+    }
+    format!("{a:016X}{b:016X}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(b: &[u8]) -> Value {
+        serde_json::from_slice(b).expect("valid JSON")
+    }
+
+    #[test]
+    fn v2_shape() {
+        let doc = parse(v2());
+        assert_eq!(doc["swagger"], "2.0");
+        let defs = doc["definitions"].as_object().expect("definitions");
+        for name in [
+            "io.k8s.api.apps.v1.Deployment",
+            "io.k8s.api.apps.v1.DeploymentList",
+            "io.k8s.api.core.v1.Pod",
+            "io.k8s.api.autoscaling.v1.Scale",
+            "io.k8s.apimachinery.pkg.apis.meta.v1.WatchEvent",
+            "io.k8s.apimachinery.pkg.apis.meta.v1.Patch",
+            "io.k8s.apimachinery.pkg.apis.meta.v1.DeleteOptions",
+        ] {
+            assert!(defs.contains_key(name), "{name}");
+        }
+        // Every reference resolves.
+        let mut refs = Vec::new();
+        schemas::collect_refs(&doc, &mut refs);
+        for r in refs {
+            assert!(defs.contains_key(&r), "dangling {r}");
+        }
+    }
+
+    #[test]
+    fn v3_index_and_documents() {
+        let index = parse(v3_index());
+        let paths = index["paths"].as_object().expect("paths");
+        for gv in [
+            "api/v1",
+            "apis/apps/v1",
+            "apis/batch/v1",
+            "apis/apps",
+            "api",
+            "apis",
+        ] {
+            let url = paths[gv]["serverRelativeURL"].as_str().expect("url");
+            let hash = v3_hash(gv).expect("hash");
+            assert_eq!(url, format!("/openapi/v3/{gv}?hash={hash}"));
+            assert!(v3_document(gv).is_some());
+        }
+        assert!(v3_document("apis/nope/v1").is_none());
+        assert_eq!(v3_document("/api/v1"), v3_document("api/v1"));
+
+        let doc = parse(v3_document("apis/apps/v1").expect("apps/v1"));
+        assert_eq!(doc["openapi"], "3.0.0");
+        assert!(!v3::has_v2_ref(&doc));
+        let schemas = doc["components"]["schemas"].as_object().expect("schemas");
+        let dep = &schemas["io.k8s.api.apps.v1.Deployment"];
+        assert_eq!(
+            dep["x-kubernetes-group-version-kind"][0]["kind"],
+            "Deployment"
+        );
+        assert_eq!(
+            dep["properties"]["spec"]["allOf"][0]["$ref"],
+            "#/components/schemas/io.k8s.api.apps.v1.DeploymentSpec"
+        );
+        assert_eq!(
+            schemas["io.k8s.api.apps.v1.DeploymentSpec"]["properties"]["replicas"]["type"],
+            "integer"
+        );
+        assert!(schemas["io.k8s.apimachinery.pkg.util.intstr.IntOrString"]["oneOf"].is_array());
+        // Every reference resolves inside the document.
+        let mut refs = Vec::new();
+        schemas::collect_refs(&doc, &mut refs);
+        for r in refs {
+            assert!(schemas.contains_key(&r), "dangling {r}");
+        }
+    }
+
+    /// What kubectl's QueryParamVerifierV3 does: the first PATCH operation carrying the GVK
+    /// must list a `fieldValidation` parameter.
+    #[test]
+    fn kubectl_finds_field_validation_for_every_kind() {
+        for r in crate::registry::resources::RESOURCES {
+            if !r.verbs.contains(&"patch") {
+                continue;
+            }
+            let gv = if r.group.is_empty() {
+                format!("api/{}", r.version)
+            } else {
+                format!("apis/{}/{}", r.group, r.version)
+            };
+            let doc = parse(v3_document(&gv).expect("doc"));
+            let want = json!({"group": r.group, "kind": r.kind, "version": r.version});
+            let mut found = None;
+            for item in doc["paths"].as_object().expect("paths").values() {
+                let Some(op) = item.get("patch") else {
+                    continue;
+                };
+                if op["x-kubernetes-group-version-kind"] != want {
+                    continue;
+                }
+                let params = op["parameters"].as_array().cloned().unwrap_or_default();
+                found = Some(params.iter().any(|p| p["name"] == "fieldValidation"));
+                break;
+            }
+            assert_eq!(found, Some(true), "{gv} {}", r.kind);
+        }
+    }
+
+    #[test]
+    fn hashes_differ() {
+        assert_ne!(hash_hex(b"a"), hash_hex(b"b"));
+        assert_eq!(hash_hex(b"abc").len(), 32);
+    }
+}

@@ -1,0 +1,214 @@
+//! Unknown-field detection for `fieldValidation=Strict|Warn`.
+//!
+//! Owns: walking a JSON request body along the v2 schema of a built-in definition and
+//! reporting every object key the schema does not declare, formatted like the strict decoding
+//! errors of sigs.k8s.io/json that kube-apiserver returns: `unknown field "spec.foo"`, with
+//! `[i]` for list items and `.key` for map entries, in document order, de-duplicated, at most
+//! 100 of them.
+//!
+//! Does not know: duplicate fields (the body is already parsed), type mismatches (decoding
+//! reports those), custom resources (their structural schemas live elsewhere), the error
+//! wrapping a request handler adds around these strings.
+
+use serde_json::Value;
+
+use super::schemas;
+
+/// Upstream stops collecting strict errors after this many.
+const MAX_ERRORS: usize = 100;
+/// Recursion guard for hostile input (serde_json already limits nesting to 128).
+const MAX_DEPTH: usize = 256;
+
+/// The unknown fields of `value` against the definition `definition` (empty if the definition
+/// is unknown).
+pub(crate) fn unknown_fields(definition: &str, value: &Value) -> Vec<String> {
+    let mut out = Vec::new();
+    if let Some(schema) = schemas::get(definition) {
+        walk(schema, value, &mut String::new(), &mut out, 0);
+    }
+    out
+}
+
+/// Follows a `$ref` (if any) to the definition it names.
+fn resolve(schema: &Value) -> Option<&Value> {
+    match schema.get("$ref").and_then(Value::as_str) {
+        Some(r) => schemas::ref_target(r).and_then(schemas::get),
+        None => Some(schema),
+    }
+}
+
+fn push(out: &mut Vec<String>, path: &str) {
+    if out.len() >= MAX_ERRORS {
+        return;
+    }
+    let msg = format!("unknown field {}", quote(path));
+    if !out.contains(&msg) {
+        out.push(msg);
+    }
+}
+
+/// Go's `%q` for the path (a JSON-style quoted string is the same for printable text).
+fn quote(s: &str) -> String {
+    let mut q = String::with_capacity(s.len() + 2);
+    q.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => q.push_str("\\\""),
+            '\\' => q.push_str("\\\\"),
+            '\n' => q.push_str("\\n"),
+            '\r' => q.push_str("\\r"),
+            '\t' => q.push_str("\\t"),
+            c if (c as u32) < 0x20 || c == '\u{7f}' => q.push_str(&format!("\\x{:02x}", c as u32)),
+            c => q.push(c),
+        }
+    }
+    q.push('"');
+    q
+}
+
+fn walk(schema: &Value, value: &Value, path: &mut String, out: &mut Vec<String>, depth: usize) {
+    if depth > MAX_DEPTH || out.len() >= MAX_ERRORS {
+        return;
+    }
+    let Some(schema) = resolve(schema) else {
+        return;
+    };
+    if schema.get("x-kubernetes-preserve-unknown-fields") == Some(&Value::Bool(true)) {
+        return;
+    }
+    match value {
+        Value::Object(obj) => {
+            if let Some(Value::Object(props)) = schema.get("properties") {
+                for (k, v) in obj {
+                    let len = path.len();
+                    if !path.is_empty() {
+                        path.push('.');
+                    }
+                    path.push_str(k);
+                    match props.get(k) {
+                        Some(s) => walk(s, v, path, out, depth + 1),
+                        None => push(out, path),
+                    }
+                    path.truncate(len);
+                }
+            } else if let Some(item) = schema.get("additionalProperties").filter(|a| a.is_object())
+            {
+                for (k, v) in obj {
+                    let len = path.len();
+                    if !path.is_empty() {
+                        path.push('.');
+                    }
+                    path.push_str(k);
+                    walk(item, v, path, out, depth + 1);
+                    path.truncate(len);
+                }
+            }
+        }
+        Value::Array(items) => {
+            if let Some(item) = schema.get("items") {
+                for (i, v) in items.iter().enumerate() {
+                    let len = path.len();
+                    path.push_str(&format!("[{i}]"));
+                    walk(item, v, path, out, depth + 1);
+                    path.truncate(len);
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn table() {
+        // (definition, body, expected unknown fields)
+        let cases: Vec<(&str, Value, Vec<&str>)> = vec![
+            (
+                "io.k8s.api.apps.v1.Deployment",
+                json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "x", "labels": {"a": "b"}}, "spec": {"replicas": 1}}),
+                vec![],
+            ),
+            (
+                "io.k8s.api.apps.v1.Deployment",
+                json!({"spec": {"foo": 1}}),
+                vec!["unknown field \"spec.foo\""],
+            ),
+            (
+                "io.k8s.api.apps.v1.Deployment",
+                json!({"foo": 1, "bar": {"x": 1}}),
+                vec!["unknown field \"foo\"", "unknown field \"bar\""],
+            ),
+            (
+                "io.k8s.api.apps.v1.Deployment",
+                json!({"spec": {"template": {"spec": {"containers": [{"name": "a", "image": "i"}, {"name": "b", "imagex": "i"}]}}}}),
+                vec!["unknown field \"spec.template.spec.containers[1].imagex\""],
+            ),
+            (
+                "io.k8s.api.apps.v1.Deployment",
+                json!({"metadata": {"nam": "x"}}),
+                vec!["unknown field \"metadata.nam\""],
+            ),
+            // Case-sensitive, like upstream's strict decoder.
+            (
+                "io.k8s.api.apps.v1.Deployment",
+                json!({"Spec": {}}),
+                vec!["unknown field \"Spec\""],
+            ),
+            // IntOrString and Quantity are scalars; objects there are type errors, not unknown fields.
+            (
+                "io.k8s.api.apps.v1.Deployment",
+                json!({"spec": {"strategy": {"rollingUpdate": {"maxSurge": "25%", "maxUnavailable": 1}}}}),
+                vec![],
+            ),
+            (
+                "io.k8s.api.core.v1.Pod",
+                json!({"spec": {"containers": [{"name": "a", "resources": {"limits": {"cpu": "1", "memory": 5}}}]}}),
+                vec![],
+            ),
+            // Maps of objects use the key as a path segment.
+            (
+                "io.k8s.api.core.v1.ResourceQuotaStatus",
+                json!({"hard": {"cpu": "1"}}),
+                vec![],
+            ),
+            // RawExtension and FieldsV1 are opaque.
+            (
+                "io.k8s.api.apps.v1.ControllerRevision",
+                json!({"data": {"anything": {"goes": 1}}, "revision": 1}),
+                vec![],
+            ),
+            (
+                "io.k8s.api.core.v1.ConfigMap",
+                json!({"metadata": {"managedFields": [{"fieldsV1": {"f:data": {}}, "x": 1}]}}),
+                vec!["unknown field \"metadata.managedFields[0].x\""],
+            ),
+            // CRD schemas: JSON and JSONSchemaPropsOr* are opaque, maps of JSONSchemaProps are checked.
+            (
+                "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.CustomResourceDefinition",
+                json!({"spec": {"versions": [{"name": "v1", "schema": {"openAPIV3Schema": {"type": "object", "properties": {"a": {"type": "string", "bogus": 1}}, "items": {"whatever": 1}, "default": {"x": 1}}}}]}}),
+                vec![
+                    "unknown field \"spec.versions[0].schema.openAPIV3Schema.properties.a.bogus\"",
+                ],
+            ),
+            ("no.such.Definition", json!({"x": 1}), vec![]),
+        ];
+        for (def, body, want) in cases {
+            assert_eq!(unknown_fields(def, &body), want, "{def} {body}");
+        }
+    }
+
+    #[test]
+    fn dedupe_and_cap() {
+        let many: serde_json::Map<String, Value> =
+            (0..150).map(|i| (format!("f{i}"), json!(1))).collect();
+        assert_eq!(
+            unknown_fields("io.k8s.api.core.v1.Pod", &Value::Object(many)).len(),
+            MAX_ERRORS
+        );
+        assert_eq!(quote("a\"b"), "\"a\\\"b\"");
+    }
+}
