@@ -6,7 +6,7 @@
 //! plus the `x-kubernetes-*` extensions of [`facts`], paths with kube's operation ids and
 //! parameters (kubectl looks for `fieldValidation` among the PATCH parameters to decide on
 //! server-side validation, and `kubectl explain` reads the v3 schemas). Each document is
-//! serialized once; callers get `&'static` bytes.
+//! serialized once (v2 also as gnostic protobuf); callers get `&'static` bytes.
 //!
 //! Does not know: HTTP (content negotiation, ETag / cache headers are the handlers' job),
 //! custom resources (CRD schemas are not merged in), protobuf forms of the documents. It does
@@ -14,6 +14,7 @@
 
 pub mod facts;
 mod paths;
+mod proto;
 mod schemas;
 mod types;
 mod unknown;
@@ -39,8 +40,22 @@ struct V3 {
 
 /// GET /openapi/v2 (JSON bytes, already serialized once and cached).
 pub fn v2() -> &'static [u8] {
-    static V2: OnceLock<Vec<u8>> = OnceLock::new();
-    V2.get_or_init(build_v2)
+    &v2_all().0
+}
+
+/// GET /openapi/v2 in protobuf (gnostic `openapi.v2.Document`), served when the request
+/// accepts `application/com.github.proto-openapi.spec.v2@v1.0+protobuf` (or the
+/// `...spec.v2.v1.0+protobuf` spelling): client-go's `OpenAPISchema()` only accepts this form.
+pub fn v2_protobuf() -> &'static [u8] {
+    &v2_all().1
+}
+
+fn v2_all() -> &'static (Vec<u8>, Vec<u8>) {
+    static V2: OnceLock<(Vec<u8>, Vec<u8>)> = OnceLock::new();
+    V2.get_or_init(|| {
+        let doc = build_v2();
+        (serialize(&doc), proto::document(&doc))
+    })
 }
 
 /// GET /openapi/v3 index (JSON bytes).
@@ -106,7 +121,7 @@ fn serialize(v: &Value) -> Vec<u8> {
     serde_json::to_vec(v).unwrap_or_default()
 }
 
-fn build_v2() -> Vec<u8> {
+fn build_v2() -> Value {
     let mut paths = paths::root_paths(true);
     paths.extend(paths::root_paths(false));
     let gvs = paths::group_versions();
@@ -134,7 +149,7 @@ fn build_v2() -> Vec<u8> {
         "swagger": "2.0",
     });
     schemas::sort_keys(&mut doc);
-    serialize(&doc)
+    doc
 }
 
 fn v3_doc(paths: Map<String, Value>) -> Value {
@@ -319,6 +334,13 @@ mod tests {
             }
             assert_eq!(found, Some(true), "{gv} {}", r.kind);
         }
+    }
+
+    #[test]
+    fn v2_protobuf_starts_with_swagger_version() {
+        let pb = v2_protobuf();
+        assert_eq!(&pb[..5], &[0x0a, 3, b'2', b'.', b'0']);
+        assert!(pb.len() > 1_000_000);
     }
 
     #[test]

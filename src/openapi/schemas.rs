@@ -56,8 +56,15 @@ const NOT_REQUIRED: &[(&str, &str)] = &[
     ("io.k8s.api.core.v1.SecretProjection", "name"),
 ];
 
-/// Upstream's `x-kubernetes-unions` (discriminator, [(field, discriminator value)]).
-const UNIONS: &[(&str, &str, &[(&str, &str)])] = &[
+/// One `x-kubernetes-unions` entry: (definition, discriminator, [(field, discriminator value)]).
+type Union = (
+    &'static str,
+    &'static str,
+    &'static [(&'static str, &'static str)],
+);
+
+/// Upstream's `x-kubernetes-unions`.
+const UNIONS: &[Union] = &[
     (
         "io.k8s.api.core.v1.AppArmorProfile",
         "type",

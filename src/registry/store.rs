@@ -458,17 +458,21 @@ impl Store {
         strategy::prepare_for_create(info, &mut obj);
         let name_given = !meta_str(&obj, "name").is_empty();
         let generate_name = meta_str(&obj, "generateName").to_string();
+        // As upstream: the name is generated first, then the object is validated.
+        if !name_given && !generate_name.is_empty() {
+            let name = format!("{generate_name}{}", random_suffix());
+            meta_mut(&mut obj).insert("name".into(), json!(name));
+        }
         let mut errs = validation::validate_object_meta(&obj, info.namespaced, info.name_rule);
         errs.extend(strategy::validate(info, &obj));
         if !errs.is_empty() {
-            let name = if name_given { meta_str(&obj, "name").to_string() } else { generate_name.clone() };
-            return Err(Status::invalid(info.kind, info.group, &name, &errs));
+            return Err(Status::invalid(info.kind, info.group, meta_str(&obj, "name"), &errs));
         }
         self.check_namespace(scope).await?;
         crate::registry::managed::record_update(&mut obj, opts, info, None);
         let attempts = if name_given { 1 } else { GENERATE_NAME_RETRIES };
         for attempt in 0..attempts {
-            if !name_given {
+            if attempt > 0 {
                 let name = format!("{generate_name}{}", random_suffix());
                 meta_mut(&mut obj).insert("name".into(), json!(name));
             }

@@ -102,7 +102,7 @@ pub fn prepare_for_update(info: &ResourceInfo, part: Part, new: &mut Value, old:
     default_object(info, new);
     let old_meta = meta(old).clone();
     let m = meta_mut(new);
-    for f in ["uid", "creationTimestamp"] {
+    for f in ["uid"] {
         let empty = m.get(f).and_then(Value::as_str).is_none_or(str::is_empty);
         if empty {
             if let Some(v) = old_meta.get(f) {
@@ -110,7 +110,7 @@ pub fn prepare_for_update(info: &ResourceInfo, part: Part, new: &mut Value, old:
             }
         }
     }
-    for f in ["deletionTimestamp", "deletionGracePeriodSeconds", "generation"] {
+    for f in ["creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds", "generation"] {
         match old_meta.get(f) {
             Some(v) => {
                 m.insert(f.into(), v.clone());

@@ -23,8 +23,10 @@ pub fn list_options(q: &Query, info: &ResourceInfo) -> Result<ListOptions, Statu
     let field_selector = match q.get("fieldSelector").filter(|s| !s.is_empty()) {
         Some(s) => {
             let sel = FieldSelector::parse(s).map_err(Status::bad_request)?;
-            field_selectors::check(info.group, info.resource, &sel).map_err(Status::bad_request)?;
-            Some(sel)
+            Some(
+                field_selectors::transform_version(info.group, info.version, info.resource, &sel)
+                    .map_err(Status::bad_request)?,
+            )
         }
         None => None,
     };

@@ -72,6 +72,8 @@ pub struct Ctx {
     pub headers: http::HeaderMap,
     pub body: Bytes,
     pub now: String,
+    /// `Warning` headers to send with the response (e.g. unknown fields under Warn).
+    pub warnings: std::sync::Mutex<Vec<String>>,
 }
 
 impl Ctx {
@@ -185,15 +187,23 @@ impl Ctx {
                 )))
             }
         }
-        if mode != "Strict" {
+        if mode == "Ignore" {
             return Ok(());
         }
         let unknown = crate::openapi::unknown_fields(self.info.definition, obj);
         if unknown.is_empty() {
             return Ok(());
         }
+        if mode == "Warn" {
+            if let Ok(mut w) = self.warnings.lock() {
+                w.extend(unknown);
+            }
+            return Ok(());
+        }
+        let kind = self.info.kind;
         Err(Status::bad_request(format!(
-            "strict decoding error: {}",
+            "{kind} in version {:?} cannot be handled as a {kind}: strict decoding error: {}",
+            self.info.version,
             unknown.join(", ")
         )))
     }
@@ -411,7 +421,18 @@ async fn route_inner(
             );
             return Ok(r);
         }
-        "/openapi/v2" => return Ok(raw_json(StatusCode::OK, crate::openapi::v2())),
+        "/openapi/v2" => {
+            // client-go asks for the protobuf form; the JSON form for everyone else.
+            if accept.is_some_and(|a| a.contains("com.github.proto-openapi.spec.v2")) {
+                let mut r = Response::new(full(Bytes::from_static(crate::openapi::v2_protobuf())));
+                r.headers_mut().insert(
+                    header::CONTENT_TYPE,
+                    HeaderValue::from_static("application/com.github.proto-openapi.spec.v2.v1.0+protobuf"),
+                );
+                return Ok(r);
+            }
+            return Ok(raw_json(StatusCode::OK, crate::openapi::v2()));
+        }
         "/openapi/v3" => return Ok(raw_json(StatusCode::OK, crate::openapi::v3_index())),
         "/api" => {
             let mut plain = discovery::api_versions();
@@ -489,12 +510,23 @@ async fn route_inner(
         headers: parts.headers,
         body,
         now: now_rfc3339(),
+        warnings: std::sync::Mutex::new(Vec::new()),
     };
     let sub = ctx.ri.subresource.clone();
-    match (sub.as_deref(), ctx.ri.verb) {
+    let warnings = |resp: Result<Response<Body>, Status>, ctx: &Ctx| {
+        let mut resp = resp?;
+        for w in ctx.warnings.lock().map(|w| w.clone()).unwrap_or_default() {
+            let text = format!("299 - {:?}", w);
+            if let Ok(v) = HeaderValue::from_str(&text) {
+                resp.headers_mut().append(header::WARNING, v);
+            }
+        }
+        Ok(resp)
+    };
+    let resp = match (sub.as_deref(), ctx.ri.verb) {
         (None, "get") => get::handle(&ctx).await,
         (None, "list") => list::handle(&ctx).await,
-        (_, "watch") if sub.is_none() => super::watch::handle(ctx).await,
+        (None, "watch") => return super::watch::handle(ctx).await,
         (None, "create") => create::handle(&ctx).await,
         (None, "update") => update::handle(&ctx, store::Part::Main).await,
         (None, "patch") => patch::handle(&ctx, store::Part::Main).await,
@@ -512,7 +544,8 @@ async fn route_inner(
         (Some("scale"), verb) if info.scale.is_some() => scale::handle(&ctx, verb).await,
         (None, verb) => Err(Status::method_not_supported(ctx.scope().gr(), verb)),
         _ => Err(Status::path_not_found()),
-    }
+    };
+    warnings(resp, &ctx)
 }
 
 fn root_paths() -> Vec<String> {

@@ -1,0 +1,184 @@
+//! The raft log on RocksDB: entries in the `raft_log` column family (key = big-endian log
+//! index, value = JSON of the openraft entry) and the vote / committed log id / last purged
+//! log id in `raft_meta` (JSON values). Appends are fsynced before openraft is told they are
+//! flushed, and votes are written with a synced write, so an acknowledged entry or vote
+//! survives kill -9.
+//!
+//! It does not interpret entries (that is the state machine's job) and does not know about
+//! the MVCC column families.
+
+use std::fmt::Debug;
+use std::io;
+use std::ops::{Bound, RangeBounds};
+
+use openraft::entry::RaftEntry;
+use openraft::storage::{IOFlushed, LogState, RaftLogStorage};
+use openraft::type_config::alias::{EntryOf, LogIdOf, VoteOf};
+use openraft::{OptionalSend, RaftLogReader};
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+
+use super::TypeConfig;
+use crate::storage::engine::{Batch, Cf, Engine};
+
+const VOTE: &[u8] = b"vote";
+const COMMITTED: &[u8] = b"committed";
+const LAST_PURGED: &[u8] = b"last_purged";
+
+fn io_err(e: impl ToString) -> io::Error {
+    io::Error::other(e.to_string())
+}
+
+fn idx_key(index: u64) -> [u8; 8] {
+    index.to_be_bytes()
+}
+
+/// Upper bound past every 8-byte index key.
+const END: [u8; 9] = [0xFF; 9];
+
+/// RocksDB-backed [`RaftLogStorage`]. Cloning is cheap.
+#[derive(Clone, Debug)]
+pub struct LogStore {
+    engine: Engine,
+}
+
+impl LogStore {
+    pub fn new(engine: Engine) -> LogStore {
+        LogStore { engine }
+    }
+
+    fn get_meta<T: DeserializeOwned>(&self, key: &[u8]) -> Result<Option<T>, io::Error> {
+        match self.engine.get(Cf::RaftMeta, key).map_err(io_err)? {
+            None => Ok(None),
+            Some(b) => serde_json::from_slice(&b)
+                .map(Some)
+                .map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e)),
+        }
+    }
+
+    fn put_meta<T: Serialize>(&self, key: &[u8], v: &T, sync: bool) -> Result<(), io::Error> {
+        let b = serde_json::to_vec(v).map_err(io_err)?;
+        let mut batch = Batch::new();
+        batch.put(Cf::RaftMeta, key, b);
+        self.engine.write(batch, sync).map_err(io_err)
+    }
+}
+
+fn decode_entry(b: &[u8]) -> Result<EntryOf<TypeConfig>, io::Error> {
+    serde_json::from_slice(b).map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))
+}
+
+impl RaftLogReader<TypeConfig> for LogStore {
+    async fn try_get_log_entries<RB: RangeBounds<u64> + Clone + Debug + OptionalSend>(
+        &mut self,
+        range: RB,
+    ) -> Result<Vec<EntryOf<TypeConfig>>, io::Error> {
+        let start = match range.start_bound() {
+            Bound::Included(x) => *x,
+            Bound::Excluded(x) => x.saturating_add(1),
+            Bound::Unbounded => 0,
+        };
+        let mut out = Vec::new();
+        let view = self.engine.view();
+        view.scan(Cf::RaftLog, &idx_key(start), None, |_, v| {
+            let e = decode_entry(v).map_err(|e| crate::storage::Error::Storage(e.to_string()))?;
+            if !range.contains(&e.index()) {
+                return Ok(false);
+            }
+            out.push(e);
+            Ok(true)
+        })
+        .map_err(io_err)?;
+        Ok(out)
+    }
+
+    async fn read_vote(&mut self) -> Result<Option<VoteOf<TypeConfig>>, io::Error> {
+        self.get_meta(VOTE)
+    }
+}
+
+impl RaftLogStorage<TypeConfig> for LogStore {
+    type LogReader = LogStore;
+
+    async fn get_log_state(&mut self) -> Result<LogState<TypeConfig>, io::Error> {
+        let last_purged: Option<LogIdOf<TypeConfig>> = self.get_meta(LAST_PURGED)?;
+        let last = self.engine.view().last(Cf::RaftLog).map_err(io_err)?;
+        let last_log_id = match last {
+            Some((_, v)) => Some(decode_entry(&v)?.log_id()),
+            None => last_purged,
+        };
+        Ok(LogState {
+            last_purged_log_id: last_purged,
+            last_log_id,
+        })
+    }
+
+    async fn get_log_reader(&mut self) -> Self::LogReader {
+        self.clone()
+    }
+
+    async fn save_vote(&mut self, vote: &VoteOf<TypeConfig>) -> Result<(), io::Error> {
+        self.put_meta(VOTE, vote, true)
+    }
+
+    async fn save_committed(
+        &mut self,
+        committed: Option<LogIdOf<TypeConfig>>,
+    ) -> Result<(), io::Error> {
+        self.put_meta(COMMITTED, &committed, false)
+    }
+
+    async fn read_committed(&mut self) -> Result<Option<LogIdOf<TypeConfig>>, io::Error> {
+        Ok(self
+            .get_meta::<Option<LogIdOf<TypeConfig>>>(COMMITTED)?
+            .flatten())
+    }
+
+    async fn append<I>(
+        &mut self,
+        entries: I,
+        callback: IOFlushed<TypeConfig>,
+    ) -> Result<(), io::Error>
+    where
+        I: IntoIterator<Item = EntryOf<TypeConfig>> + OptionalSend,
+        I::IntoIter: OptionalSend,
+    {
+        let mut batch = Batch::new();
+        for e in entries {
+            let v = serde_json::to_vec(&e).map_err(io_err)?;
+            batch.put(Cf::RaftLog, idx_key(e.index()), v);
+        }
+        // Written (and thus readable) before returning; fsynced before the flush is reported.
+        self.engine.write(batch, false).map_err(io_err)?;
+        let engine = self.engine.clone();
+        tokio::task::spawn_blocking(move || {
+            callback.io_completed(engine.sync_wal().map_err(io_err));
+        });
+        Ok(())
+    }
+
+    async fn truncate_after(
+        &mut self,
+        last_log_id: Option<LogIdOf<TypeConfig>>,
+    ) -> Result<(), io::Error> {
+        let from = last_log_id.map_or(0, |l| l.index().saturating_add(1));
+        let mut batch = Batch::new();
+        batch.delete_range(Cf::RaftLog, idx_key(from), END);
+        self.engine.write(batch, true).map_err(io_err)
+    }
+
+    async fn purge(&mut self, log_id: LogIdOf<TypeConfig>) -> Result<(), io::Error> {
+        let mut batch = Batch::new();
+        batch.put(
+            Cf::RaftMeta,
+            LAST_PURGED,
+            serde_json::to_vec(&log_id).map_err(io_err)?,
+        );
+        batch.delete_range(
+            Cf::RaftLog,
+            idx_key(0),
+            idx_key(log_id.index().saturating_add(1)),
+        );
+        self.engine.write(batch, false).map_err(io_err)
+    }
+}
