@@ -111,10 +111,7 @@ pub async fn run(
         store.clone(),
         Duration::from_millis(500),
     ));
-    on_started(&Started {
-        url,
-        kubeconfig,
-    });
+    on_started(&Started { url, kubeconfig });
     server::serve(listener, pki.server_config()?, app.clone(), shutdown).await;
     app.shutting_down
         .store(true, std::sync::atomic::Ordering::Relaxed);

@@ -43,7 +43,11 @@ fn parse_duration(s: &str) -> Result<Duration, String> {
         "s" | "" => n,
         "m" => n * 60,
         "h" => n * 3600,
-        _ => return Err(format!("invalid duration unit in {s:?} (use ms, s, m or h)")),
+        _ => {
+            return Err(format!(
+                "invalid duration unit in {s:?} (use ms, s, m or h)"
+            ))
+        }
     };
     Ok(Duration::from_secs(secs))
 }
@@ -57,7 +61,9 @@ fn main() -> anyhow::Result<()> {
         .with_writer(std::io::stderr)
         .init();
     let cli = Cli::parse();
-    let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()?;
     match cli.command {
         Command::Serve {
             data_dir,
@@ -73,15 +79,19 @@ fn main() -> anyhow::Result<()> {
             },
             |s| {
                 println!("rafter: serving the Kubernetes API on {}", s.url);
-                println!("rafter: admin kubeconfig written to {}", s.kubeconfig.display());
+                println!(
+                    "rafter: admin kubeconfig written to {}",
+                    s.kubeconfig.display()
+                );
                 println!(
                     "rafter: try  kubectl --kubeconfig {} get ns",
                     s.kubeconfig.display()
                 );
             },
             async {
-                let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
-                    .expect("SIGTERM handler");
+                let mut term =
+                    tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
+                        .expect("SIGTERM handler");
                 tokio::select! {
                     _ = tokio::signal::ctrl_c() => {}
                     _ = term.recv() => {}

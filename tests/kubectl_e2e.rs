@@ -46,38 +46,82 @@ fn kubectl_workflow() {
     let s = Server::start();
 
     // Namespaces.
-    assert_eq!(s.ok(&["create", "namespace", "demo"]).trim(), "namespace/demo created");
+    assert_eq!(
+        s.ok(&["create", "namespace", "demo"]).trim(),
+        "namespace/demo created"
+    );
     let ns = s.ok(&["get", "ns"]);
     assert_eq!(header_of(&ns), ["NAME", "STATUS", "AGE"]);
-    for n in ["default", "demo", "kube-system", "kube-public", "kube-node-lease"] {
-        assert!(ns.lines().any(|l| l.starts_with(n) && l.contains("Active")), "{ns}");
+    for n in [
+        "default",
+        "demo",
+        "kube-system",
+        "kube-public",
+        "kube-node-lease",
+    ] {
+        assert!(
+            ns.lines().any(|l| l.starts_with(n) && l.contains("Active")),
+            "{ns}"
+        );
     }
     let err = s.fails(&["create", "namespace", "demo"]);
-    assert!(err.contains(r#"Error from server (AlreadyExists): namespaces "demo" already exists"#), "{err}");
+    assert!(
+        err.contains(r#"Error from server (AlreadyExists): namespaces "demo" already exists"#),
+        "{err}"
+    );
 
     // apply -f, twice.
     let manifest = s.dir.path().join("deploy.yaml");
     std::fs::write(&manifest, DEPLOYMENT).unwrap();
     let m = manifest.to_str().unwrap();
-    assert_eq!(s.ok(&["apply", "-f", m]).trim(), "deployment.apps/web created");
-    assert_eq!(s.ok(&["apply", "-f", m]).trim(), "deployment.apps/web unchanged");
+    assert_eq!(
+        s.ok(&["apply", "-f", m]).trim(),
+        "deployment.apps/web created"
+    );
+    assert_eq!(
+        s.ok(&["apply", "-f", m]).trim(),
+        "deployment.apps/web unchanged"
+    );
 
     // get in every output format.
     let wide = s.ok(&["get", "deploy", "-n", "demo", "-o", "wide"]);
     assert_eq!(
         header_of(&wide),
-        ["NAME", "READY", "UP-TO-DATE", "AVAILABLE", "AGE", "CONTAINERS", "IMAGES", "SELECTOR"]
+        [
+            "NAME",
+            "READY",
+            "UP-TO-DATE",
+            "AVAILABLE",
+            "AGE",
+            "CONTAINERS",
+            "IMAGES",
+            "SELECTOR"
+        ]
     );
-    assert!(wide.contains("nginx:1.27") && wide.contains("app=web"), "{wide}");
+    assert!(
+        wide.contains("nginx:1.27") && wide.contains("app=web"),
+        "{wide}"
+    );
     let yaml = s.ok(&["get", "deploy", "web", "-n", "demo", "-o", "yaml"]);
-    assert!(yaml.contains("replicas: 2") && yaml.contains("kind: Deployment"), "{yaml}");
+    assert!(
+        yaml.contains("replicas: 2") && yaml.contains("kind: Deployment"),
+        "{yaml}"
+    );
     let json: serde_json::Value =
         serde_json::from_str(&s.ok(&["get", "deploy", "web", "-n", "demo", "-o", "json"])).unwrap();
     assert_eq!(json["spec"]["replicas"], 2);
     assert_eq!(json["metadata"]["generation"], 1);
     assert!(json["metadata"]["uid"].as_str().unwrap().len() == 36);
     assert_eq!(
-        s.ok(&["get", "deploy", "web", "-n", "demo", "-o", "jsonpath={.spec.replicas}"]),
+        s.ok(&[
+            "get",
+            "deploy",
+            "web",
+            "-n",
+            "demo",
+            "-o",
+            "jsonpath={.spec.replicas}"
+        ]),
         "2"
     );
     let labels = s.ok(&["get", "deploy", "-n", "demo", "--show-labels"]);
@@ -86,64 +130,186 @@ fn kubectl_workflow() {
     let all = s.ok(&["get", "all", "-n", "demo"]);
     assert!(all.contains("deployment.apps/web"), "{all}");
     let described = s.ok(&["describe", "deployment", "web", "-n", "demo"]);
-    for needle in ["Name:", "web", "Namespace:", "demo", "Replicas:", "Selector:", "app=web", "nginx:1.27"] {
-        assert!(described.contains(needle), "describe lacks {needle}: {described}");
+    for needle in [
+        "Name:",
+        "web",
+        "Namespace:",
+        "demo",
+        "Replicas:",
+        "Selector:",
+        "app=web",
+        "nginx:1.27",
+    ] {
+        assert!(
+            described.contains(needle),
+            "describe lacks {needle}: {described}"
+        );
     }
 
     // label, annotate, three patch types, replace, scale, edit.
-    assert_eq!(s.ok(&["label", "deploy", "web", "-n", "demo", "tier=front"]).trim(), "deployment.apps/web labeled");
-    assert_eq!(s.ok(&["annotate", "deploy", "web", "-n", "demo", "note=hi"]).trim(), "deployment.apps/web annotated");
+    assert_eq!(
+        s.ok(&["label", "deploy", "web", "-n", "demo", "tier=front"])
+            .trim(),
+        "deployment.apps/web labeled"
+    );
+    assert_eq!(
+        s.ok(&["annotate", "deploy", "web", "-n", "demo", "note=hi"])
+            .trim(),
+        "deployment.apps/web annotated"
+    );
     assert_eq!(
         s.ok(&["patch", "deploy", "web", "-n", "demo", "-p", r#"{"spec":{"template":{"spec":{"containers":[{"name":"nginx","image":"nginx:1.28"}]}}}}"#]).trim(),
         "deployment.apps/web patched"
     );
     let after: serde_json::Value =
         serde_json::from_str(&s.ok(&["get", "deploy", "web", "-n", "demo", "-o", "json"])).unwrap();
-    let containers = after["spec"]["template"]["spec"]["containers"].as_array().unwrap();
-    assert_eq!(containers.len(), 1, "strategic merge keeps one container by name");
+    let containers = after["spec"]["template"]["spec"]["containers"]
+        .as_array()
+        .unwrap();
+    assert_eq!(
+        containers.len(),
+        1,
+        "strategic merge keeps one container by name"
+    );
     assert_eq!(containers[0]["image"], "nginx:1.28");
-    assert_eq!(containers[0]["ports"][0]["containerPort"], 80, "merge kept ports");
-    assert_eq!(after["metadata"]["generation"], 2, "spec change bumps generation");
     assert_eq!(
-        s.ok(&["patch", "deploy", "web", "-n", "demo", "--type=merge", "-p", r#"{"spec":{"replicas":3}}"#]).trim(),
+        containers[0]["ports"][0]["containerPort"], 80,
+        "merge kept ports"
+    );
+    assert_eq!(
+        after["metadata"]["generation"], 2,
+        "spec change bumps generation"
+    );
+    assert_eq!(
+        s.ok(&[
+            "patch",
+            "deploy",
+            "web",
+            "-n",
+            "demo",
+            "--type=merge",
+            "-p",
+            r#"{"spec":{"replicas":3}}"#
+        ])
+        .trim(),
         "deployment.apps/web patched"
     );
     assert_eq!(
-        s.ok(&["patch", "deploy", "web", "-n", "demo", "--type=json", "-p", r#"[{"op":"replace","path":"/spec/replicas","value":4}]"#]).trim(),
+        s.ok(&[
+            "patch",
+            "deploy",
+            "web",
+            "-n",
+            "demo",
+            "--type=json",
+            "-p",
+            r#"[{"op":"replace","path":"/spec/replicas","value":4}]"#
+        ])
+        .trim(),
         "deployment.apps/web patched"
     );
-    assert_eq!(s.ok(&["get", "deploy", "web", "-n", "demo", "-o", "jsonpath={.spec.replicas}"]), "4");
+    assert_eq!(
+        s.ok(&[
+            "get",
+            "deploy",
+            "web",
+            "-n",
+            "demo",
+            "-o",
+            "jsonpath={.spec.replicas}"
+        ]),
+        "4"
+    );
     let current = s.ok(&["get", "deploy", "web", "-n", "demo", "-o", "yaml"]);
     let replaced = current.replace("replicas: 4", "replicas: 1");
-    assert_eq!(s.ok_stdin(&["replace", "-f", "-"], &replaced).trim(), "deployment.apps/web replaced");
-    assert_eq!(s.ok(&["scale", "deploy", "web", "-n", "demo", "--replicas=5"]).trim(), "deployment.apps/web scaled");
-    assert_eq!(s.ok(&["get", "deploy", "web", "-n", "demo", "-o", "jsonpath={.spec.replicas}"]), "5");
+    assert_eq!(
+        s.ok_stdin(&["replace", "-f", "-"], &replaced).trim(),
+        "deployment.apps/web replaced"
+    );
+    assert_eq!(
+        s.ok(&["scale", "deploy", "web", "-n", "demo", "--replicas=5"])
+            .trim(),
+        "deployment.apps/web scaled"
+    );
+    assert_eq!(
+        s.ok(&[
+            "get",
+            "deploy",
+            "web",
+            "-n",
+            "demo",
+            "-o",
+            "jsonpath={.spec.replicas}"
+        ]),
+        "5"
+    );
     let editor = s.dir.path().join("editor.sh");
-    std::fs::write(&editor, "#!/bin/sh\nsed -i 's/replicas: 5/replicas: 6/' \"$1\"\n").unwrap();
-    std::process::Command::new("chmod").arg("+x").arg(&editor).status().unwrap();
-    let out = s.kubectl_env(&["edit", "deploy", "web", "-n", "demo"], &[("EDITOR", editor.to_str().unwrap())]);
+    std::fs::write(
+        &editor,
+        "#!/bin/sh\nsed -i 's/replicas: 5/replicas: 6/' \"$1\"\n",
+    )
+    .unwrap();
+    std::process::Command::new("chmod")
+        .arg("+x")
+        .arg(&editor)
+        .status()
+        .unwrap();
+    let out = s.kubectl_env(
+        &["edit", "deploy", "web", "-n", "demo"],
+        &[("EDITOR", editor.to_str().unwrap())],
+    );
     assert!(out.status.success(), "{}", stderr(&out));
     assert_eq!(stdout(&out).trim(), "deployment.apps/web edited");
-    assert_eq!(s.ok(&["get", "deploy", "web", "-n", "demo", "-o", "jsonpath={.spec.replicas}"]), "6");
+    assert_eq!(
+        s.ok(&[
+            "get",
+            "deploy",
+            "web",
+            "-n",
+            "demo",
+            "-o",
+            "jsonpath={.spec.replicas}"
+        ]),
+        "6"
+    );
     // Stale update: 409 Conflict with kube's message.
     let stale = current.replace("replicas: 4", "replicas: 7");
     let stale_file = s.dir.path().join("stale.yaml");
     std::fs::write(&stale_file, stale).unwrap();
     let out = s.kubectl(&["replace", "-f", stale_file.to_str().unwrap()]);
-    assert!(stderr(&out).contains("Error from server (Conflict): error when replacing"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("Error from server (Conflict): error when replacing"),
+        "{}",
+        stderr(&out)
+    );
     assert!(stderr(&out).contains("the object has been modified; please apply your changes to the latest version and try again"));
 
     // Errors as kube-apiserver words them.
     let err = s.fails(&["get", "deploy", "nope", "-n", "demo"]);
-    assert!(err.contains(r#"Error from server (NotFound): deployments.apps "nope" not found"#), "{err}");
+    assert!(
+        err.contains(r#"Error from server (NotFound): deployments.apps "nope" not found"#),
+        "{err}"
+    );
     let err = s.fails(&["create", "configmap", "Bad_Name", "-n", "demo"]);
     assert!(err.contains(r#"The ConfigMap "Bad_Name" is invalid: metadata.name: Invalid value: "Bad_Name": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters"#), "{err}");
     let err = s.fails(&["create", "configmap", "x", "-n", "nowhere"]);
-    assert!(err.contains(r#"Error from server (NotFound): namespaces "nowhere" not found"#), "{err}");
+    assert!(
+        err.contains(r#"Error from server (NotFound): namespaces "nowhere" not found"#),
+        "{err}"
+    );
 
     // Server-side dry run writes nothing.
     assert_eq!(
-        s.ok(&["create", "configmap", "dry", "-n", "demo", "--from-literal=a=b", "--dry-run=server"]).trim(),
+        s.ok(&[
+            "create",
+            "configmap",
+            "dry",
+            "-n",
+            "demo",
+            "--from-literal=a=b",
+            "--dry-run=server"
+        ])
+        .trim(),
         "configmap/dry created (server dry run)"
     );
     let err = s.fails(&["get", "configmap", "dry", "-n", "demo"]);
@@ -154,27 +320,72 @@ fn kubectl_workflow() {
         &["apply", "-f", "-"],
         "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: held\n  namespace: demo\n  finalizers: [example.com/hold]\ndata:\n  a: b\n",
     );
-    assert_eq!(s.ok(&["delete", "configmap", "held", "-n", "demo", "--wait=false"]).trim(), r#"configmap "held" deleted"#);
-    let ts = s.ok(&["get", "configmap", "held", "-n", "demo", "-o", "jsonpath={.metadata.deletionTimestamp}"]);
+    assert_eq!(
+        s.ok(&["delete", "configmap", "held", "-n", "demo", "--wait=false"])
+            .trim(),
+        r#"configmap "held" deleted"#
+    );
+    let ts = s.ok(&[
+        "get",
+        "configmap",
+        "held",
+        "-n",
+        "demo",
+        "-o",
+        "jsonpath={.metadata.deletionTimestamp}",
+    ]);
     assert!(!ts.is_empty(), "deletionTimestamp set");
-    s.ok(&["patch", "configmap", "held", "-n", "demo", "--type=json", "-p", r#"[{"op":"remove","path":"/metadata/finalizers"}]"#]);
+    s.ok(&[
+        "patch",
+        "configmap",
+        "held",
+        "-n",
+        "demo",
+        "--type=json",
+        "-p",
+        r#"[{"op":"remove","path":"/metadata/finalizers"}]"#,
+    ]);
     let err = s.fails(&["get", "configmap", "held", "-n", "demo"]);
-    assert!(err.contains(r#"Error from server (NotFound): configmaps "held" not found"#), "{err}");
+    assert!(
+        err.contains(r#"Error from server (NotFound): configmaps "held" not found"#),
+        "{err}"
+    );
 
     // Discovery and explain.
     let res = s.ok(&["api-resources"]);
-    assert_eq!(header_of(&res), ["NAME", "SHORTNAMES", "APIVERSION", "NAMESPACED", "KIND"]);
-    assert!(res.lines().any(|l| l.split_whitespace().collect::<Vec<_>>() == ["deployments", "deploy", "apps/v1", "true", "Deployment"]), "{res}");
-    assert!(res.lines().any(|l| l.split_whitespace().collect::<Vec<_>>() == ["namespaces", "ns", "v1", "false", "Namespace"]), "{res}");
+    assert_eq!(
+        header_of(&res),
+        ["NAME", "SHORTNAMES", "APIVERSION", "NAMESPACED", "KIND"]
+    );
+    assert!(
+        res.lines().any(|l| l.split_whitespace().collect::<Vec<_>>()
+            == ["deployments", "deploy", "apps/v1", "true", "Deployment"]),
+        "{res}"
+    );
+    assert!(
+        res.lines().any(|l| l.split_whitespace().collect::<Vec<_>>()
+            == ["namespaces", "ns", "v1", "false", "Namespace"]),
+        "{res}"
+    );
     let versions = s.ok(&["api-versions"]);
-    for v in ["apps/v1", "batch/v1", "v1", "rbac.authorization.k8s.io/v1", "autoscaling/v2"] {
+    for v in [
+        "apps/v1",
+        "batch/v1",
+        "v1",
+        "rbac.authorization.k8s.io/v1",
+        "autoscaling/v2",
+    ] {
         assert!(versions.lines().any(|l| l == v), "{v} missing: {versions}");
     }
     let explain = s.ok(&["explain", "deployment.spec.replicas"]);
     assert!(explain.contains("FIELD: replicas <integer>"), "{explain}");
 
     // Namespace deletion empties the namespace, then removes it.
-    assert_eq!(s.ok(&["delete", "namespace", "demo", "--timeout=30s"]).trim(), r#"namespace "demo" deleted"#);
+    assert_eq!(
+        s.ok(&["delete", "namespace", "demo", "--timeout=30s"])
+            .trim(),
+        r#"namespace "demo" deleted"#
+    );
     let err = s.fails(&["get", "namespace", "demo"]);
     assert!(err.contains(r#"namespaces "demo" not found"#), "{err}");
 }
@@ -183,7 +394,12 @@ fn kubectl_workflow() {
 fn kill_dash_nine_keeps_acknowledged_writes() {
     let mut s = Server::start();
     for i in 0..20 {
-        s.ok(&["create", "configmap", &format!("cm-{i}"), "--from-literal=k=v"]);
+        s.ok(&[
+            "create",
+            "configmap",
+            &format!("cm-{i}"),
+            "--from-literal=k=v",
+        ]);
     }
     let before = s.ok(&["get", "configmap", "-o", "name"]);
     s.restart();
@@ -199,6 +415,15 @@ fn kill_dash_nine_keeps_acknowledged_writes() {
     }
     // The revision counter continues where it was.
     s.ok(&["create", "configmap", "after-restart"]);
-    let rv: i64 = s.ok(&["get", "configmap", "after-restart", "-o", "jsonpath={.metadata.resourceVersion}"]).parse().unwrap();
+    let rv: i64 = s
+        .ok(&[
+            "get",
+            "configmap",
+            "after-restart",
+            "-o",
+            "jsonpath={.metadata.resourceVersion}",
+        ])
+        .parse()
+        .unwrap();
     assert!(rv > 20, "revision continued: {rv}");
 }

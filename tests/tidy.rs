@@ -65,8 +65,20 @@ fn only_raft_names_openraft() {
 fn storage_knows_nothing_of_kubernetes_or_raft() {
     for (path, text) in sources("src/storage") {
         let c = code(&text);
-        for forbidden in ["openraft", "crate::raft", "crate::kv", "crate::registry", "crate::meta", "k8s_openapi", "crate::server"] {
-            assert!(!c.contains(forbidden), "{} uses {forbidden}", path.display());
+        for forbidden in [
+            "openraft",
+            "crate::raft",
+            "crate::kv",
+            "crate::registry",
+            "crate::meta",
+            "k8s_openapi",
+            "crate::server",
+        ] {
+            assert!(
+                !c.contains(forbidden),
+                "{} uses {forbidden}",
+                path.display()
+            );
         }
     }
 }
@@ -76,8 +88,19 @@ fn meta_and_apply_are_pure() {
     for sub in ["src/meta", "src/apply"] {
         for (path, text) in sources(sub) {
             let c = code(&text);
-            for forbidden in ["std::fs", "tokio::", "crate::kv", "crate::server", "SystemTime::now", "Timestamp::now"] {
-                assert!(!c.contains(forbidden), "{} uses {forbidden}", path.display());
+            for forbidden in [
+                "std::fs",
+                "tokio::",
+                "crate::kv",
+                "crate::server",
+                "SystemTime::now",
+                "Timestamp::now",
+            ] {
+                assert!(
+                    !c.contains(forbidden),
+                    "{} uses {forbidden}",
+                    path.display()
+                );
             }
         }
     }

@@ -9,11 +9,25 @@ use crate::registry::store::{Scope, Store, WriteOptions};
 
 pub async fn ensure(store: &Store, advertise_port: u16) -> Result<(), crate::meta::status::Status> {
     let now = crate::server::handlers::now_rfc3339();
-    let opts = WriteOptions { now, dry_run: false, field_manager: Some("kube-apiserver".into()) };
+    let opts = WriteOptions {
+        now,
+        dry_run: false,
+        field_manager: Some("kube-apiserver".into()),
+    };
     let ns_info = resources::lookup("", "v1", "namespaces").expect("namespaces resource");
     for ns in ["default", "kube-system", "kube-public", "kube-node-lease"] {
         let obj = json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns}});
-        match store.create(Scope { info: ns_info, namespace: None }, obj, &opts).await {
+        match store
+            .create(
+                Scope {
+                    info: ns_info,
+                    namespace: None,
+                },
+                obj,
+                &opts,
+            )
+            .await
+        {
             Ok(_) => {}
             Err(s) if s.code == 409 => {}
             Err(s) => return Err(s),
@@ -26,7 +40,17 @@ pub async fn ensure(store: &Store, advertise_port: u16) -> Result<(), crate::met
         "spec": {"type": "ClusterIP", "clusterIP": "10.96.0.1", "clusterIPs": ["10.96.0.1"], "sessionAffinity": "None",
                  "ports": [{"name": "https", "port": 443, "protocol": "TCP", "targetPort": advertise_port}]},
     });
-    match store.create(Scope { info: svc_info, namespace: Some("default") }, svc, &opts).await {
+    match store
+        .create(
+            Scope {
+                info: svc_info,
+                namespace: Some("default"),
+            },
+            svc,
+            &opts,
+        )
+        .await
+    {
         Ok(_) => Ok(()),
         Err(s) if s.code == 409 => Ok(()),
         Err(s) => Err(s),

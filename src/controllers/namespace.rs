@@ -8,7 +8,9 @@ use std::time::Duration;
 use serde_json::{json, Value};
 
 use crate::registry::resources::{self, ResourceInfo};
-use crate::registry::store::{self, DeleteOptions, ListOptions, Part, ReadAt, Scope, Store, WriteOptions};
+use crate::registry::store::{
+    self, DeleteOptions, ListOptions, Part, ReadAt, Scope, Store, WriteOptions,
+};
 
 /// Runs until the task is dropped.
 pub async fn run(store: Store, interval: Duration) {
@@ -37,8 +39,14 @@ async fn pass(store: &Store) -> Result<(), crate::meta::status::Status> {
     let ns_info = resources::lookup("", "v1", "namespaces").expect("namespaces resource");
     let all = store
         .list(
-            Scope { info: ns_info, namespace: None },
-            &ListOptions { read_at: Some(ReadAt::Any), ..Default::default() },
+            Scope {
+                info: ns_info,
+                namespace: None,
+            },
+            &ListOptions {
+                read_at: Some(ReadAt::Any),
+                ..Default::default()
+            },
         )
         .await?;
     for ns in all.items {
@@ -49,14 +57,27 @@ async fn pass(store: &Store) -> Result<(), crate::meta::status::Status> {
         let now = crate::server::handlers::now_rfc3339();
         let mut remaining = 0usize;
         for info in namespaced_resources() {
-            let scope = Scope { info, namespace: Some(&name) };
+            let scope = Scope {
+                info,
+                namespace: Some(&name),
+            };
             let opts = DeleteOptions {
-                write: WriteOptions { now: now.clone(), ..Default::default() },
+                write: WriteOptions {
+                    now: now.clone(),
+                    ..Default::default()
+                },
                 propagation_policy: Some("Background".into()),
                 ..Default::default()
             };
             let (items, _) = store
-                .delete_collection(scope, &ListOptions { read_at: Some(ReadAt::Any), ..Default::default() }, &opts)
+                .delete_collection(
+                    scope,
+                    &ListOptions {
+                        read_at: Some(ReadAt::Any),
+                        ..Default::default()
+                    },
+                    &opts,
+                )
                 .await?;
             // Objects with finalizers stay until their owners remove them.
             remaining += items
@@ -67,18 +88,35 @@ async fn pass(store: &Store) -> Result<(), crate::meta::status::Status> {
         if remaining > 0 {
             continue;
         }
-        let write = WriteOptions { now, ..Default::default() };
+        let write = WriteOptions {
+            now,
+            ..Default::default()
+        };
         let res = store
-            .update_with(Scope { info: ns_info, namespace: None }, &name, Part::Finalize, &write, |cur| {
-                let mut next = cur.clone();
-                let fins: Vec<Value> = cur
-                    .pointer("/spec/finalizers")
-                    .and_then(Value::as_array)
-                    .map(|a| a.iter().filter(|f| f.as_str() != Some("kubernetes")).cloned().collect())
-                    .unwrap_or_default();
-                next["spec"] = json!({ "finalizers": fins });
-                Ok(next)
-            })
+            .update_with(
+                Scope {
+                    info: ns_info,
+                    namespace: None,
+                },
+                &name,
+                Part::Finalize,
+                &write,
+                |cur| {
+                    let mut next = cur.clone();
+                    let fins: Vec<Value> = cur
+                        .pointer("/spec/finalizers")
+                        .and_then(Value::as_array)
+                        .map(|a| {
+                            a.iter()
+                                .filter(|f| f.as_str() != Some("kubernetes"))
+                                .cloned()
+                                .collect()
+                        })
+                        .unwrap_or_default();
+                    next["spec"] = json!({ "finalizers": fins });
+                    Ok(next)
+                },
+            )
             .await;
         if let Err(e) = res {
             if e.code != 404 {

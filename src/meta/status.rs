@@ -89,7 +89,10 @@ impl Status {
             },
         );
         let ok = (200..300).contains(&self.code);
-        m.insert("status".into(), json!(if ok { "Success" } else { "Failure" }));
+        m.insert(
+            "status".into(),
+            json!(if ok { "Success" } else { "Failure" }),
+        );
         if !self.message.is_empty() {
             m.insert("message".into(), json!(self.message));
         }
@@ -115,13 +118,21 @@ impl Status {
 
     /// 404 for a path that names nothing the server serves.
     pub fn path_not_found() -> Status {
-        Status::new(404, "NotFound", "the server could not find the requested resource")
-            .with_details(json!({}))
+        Status::new(
+            404,
+            "NotFound",
+            "the server could not find the requested resource",
+        )
+        .with_details(json!({}))
     }
 
     pub fn already_exists(gr: GroupResource<'_>, name: &str) -> Status {
-        Status::new(409, "AlreadyExists", format!("{gr} \"{name}\" already exists"))
-            .with_details(details(name, gr))
+        Status::new(
+            409,
+            "AlreadyExists",
+            format!("{gr} \"{name}\" already exists"),
+        )
+        .with_details(details(name, gr))
     }
 
     /// 409 Conflict: `Operation cannot be fulfilled on <gr> "<name>": <why>`.
@@ -227,12 +238,12 @@ impl Status {
 
     pub fn too_large_resource_version(requested: i64, current: i64) -> Status {
         let mut s = Status::timeout(
-            format!(
-                "Too large resource version: {requested}, current: {current}"
-            ),
+            format!("Too large resource version: {requested}, current: {current}"),
             1,
         );
-        s.details = Some(json!({"causes": [{"reason": "ResourceVersionTooLarge", "message": format!("Too large resource version: {requested}, current: {current}")}]}));
+        s.details = Some(
+            json!({"causes": [{"reason": "ResourceVersionTooLarge", "message": format!("Too large resource version: {requested}, current: {current}")}]}),
+        );
         s
     }
 

@@ -25,7 +25,12 @@ const SYSTEM_META: &[&str] = &[
 ];
 
 /// Records an Update by `opts.field_manager` on `obj` (changed relative to `old`).
-pub fn record_update(obj: &mut Value, opts: &WriteOptions, info: &ResourceInfo, old: Option<&Value>) {
+pub fn record_update(
+    obj: &mut Value,
+    opts: &WriteOptions,
+    info: &ResourceInfo,
+    old: Option<&Value>,
+) {
     let Some(manager) = opts.field_manager.as_deref().filter(|m| !m.is_empty()) else {
         // Keep the previous entries when no manager is known.
         if let Some(prev) = old.and_then(|o| meta(o).get("managedFields")).cloned() {
@@ -51,7 +56,11 @@ pub fn record_update(obj: &mut Value, opts: &WriteOptions, info: &ResourceInfo, 
             && e.get("subresource").is_none()
     });
     let mut fields = match mine {
-        Some(i) => entries.remove(i).get("fieldsV1").cloned().unwrap_or(json!({})),
+        Some(i) => entries
+            .remove(i)
+            .get("fieldsV1")
+            .cloned()
+            .unwrap_or(json!({})),
         None => json!({}),
     };
     merge_sets(&mut fields, &touched);
@@ -75,7 +84,9 @@ pub fn record_update(obj: &mut Value, opts: &WriteOptions, info: &ResourceInfo, 
 /// The fields of `new` that differ from `old` (all of them without `old`), as a FieldsV1 set.
 fn field_set(new: &Value, old: Option<&Value>) -> Value {
     let mut out = Map::new();
-    let Some(n) = new.as_object() else { return json!({}) };
+    let Some(n) = new.as_object() else {
+        return json!({});
+    };
     for (k, v) in n {
         if k == "apiVersion" || k == "kind" || k == "status" {
             continue;

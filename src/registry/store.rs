@@ -33,9 +33,9 @@ const UPDATE_RETRIES: usize = 16;
 /// Translates a storage error into the API error, once.
 pub fn kv_status(err: kv::Error) -> Status {
     match err {
-        kv::Error::Compacted { .. } => Status::gone(
-            "The resourceVersion for the provided list is too old.",
-        ),
+        kv::Error::Compacted { .. } => {
+            Status::gone("The resourceVersion for the provided list is too old.")
+        }
         kv::Error::FutureRevision { requested, current } => {
             Status::too_large_resource_version(requested, current)
         }
@@ -172,8 +172,12 @@ pub fn prefix_end(prefix: &[u8]) -> Vec<u8> {
 
 /// Decodes a stored value and stamps its resourceVersion.
 pub fn decode(kv: &KeyValue) -> Result<Value, Status> {
-    let mut obj: Value = serde_json::from_slice(&kv.value)
-        .map_err(|e| Status::internal(format!("corrupt object at {:?}: {e}", String::from_utf8_lossy(&kv.key))))?;
+    let mut obj: Value = serde_json::from_slice(&kv.value).map_err(|e| {
+        Status::internal(format!(
+            "corrupt object at {:?}: {e}",
+            String::from_utf8_lossy(&kv.key)
+        ))
+    })?;
     set_rv(&mut obj, kv.mod_revision);
     Ok(obj)
 }
@@ -203,7 +207,9 @@ pub fn meta_mut(obj: &mut Value) -> &mut Map<String, Value> {
     if !obj.get("metadata").is_some_and(Value::is_object) {
         obj["metadata"] = json!({});
     }
-    obj["metadata"].as_object_mut().expect("metadata is an object")
+    obj["metadata"]
+        .as_object_mut()
+        .expect("metadata is an object")
 }
 
 pub fn meta_str<'a>(obj: &'a Value, field: &str) -> &'a str {
@@ -276,7 +282,12 @@ impl Store {
         self.get_local(scope, name, at_rev)
     }
 
-    fn get_local(&self, scope: Scope<'_>, name: &str, at: Option<Revision>) -> Result<Value, Status> {
+    fn get_local(
+        &self,
+        scope: Scope<'_>,
+        name: &str,
+        at: Option<Revision>,
+    ) -> Result<Value, Status> {
         match self.kv.get(&scope.key(name), at).map_err(kv_status)? {
             Some(kv) => decode(&kv),
             None => Err(Status::not_found(scope.gr(), name)),
@@ -347,7 +358,8 @@ impl Store {
                     if more {
                         let key = last_key.take().unwrap_or_default();
                         let suffix = String::from_utf8_lossy(&key[prefix.len()..]).into_owned();
-                        continue_token = Some(encode_continue(revision_now, &format!("{suffix}\u{0}")));
+                        continue_token =
+                            Some(encode_continue(revision_now, &format!("{suffix}\u{0}")));
                         if !filtered {
                             remaining = Some((res.count - (i as i64 + 1)).max(0));
                         }
@@ -383,7 +395,10 @@ impl Store {
     pub fn matches(&self, scope: Scope<'_>, opts: &ListOptions, obj: &Value) -> bool {
         if let Some(sel) = &opts.label_selector {
             let empty = Map::new();
-            let labels = meta(obj).get("labels").and_then(Value::as_object).unwrap_or(&empty);
+            let labels = meta(obj)
+                .get("labels")
+                .and_then(Value::as_object)
+                .unwrap_or(&empty);
             if !sel.matches(labels) {
                 return false;
             }
@@ -419,7 +434,9 @@ impl Store {
                             "unable to create new content in namespace {ns} because it is being terminated"
                         ),
                     );
-                    s.details = Some(json!({"kind": scope.info.resource, "group": scope.info.group, "causes": [{"reason": "NamespaceTerminating", "message": format!("namespace {ns} is being terminated"), "field": "metadata.namespace"}]}));
+                    s.details = Some(
+                        json!({"kind": scope.info.resource, "group": scope.info.group, "causes": [{"reason": "NamespaceTerminating", "message": format!("namespace {ns} is being terminated"), "field": "metadata.namespace"}]}),
+                    );
                     return Err(s);
                 }
                 Ok(())
@@ -466,7 +483,12 @@ impl Store {
         let mut errs = validation::validate_object_meta(&obj, info.namespaced, info.name_rule);
         errs.extend(strategy::validate(info, &obj));
         if !errs.is_empty() {
-            return Err(Status::invalid(info.kind, info.group, meta_str(&obj, "name"), &errs));
+            return Err(Status::invalid(
+                info.kind,
+                info.group,
+                meta_str(&obj, "name"),
+                &errs,
+            ));
         }
         self.check_namespace(scope).await?;
         crate::registry::managed::record_update(&mut obj, opts, info, None);
@@ -491,7 +513,10 @@ impl Store {
                 .kv
                 .txn(Txn {
                     compares: vec![Compare::Absent(key.clone())],
-                    success: vec![Op::Put { key, value: encode(&obj) }],
+                    success: vec![Op::Put {
+                        key,
+                        value: encode(&obj),
+                    }],
                 })
                 .await
                 .map_err(kv_status)?;
@@ -568,7 +593,9 @@ impl Store {
                     .kv
                     .txn(Txn {
                         compares: vec![Compare::ModRevision(scope.key(name), cur.mod_revision)],
-                        success: vec![Op::Delete { key: scope.key(name) }],
+                        success: vec![Op::Delete {
+                            key: scope.key(name),
+                        }],
                     })
                     .await
                     .map_err(kv_status)?;
@@ -588,7 +615,10 @@ impl Store {
                 .kv
                 .txn(Txn {
                     compares: vec![Compare::ModRevision(scope.key(name), cur.mod_revision)],
-                    success: vec![Op::Put { key: scope.key(name), value: encode(&new) }],
+                    success: vec![Op::Put {
+                        key: scope.key(name),
+                        value: encode(&new),
+                    }],
                 })
                 .await
                 .map_err(kv_status)?;
@@ -652,7 +682,9 @@ impl Store {
                     .kv
                     .txn(Txn {
                         compares: vec![Compare::ModRevision(scope.key(name), cur.mod_revision)],
-                        success: vec![Op::Delete { key: scope.key(name) }],
+                        success: vec![Op::Delete {
+                            key: scope.key(name),
+                        }],
                     })
                     .await
                     .map_err(kv_status)?;
@@ -689,7 +721,10 @@ impl Store {
                 .kv
                 .txn(Txn {
                     compares: vec![Compare::ModRevision(scope.key(name), cur.mod_revision)],
-                    success: vec![Op::Put { key: scope.key(name), value: encode(&new) }],
+                    success: vec![Op::Put {
+                        key: scope.key(name),
+                        value: encode(&new),
+                    }],
                 })
                 .await
                 .map_err(kv_status)?;
@@ -716,7 +751,11 @@ impl Store {
             let ns = meta_str(&item, "namespace").to_string();
             let item_scope = Scope {
                 info: scope.info,
-                namespace: if scope.info.namespaced { Some(&ns) } else { None },
+                namespace: if scope.info.namespaced {
+                    Some(&ns)
+                } else {
+                    None
+                },
             };
             match self.delete(item_scope, &name, opts).await {
                 Ok(Deleted::Gone(o)) | Ok(Deleted::Pending(o)) => out.push(o),
@@ -733,7 +772,11 @@ pub fn finalizers(obj: &Value) -> Vec<String> {
     meta(obj)
         .get("finalizers")
         .and_then(Value::as_array)
-        .map(|a| a.iter().filter_map(|v| v.as_str().map(str::to_string)).collect())
+        .map(|a| {
+            a.iter()
+                .filter_map(|v| v.as_str().map(str::to_string))
+                .collect()
+        })
         .unwrap_or_default()
 }
 
@@ -765,18 +808,23 @@ pub fn encode_continue(rev: Revision, start: &str) -> String {
         rv: rev,
         start: start.into(),
     };
-    base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(serde_json::to_vec(&t).unwrap_or_default())
+    base64::engine::general_purpose::URL_SAFE_NO_PAD
+        .encode(serde_json::to_vec(&t).unwrap_or_default())
 }
 
 pub fn decode_continue(token: &str) -> Result<(Revision, String), Status> {
     use base64::Engine;
-    let bad = || Status::bad_request("continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)");
+    let bad = || {
+        Status::bad_request("continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)")
+    };
     let raw = base64::engine::general_purpose::URL_SAFE_NO_PAD
         .decode(token.trim_end_matches('='))
         .map_err(|_| bad())?;
     let t: ContinueToken = serde_json::from_slice(&raw).map_err(|_| bad())?;
     if t.v != "meta.k8s.io/v1" {
-        return Err(Status::bad_request("continue key is not valid: server does not recognize this encoded version"));
+        return Err(Status::bad_request(
+            "continue key is not valid: server does not recognize this encoded version",
+        ));
     }
     if t.rv <= 0 || t.start.contains("..") || t.start.starts_with('/') {
         return Err(bad());

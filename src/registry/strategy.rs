@@ -18,8 +18,10 @@ fn is(info: &ResourceInfo, group: &str, resource: &str) -> bool {
 /// Resources that keep a client-supplied status on create (their status is written by the
 /// component that creates them).
 fn keeps_status_on_create(info: &ResourceInfo) -> bool {
-    matches!(info.resource, "nodes" | "events" | "certificatesigningrequests")
-        && !info.group.starts_with("events")
+    matches!(
+        info.resource,
+        "nodes" | "events" | "certificatesigningrequests"
+    ) && !info.group.starts_with("events")
 }
 
 /// PrepareForCreate: reset status, set initial defaults.
@@ -32,10 +34,12 @@ pub fn prepare_for_create(info: &ResourceInfo, obj: &mut Value) {
     set_type_meta(info, obj);
     default_object(info, obj);
     if is(info, "", "namespaces") {
-        let name = meta(obj).get("name").and_then(Value::as_str).unwrap_or("").to_string();
-        let labels = meta_mut(obj)
-            .entry("labels")
-            .or_insert_with(|| json!({}));
+        let name = meta(obj)
+            .get("name")
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_string();
+        let labels = meta_mut(obj).entry("labels").or_insert_with(|| json!({}));
         if let Some(l) = labels.as_object_mut() {
             l.insert("kubernetes.io/metadata.name".into(), json!(name));
         }
@@ -110,7 +114,12 @@ pub fn prepare_for_update(info: &ResourceInfo, part: Part, new: &mut Value, old:
             }
         }
     }
-    for f in ["creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds", "generation"] {
+    for f in [
+        "creationTimestamp",
+        "deletionTimestamp",
+        "deletionGracePeriodSeconds",
+        "generation",
+    ] {
         match old_meta.get(f) {
             Some(v) => {
                 m.insert(f.into(), v.clone());
@@ -121,7 +130,10 @@ pub fn prepare_for_update(info: &ResourceInfo, part: Part, new: &mut Value, old:
         }
     }
     if info.generation && spec_changed(new, old) {
-        let g = meta(new).get("generation").and_then(Value::as_i64).unwrap_or(0);
+        let g = meta(new)
+            .get("generation")
+            .and_then(Value::as_i64)
+            .unwrap_or(0);
         meta_mut(new).insert("generation".into(), json!(g + 1));
     }
 }
@@ -189,21 +201,38 @@ pub fn validate(info: &ResourceInfo, obj: &Value) -> Vec<FieldError> {
             if spec.and_then(|s| s.get("selector")).is_none() {
                 errs.push(FieldError::required("spec.selector", ""));
             }
-            if spec.and_then(|s| s.pointer("/template/spec/containers")).is_none() {
+            if spec
+                .and_then(|s| s.pointer("/template/spec/containers"))
+                .is_none()
+            {
                 errs.push(FieldError::required("spec.template.spec.containers", ""));
             }
         }
         ("", "pods") => {
-            let containers = spec.and_then(|s| s.get("containers")).and_then(Value::as_array);
+            let containers = spec
+                .and_then(|s| s.get("containers"))
+                .and_then(Value::as_array);
             match containers {
                 None => errs.push(FieldError::required("spec.containers", "")),
                 Some(cs) => {
                     for (i, c) in cs.iter().enumerate() {
-                        if c.get("image").and_then(Value::as_str).is_none_or(str::is_empty) {
-                            errs.push(FieldError::required(format!("spec.containers[{i}].image"), ""));
+                        if c.get("image")
+                            .and_then(Value::as_str)
+                            .is_none_or(str::is_empty)
+                        {
+                            errs.push(FieldError::required(
+                                format!("spec.containers[{i}].image"),
+                                "",
+                            ));
                         }
-                        if c.get("name").and_then(Value::as_str).is_none_or(str::is_empty) {
-                            errs.push(FieldError::required(format!("spec.containers[{i}].name"), ""));
+                        if c.get("name")
+                            .and_then(Value::as_str)
+                            .is_none_or(str::is_empty)
+                        {
+                            errs.push(FieldError::required(
+                                format!("spec.containers[{i}].name"),
+                                "",
+                            ));
                         }
                     }
                 }
@@ -235,7 +264,8 @@ fn valid_config_key(k: &str) -> bool {
         && k != "."
         && k != ".."
         && !k.starts_with("..")
-        && k.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
+        && k.chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -269,7 +299,8 @@ fn default_object(info: &ResourceInfo, obj: &mut Value) {
         ("apps", "statefulsets") => {
             let spec = obj_entry(obj, "spec");
             spec.entry("replicas").or_insert(json!(1));
-            spec.entry("podManagementPolicy").or_insert(json!("OrderedReady"));
+            spec.entry("podManagementPolicy")
+                .or_insert(json!("OrderedReady"));
             spec.entry("revisionHistoryLimit").or_insert(json!(10));
             spec.entry("updateStrategy")
                 .or_insert(json!({"type": "RollingUpdate", "rollingUpdate": {"partition": 0}}));
@@ -291,7 +322,8 @@ fn default_object(info: &ResourceInfo, obj: &mut Value) {
             spec.entry("backoffLimit").or_insert(json!(6));
             spec.entry("completionMode").or_insert(json!("NonIndexed"));
             spec.entry("suspend").or_insert(json!(false));
-            spec.entry("podReplacementPolicy").or_insert(json!("TerminatingOrFailed"));
+            spec.entry("podReplacementPolicy")
+                .or_insert(json!("TerminatingOrFailed"));
             if !spec.contains_key("completions") {
                 spec.insert("completions".into(), json!(1));
             }
@@ -330,7 +362,8 @@ fn default_object(info: &ResourceInfo, obj: &mut Value) {
             }
             let external = spec.get("type").and_then(Value::as_str) == Some("ExternalName");
             if !external {
-                spec.entry("internalTrafficPolicy").or_insert(json!("Cluster"));
+                spec.entry("internalTrafficPolicy")
+                    .or_insert(json!("Cluster"));
                 spec.entry("ipFamilyPolicy").or_insert(json!("SingleStack"));
                 spec.entry("ipFamilies").or_insert(json!(["IPv4"]));
             }
@@ -377,18 +410,26 @@ fn default_template(spec: &mut Map<String, Value>) {
 
 fn default_pod_spec(ps: &mut Map<String, Value>) {
     ps.entry("restartPolicy").or_insert(json!("Always"));
-    ps.entry("terminationGracePeriodSeconds").or_insert(json!(30));
+    ps.entry("terminationGracePeriodSeconds")
+        .or_insert(json!(30));
     ps.entry("dnsPolicy").or_insert(json!("ClusterFirst"));
     ps.entry("securityContext").or_insert(json!({}));
-    ps.entry("schedulerName").or_insert(json!("default-scheduler"));
+    ps.entry("schedulerName")
+        .or_insert(json!("default-scheduler"));
     for list in ["containers", "initContainers"] {
         if let Some(cs) = ps.get_mut(list).and_then(Value::as_array_mut) {
             for c in cs.iter_mut().filter_map(Value::as_object_mut) {
-                c.entry("terminationMessagePath").or_insert(json!("/dev/termination-log"));
+                c.entry("terminationMessagePath")
+                    .or_insert(json!("/dev/termination-log"));
                 c.entry("terminationMessagePolicy").or_insert(json!("File"));
                 c.entry("resources").or_insert(json!({}));
-                let image = c.get("image").and_then(Value::as_str).unwrap_or("").to_string();
-                c.entry("imagePullPolicy").or_insert(json!(pull_policy(&image)));
+                let image = c
+                    .get("image")
+                    .and_then(Value::as_str)
+                    .unwrap_or("")
+                    .to_string();
+                c.entry("imagePullPolicy")
+                    .or_insert(json!(pull_policy(&image)));
                 if let Some(ports) = c.get_mut("ports").and_then(Value::as_array_mut) {
                     for p in ports.iter_mut().filter_map(Value::as_object_mut) {
                         p.entry("protocol").or_insert(json!("TCP"));
@@ -466,9 +507,14 @@ mod tests {
 
     #[test]
     fn qos() {
-        assert_eq!(pod_qos(&json!({"containers": [{"name": "a"}]})), "BestEffort");
         assert_eq!(
-            pod_qos(&json!({"containers": [{"resources": {"limits": {"cpu": "1", "memory": "1Gi"}, "requests": {"cpu": "1", "memory": "1Gi"}}}]})),
+            pod_qos(&json!({"containers": [{"name": "a"}]})),
+            "BestEffort"
+        );
+        assert_eq!(
+            pod_qos(
+                &json!({"containers": [{"resources": {"limits": {"cpu": "1", "memory": "1Gi"}, "requests": {"cpu": "1", "memory": "1Gi"}}}]})
+            ),
             "Guaranteed"
         );
         assert_eq!(

@@ -37,8 +37,10 @@ fn text(code: StatusCode, body: String) -> Response<Body> {
         header::CONTENT_TYPE,
         HeaderValue::from_static("text/plain; charset=utf-8"),
     );
-    r.headers_mut()
-        .insert("x-content-type-options", HeaderValue::from_static("nosniff"));
+    r.headers_mut().insert(
+        "x-content-type-options",
+        HeaderValue::from_static("nosniff"),
+    );
     r
 }
 

@@ -65,10 +65,11 @@ pub fn full(data: impl Into<Bytes>) -> Body {
 pub fn status_response(s: &Status) -> Response<Body> {
     let body = serde_json::to_vec(&s.to_json()).unwrap_or_default();
     let mut resp = Response::new(full(body));
-    *resp.status_mut() =
-        StatusCode::from_u16(s.code).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
-    resp.headers_mut()
-        .insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
+    *resp.status_mut() = StatusCode::from_u16(s.code).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+    resp.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/json"),
+    );
     if let Some(secs) = s.retry_after {
         resp.headers_mut()
             .insert(header::RETRY_AFTER, HeaderValue::from(secs));
@@ -79,8 +80,12 @@ pub fn status_response(s: &Status) -> Response<Body> {
 /// The filter chain, outermost first.
 pub async fn handle(app: Arc<App>, user: User, req: Request<Incoming>) -> Response<Body> {
     let start = Instant::now();
+    let watch = req
+        .uri()
+        .query()
+        .is_some_and(|q| q.split('&').any(|p| p == "watch=1" || p == "watch=true"));
+    let info = request_info::parse(req.method(), req.uri().path(), watch);
     let method = req.method().to_string();
-    let path = req.uri().path().to_string();
     let chain = async {
         // authentication: the TLS layer verified the certificate against our CA; requests
         // without one are anonymous. Authorization arrives with its own issue: allow all.
@@ -93,17 +98,56 @@ pub async fn handle(app: Arc<App>, user: User, req: Request<Incoming>) -> Respon
         Err(_) => status_response(&Status::internal("panic while serving the request")),
     };
     let code = resp.status().as_u16().to_string();
-    let resource = request_info::parse(&http::Method::GET, &path, false)
-        .map(|i| i.resource)
-        .unwrap_or_default();
-    let labels = [("verb", method), ("resource", resource), ("code", code)];
+    let (verb, group, version, resource, subresource, scope) = match &info {
+        Some(i) => (
+            metric_verb(i.verb).to_string(),
+            i.group.clone(),
+            i.version.clone(),
+            i.resource.clone(),
+            i.subresource.clone().unwrap_or_default(),
+            if i.namespace.is_some() {
+                "namespace"
+            } else {
+                "cluster"
+            },
+        ),
+        None => (
+            method.clone(),
+            String::new(),
+            String::new(),
+            String::new(),
+            String::new(),
+            "",
+        ),
+    };
+    let labels = [
+        ("verb", verb),
+        ("group", group),
+        ("version", version),
+        ("resource", resource),
+        ("subresource", subresource),
+        ("scope", scope.to_string()),
+        ("code", code),
+    ];
     metrics::counter!("apiserver_request_total", &labels).increment(1);
-    metrics::histogram!(
-        "apiserver_request_duration_seconds",
-        &labels[..2]
-    )
-    .record(start.elapsed().as_secs_f64());
+    metrics::histogram!("apiserver_request_duration_seconds", &labels[..6])
+        .record(start.elapsed().as_secs_f64());
     resp
+}
+
+/// kube-apiserver's metric verb for a request-info verb.
+fn metric_verb(verb: &str) -> &'static str {
+    match verb {
+        "get" => "GET",
+        "list" => "LIST",
+        "watch" => "WATCH",
+        "create" => "POST",
+        "update" => "PUT",
+        "patch" => "PATCH",
+        "delete" => "DELETE",
+        "deletecollection" => "DELETECOLLECTION",
+        _ => "UNKNOWN",
+    }
 }
 
 /// Accepts TLS connections and serves them until `shutdown` resolves.

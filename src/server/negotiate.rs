@@ -84,11 +84,8 @@ pub fn decode_body(content_type: Option<&str>, body: &[u8]) -> Result<Value, Sta
         .trim()
         .to_ascii_lowercase();
     match media.as_str() {
-        "" | "application/json" | "*/*" => serde_json::from_slice(body).map_err(|e| {
-            Status::bad_request(format!(
-                "error decoding request body: {e}"
-            ))
-        }),
+        "" | "application/json" | "*/*" => serde_json::from_slice(body)
+            .map_err(|e| Status::bad_request(format!("error decoding request body: {e}"))),
         "application/yaml" | "application/x-yaml" | "text/yaml" => {
             let v: Value = serde_yaml::from_slice(body)
                 .map_err(|e| Status::bad_request(format!("error converting YAML to JSON: {e}")))?;
@@ -122,10 +119,18 @@ mod tests {
         );
         assert_eq!(output(Some("application/yaml")).unwrap(), Output::Yaml);
         assert_eq!(
-            output(Some("application/vnd.kubernetes.protobuf, application/json")).unwrap(),
+            output(Some(
+                "application/vnd.kubernetes.protobuf, application/json"
+            ))
+            .unwrap(),
             Output::Json
         );
         assert_eq!(output(Some("text/html")).unwrap_err().code, 406);
-        assert_eq!(output(Some("application/json;as=Foo;g=meta.k8s.io;v=v1")).unwrap_err().code, 406);
+        assert_eq!(
+            output(Some("application/json;as=Foo;g=meta.k8s.io;v=v1"))
+                .unwrap_err()
+                .code,
+            406
+        );
     }
 }

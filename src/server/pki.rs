@@ -63,7 +63,10 @@ impl Pki {
             ExtendedKeyUsagePurpose::ServerAuth,
             ExtendedKeyUsagePurpose::ClientAuth,
         ];
-        server.key_usages = vec![KeyUsagePurpose::DigitalSignature, KeyUsagePurpose::KeyEncipherment];
+        server.key_usages = vec![
+            KeyUsagePurpose::DigitalSignature,
+            KeyUsagePurpose::KeyEncipherment,
+        ];
         // IP SANs must be IP entries, not DNS names.
         server.subject_alt_names = server
             .subject_alt_names
@@ -85,7 +88,10 @@ impl Pki {
         dn.push(DnType::OrganizationName, "system:masters");
         admin.distinguished_name = dn;
         admin.extended_key_usages = vec![ExtendedKeyUsagePurpose::ClientAuth];
-        admin.key_usages = vec![KeyUsagePurpose::DigitalSignature, KeyUsagePurpose::KeyEncipherment];
+        admin.key_usages = vec![
+            KeyUsagePurpose::DigitalSignature,
+            KeyUsagePurpose::KeyEncipherment,
+        ];
         let admin_key = KeyPair::generate()?;
         let admin_cert = admin.signed_by(&admin_key, &ca_cert, &ca_key)?;
 
@@ -145,7 +151,9 @@ fn write_private(path: &Path, text: &str) -> Result<()> {
     opts.write(true).create(true).truncate(true);
     #[cfg(unix)]
     opts.mode(0o600);
-    let mut f = opts.open(path).with_context(|| format!("writing {}", path.display()))?;
+    let mut f = opts
+        .open(path)
+        .with_context(|| format!("writing {}", path.display()))?;
     f.write_all(text.as_bytes())?;
     Ok(())
 }
@@ -225,7 +233,11 @@ mod tests {
         let (cn, groups) = cert_identity(&admin[0]).unwrap();
         assert_eq!(cn, "admin");
         assert_eq!(groups, vec!["system:masters".to_string()]);
-        let kc = pki.write_admin_kubeconfig("https://127.0.0.1:6443").unwrap();
-        assert!(std::fs::read_to_string(kc).unwrap().contains("server: https://127.0.0.1:6443"));
+        let kc = pki
+            .write_admin_kubeconfig("https://127.0.0.1:6443")
+            .unwrap();
+        assert!(std::fs::read_to_string(kc)
+            .unwrap()
+            .contains("server: https://127.0.0.1:6443"));
     }
 }

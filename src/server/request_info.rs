@@ -92,19 +92,109 @@ pub fn parse(method: &Method, path: &str, watch_param: bool) -> Option<RequestIn
 mod tests {
     use super::*;
 
-    fn p(method: Method, path: &str) -> Option<(String, String, Option<String>, String, Option<String>, Option<String>, &'static str)> {
-        parse(&method, path, false).map(|i| (i.group, i.version, i.namespace, i.resource, i.name, i.subresource, i.verb))
+    fn p(
+        method: Method,
+        path: &str,
+    ) -> Option<(
+        String,
+        String,
+        Option<String>,
+        String,
+        Option<String>,
+        Option<String>,
+        &'static str,
+    )> {
+        parse(&method, path, false).map(|i| {
+            (
+                i.group,
+                i.version,
+                i.namespace,
+                i.resource,
+                i.name,
+                i.subresource,
+                i.verb,
+            )
+        })
     }
 
     #[test]
     fn paths() {
         let s = |x: &str| x.to_string();
-        assert_eq!(p(Method::GET, "/api/v1/namespaces/default/pods"), Some((s(""), s("v1"), Some(s("default")), s("pods"), None, None, "list")));
-        assert_eq!(p(Method::GET, "/apis/apps/v1/namespaces/a/deployments/web/scale"), Some((s("apps"), s("v1"), Some(s("a")), s("deployments"), Some(s("web")), Some(s("scale")), "get")));
-        assert_eq!(p(Method::GET, "/api/v1/namespaces/kube-system"), Some((s(""), s("v1"), None, s("namespaces"), Some(s("kube-system")), None, "get")));
-        assert_eq!(p(Method::PUT, "/api/v1/namespaces/x/finalize"), Some((s(""), s("v1"), None, s("namespaces"), Some(s("x")), Some(s("finalize")), "update")));
-        assert_eq!(p(Method::DELETE, "/api/v1/nodes"), Some((s(""), s("v1"), None, s("nodes"), None, None, "deletecollection")));
-        assert_eq!(p(Method::GET, "/api/v1/watch/namespaces/d/pods/x"), Some((s(""), s("v1"), Some(s("d")), s("pods"), Some(s("x")), None, "watch")));
+        assert_eq!(
+            p(Method::GET, "/api/v1/namespaces/default/pods"),
+            Some((
+                s(""),
+                s("v1"),
+                Some(s("default")),
+                s("pods"),
+                None,
+                None,
+                "list"
+            ))
+        );
+        assert_eq!(
+            p(
+                Method::GET,
+                "/apis/apps/v1/namespaces/a/deployments/web/scale"
+            ),
+            Some((
+                s("apps"),
+                s("v1"),
+                Some(s("a")),
+                s("deployments"),
+                Some(s("web")),
+                Some(s("scale")),
+                "get"
+            ))
+        );
+        assert_eq!(
+            p(Method::GET, "/api/v1/namespaces/kube-system"),
+            Some((
+                s(""),
+                s("v1"),
+                None,
+                s("namespaces"),
+                Some(s("kube-system")),
+                None,
+                "get"
+            ))
+        );
+        assert_eq!(
+            p(Method::PUT, "/api/v1/namespaces/x/finalize"),
+            Some((
+                s(""),
+                s("v1"),
+                None,
+                s("namespaces"),
+                Some(s("x")),
+                Some(s("finalize")),
+                "update"
+            ))
+        );
+        assert_eq!(
+            p(Method::DELETE, "/api/v1/nodes"),
+            Some((
+                s(""),
+                s("v1"),
+                None,
+                s("nodes"),
+                None,
+                None,
+                "deletecollection"
+            ))
+        );
+        assert_eq!(
+            p(Method::GET, "/api/v1/watch/namespaces/d/pods/x"),
+            Some((
+                s(""),
+                s("v1"),
+                Some(s("d")),
+                s("pods"),
+                Some(s("x")),
+                None,
+                "watch"
+            ))
+        );
         assert_eq!(p(Method::GET, "/api/v1"), None);
         assert_eq!(p(Method::GET, "/apis/apps/v1"), None);
         assert_eq!(p(Method::GET, "/api/v1/namespaces/a/pods/b/c/d"), None);

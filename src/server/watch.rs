@@ -54,7 +54,11 @@ pub async fn handle(ctx: Ctx) -> Result<Response<Body>, Status> {
             }
             Start::Initial(at)
         }
-        (_, watch_at @ (crate::registry::store::ReadAt::Latest | crate::registry::store::ReadAt::Any)) => Start::Initial(watch_at),
+        (
+            _,
+            watch_at @ (crate::registry::store::ReadAt::Latest
+            | crate::registry::store::ReadAt::Any),
+        ) => Start::Initial(watch_at),
         (_, crate::registry::store::ReadAt::NotOlderThan(rev)) => Start::After(rev),
         (_, crate::registry::store::ReadAt::Exact(rev)) => Start::After(rev),
     };
@@ -79,7 +83,8 @@ pub async fn handle(ctx: Ctx) -> Result<Response<Body>, Status> {
     let rx = watch::start(ctx.app.store.clone(), req).await?;
     let info = ctx.info;
     let output = ctx.output;
-    let include = super::handlers::include_object(&ctx.query).unwrap_or(table::IncludeObject::Metadata);
+    let include =
+        super::handlers::include_object(&ctx.query).unwrap_or(table::IncludeObject::Metadata);
     let mut first = true;
     let stream = tokio_stream_from(rx).map(move |ev| {
         let mut v = ev.to_json(info);
@@ -109,10 +114,14 @@ pub async fn handle(ctx: Ctx) -> Result<Response<Body>, Status> {
         Ok::<_, std::convert::Infallible>(Frame::data(Bytes::from(line)))
     });
     let mut resp = Response::new(BodyExt::boxed(StreamBody::new(stream)));
-    resp.headers_mut()
-        .insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
-    resp.headers_mut()
-        .insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache, private"));
+    resp.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/json"),
+    );
+    resp.headers_mut().insert(
+        header::CACHE_CONTROL,
+        HeaderValue::from_static("no-cache, private"),
+    );
     Ok(resp)
 }
 

@@ -224,10 +224,14 @@ async fn deliver(
         Some(o)
     };
     let old = ev.prev_kv.as_ref().and_then(decode_at);
-    let old_match = old.as_ref().is_some_and(|o| store.matches(scope, &req.opts, o));
+    let old_match = old
+        .as_ref()
+        .is_some_and(|o| store.matches(scope, &req.opts, o));
     let out = match ev.kind {
         EventKind::Put => {
-            let Ok(new) = store::decode(&ev.kv) else { return true };
+            let Ok(new) = store::decode(&ev.kv) else {
+                return true;
+            };
             let new_match = store.matches(scope, &req.opts, &new);
             match (old_match, new_match) {
                 (true, true) => Some(WatchEvent::Modified(new)),

@@ -80,7 +80,11 @@ impl Server {
             if out.status.success() {
                 return;
             }
-            assert!(Instant::now() < deadline, "rafter not ready: {}", stderr(&out));
+            assert!(
+                Instant::now() < deadline,
+                "rafter not ready: {}",
+                stderr(&out)
+            );
             std::thread::sleep(Duration::from_millis(200));
         }
     }
@@ -120,7 +124,11 @@ impl Server {
     /// Runs kubectl expecting failure; returns stderr.
     pub fn fails(&self, args: &[&str]) -> String {
         let out = self.kubectl(args);
-        assert!(!out.status.success(), "kubectl {args:?} unexpectedly succeeded: {}", stdout(&out));
+        assert!(
+            !out.status.success(),
+            "kubectl {args:?} unexpectedly succeeded: {}",
+            stdout(&out)
+        );
         stderr(&out)
     }
 
@@ -136,9 +144,18 @@ impl Server {
             .stderr(Stdio::piped())
             .spawn()
             .unwrap();
-        child.stdin.take().unwrap().write_all(input.as_bytes()).unwrap();
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(input.as_bytes())
+            .unwrap();
         let out = child.wait_with_output().unwrap();
-        assert!(out.status.success(), "kubectl {args:?} failed: {}", stderr(&out));
+        assert!(
+            out.status.success(),
+            "kubectl {args:?} failed: {}",
+            stderr(&out)
+        );
         stdout(&out)
     }
 
@@ -166,7 +183,11 @@ impl Drop for Server {
 
 pub fn kubectl_env(kubeconfig: &Path, args: &[&str], env: &[(&str, &str)]) -> Output {
     let mut cmd = Command::new("timeout");
-    cmd.arg("60").arg("kubectl").arg("--kubeconfig").arg(kubeconfig).args(args);
+    cmd.arg("60")
+        .arg("kubectl")
+        .arg("--kubeconfig")
+        .arg(kubeconfig)
+        .args(args);
     for (k, v) in env {
         cmd.env(k, v);
     }

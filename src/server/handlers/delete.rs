@@ -14,7 +14,8 @@ use crate::server::Body;
 fn returns_deleted_object(group: &str, resource: &str) -> bool {
     matches!(
         (group, resource),
-        ("", "pods" | "namespaces" | "services") | ("apiextensions.k8s.io", "customresourcedefinitions")
+        ("", "pods" | "namespaces" | "services")
+            | ("apiextensions.k8s.io", "customresourcedefinitions")
     )
 }
 
@@ -44,7 +45,9 @@ fn delete_options(ctx: &Ctx) -> Result<DeleteOptions, Status> {
         }
         if let Some(d) = body.get("dryRun").and_then(Value::as_array) {
             if d.iter().any(|v| v.as_str() != Some("All")) {
-                return Err(Status::bad_request("dryRun: Unsupported value: supported values: \"All\""));
+                return Err(Status::bad_request(
+                    "dryRun: Unsupported value: supported values: \"All\"",
+                ));
             }
             if !d.is_empty() {
                 opts.write.dry_run = true;
@@ -94,7 +97,11 @@ pub async fn handle(ctx: &Ctx) -> Result<Response<Body>, Status> {
             details.insert("uid".into(), json!(store::meta_str(&obj, "uid")));
             let s = Status::success_details(Value::Object(details));
             Ok(respond(
-                if ctx.output == Output::Yaml { Output::Yaml } else { Output::Json },
+                if ctx.output == Output::Yaml {
+                    Output::Yaml
+                } else {
+                    Output::Json
+                },
                 StatusCode::OK,
                 &s.to_json(),
             ))
@@ -105,11 +112,19 @@ pub async fn handle(ctx: &Ctx) -> Result<Response<Body>, Status> {
 pub async fn collection(ctx: &Ctx) -> Result<Response<Body>, Status> {
     let list = list_options(&ctx.query, ctx.info)?;
     let opts = delete_options(ctx)?;
-    let (items, rev) = ctx.app.store.delete_collection(ctx.scope(), &list, &opts).await?;
+    let (items, rev) = ctx
+        .app
+        .store
+        .delete_collection(ctx.scope(), &list, &opts)
+        .await?;
     let mut meta = Map::new();
     meta.insert("resourceVersion".into(), json!(rev.to_string()));
     Ok(respond(
-        if ctx.output == Output::Yaml { Output::Yaml } else { Output::Json },
+        if ctx.output == Output::Yaml {
+            Output::Yaml
+        } else {
+            Output::Json
+        },
         StatusCode::OK,
         &list_body(ctx.info, items, meta),
     ))

@@ -37,10 +37,14 @@ pub fn list_options(q: &Query, info: &ResourceInfo) -> Result<ListOptions, Statu
             .max(0) as usize,
         None => 0,
     };
-    let continue_token = q.get("continue").filter(|s| !s.is_empty()).map(str::to_string);
+    let continue_token = q
+        .get("continue")
+        .filter(|s| !s.is_empty())
+        .map(str::to_string);
     let read_at = read_at(q, "ListOptions")?;
     if continue_token.is_some()
-        && q.get("resourceVersion").is_some_and(|rv| !rv.is_empty() && rv != "0")
+        && q.get("resourceVersion")
+            .is_some_and(|rv| !rv.is_empty() && rv != "0")
     {
         return Err(Status::bad_request(
             "specifying resource version is not allowed when using continue",
@@ -87,6 +91,10 @@ pub async fn handle(ctx: &Ctx) -> Result<Response<Body>, Status> {
         }),
         _ => list_body(ctx.info, res.items, list_meta),
     };
-    let out = if ctx.output == Output::Yaml { Output::Yaml } else { Output::Json };
+    let out = if ctx.output == Output::Yaml {
+        Output::Yaml
+    } else {
+        Output::Json
+    };
     Ok(respond(out, StatusCode::OK, &body))
 }

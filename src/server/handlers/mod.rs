@@ -45,7 +45,10 @@ impl Query {
     }
 
     pub fn get(&self, key: &str) -> Option<&str> {
-        self.0.iter().find(|(k, _)| k == key).map(|(_, v)| v.as_str())
+        self.0
+            .iter()
+            .find(|(k, _)| k == key)
+            .map(|(_, v)| v.as_str())
     }
 
     pub fn all(&self, key: &str) -> Vec<&str> {
@@ -128,7 +131,14 @@ impl Ctx {
                 .headers
                 .get(header::USER_AGENT)
                 .and_then(|v| v.to_str().ok())
-                .map(|ua| ua.split('/').next().unwrap_or("").chars().take(128).collect()),
+                .map(|ua| {
+                    ua.split('/')
+                        .next()
+                        .unwrap_or("")
+                        .chars()
+                        .take(128)
+                        .collect()
+                }),
         };
         Ok(WriteOptions {
             dry_run: !dry.is_empty(),
@@ -148,7 +158,9 @@ impl Ctx {
         let want_api = api_version(self.info);
         if let Some(k) = obj.get("kind").and_then(Value::as_str) {
             let api = obj.get("apiVersion").and_then(Value::as_str).unwrap_or("");
-            if k != self.info.kind || (!api.is_empty() && api != want_api && !same_group(api, self.info)) {
+            if k != self.info.kind
+                || (!api.is_empty() && api != want_api && !same_group(api, self.info))
+            {
                 return Err(Status::bad_request(format!(
                     "the API version in the data ({api}) does not match the expected API version ({want_api})"
                 )));
@@ -168,7 +180,10 @@ impl Ctx {
                 }
             }
         } else if let Some(m) = obj.get_mut("metadata").and_then(Value::as_object_mut) {
-            if m.get("namespace").and_then(Value::as_str).is_some_and(str::is_empty) {
+            if m.get("namespace")
+                .and_then(Value::as_str)
+                .is_some_and(str::is_empty)
+            {
                 m.remove("namespace");
             }
         }
@@ -213,7 +228,8 @@ fn same_group(api: &str, info: &ResourceInfo) -> bool {
     // Another served version of the same group (e.g. autoscaling/v1 body on a v2 path) is
     // converted by re-labelling; the schemas of served versions here are compatible.
     let group = api.rsplit_once('/').map(|(g, _)| g).unwrap_or("");
-    group == info.group && resources::lookup(group, api.rsplit('/').next().unwrap_or(""), info.resource).is_some()
+    group == info.group
+        && resources::lookup(group, api.rsplit('/').next().unwrap_or(""), info.resource).is_some()
 }
 
 pub fn api_version(info: &ResourceInfo) -> String {
@@ -331,7 +347,11 @@ fn wants_aggregated(accept: Option<&str>) -> Option<&'static str> {
     None
 }
 
-fn discovery_response(accept: Option<&str>, core: bool, plain: Value) -> Result<Response<Body>, Status> {
+fn discovery_response(
+    accept: Option<&str>,
+    core: bool,
+    plain: Value,
+) -> Result<Response<Body>, Status> {
     if let Some(v) = wants_aggregated(accept) {
         let mut doc = discovery::aggregated(core);
         doc["apiVersion"] = json!(format!("apidiscovery.k8s.io/{v}"));
@@ -343,20 +363,32 @@ fn discovery_response(accept: Option<&str>, core: bool, plain: Value) -> Result<
             ))
             .expect("static header"),
         );
-        r.headers_mut().insert(header::VARY, HeaderValue::from_static("Accept"));
+        r.headers_mut()
+            .insert(header::VARY, HeaderValue::from_static("Accept"));
         return Ok(r);
     }
     let out = negotiate::output(accept)?;
-    let mut r = respond(if out == Output::Yaml { out } else { Output::Json }, StatusCode::OK, &plain);
-    r.headers_mut().insert(header::VARY, HeaderValue::from_static("Accept"));
+    let mut r = respond(
+        if out == Output::Yaml {
+            out
+        } else {
+            Output::Json
+        },
+        StatusCode::OK,
+        &plain,
+    );
+    r.headers_mut()
+        .insert(header::VARY, HeaderValue::from_static("Accept"));
     Ok(r)
 }
 
 fn raw_json(code: StatusCode, bytes: &'static [u8]) -> Response<Body> {
     let mut r = Response::new(full(Bytes::from_static(bytes)));
     *r.status_mut() = code;
-    r.headers_mut()
-        .insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
+    r.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/json"),
+    );
     r
 }
 
@@ -427,7 +459,9 @@ async fn route_inner(
                 let mut r = Response::new(full(Bytes::from_static(crate::openapi::v2_protobuf())));
                 r.headers_mut().insert(
                     header::CONTENT_TYPE,
-                    HeaderValue::from_static("application/com.github.proto-openapi.spec.v2.v1.0+protobuf"),
+                    HeaderValue::from_static(
+                        "application/com.github.proto-openapi.spec.v2.v1.0+protobuf",
+                    ),
                 );
                 return Ok(r);
             }
@@ -494,7 +528,11 @@ async fn route_inner(
         .await
         .map_err(|e| {
             if e.to_string().contains("length limit") {
-                Status::new(413, "RequestEntityTooLarge", "Request entity too large: limit is 3145728")
+                Status::new(
+                    413,
+                    "RequestEntityTooLarge",
+                    "Request entity too large: limit is 3145728",
+                )
             } else {
                 Status::bad_request(format!("error reading request body: {e}"))
             }
@@ -549,14 +587,26 @@ async fn route_inner(
 }
 
 fn root_paths() -> Vec<String> {
-    let mut paths = vec!["/api".to_string(), "/api/v1".to_string(), "/apis".to_string()];
+    let mut paths = vec![
+        "/api".to_string(),
+        "/api/v1".to_string(),
+        "/apis".to_string(),
+    ];
     for (g, versions) in resources::groups() {
         paths.push(format!("/apis/{g}"));
         for v in versions {
             paths.push(format!("/apis/{g}/{v}"));
         }
     }
-    for p in ["/healthz", "/livez", "/readyz", "/metrics", "/openapi/v2", "/openapi/v3", "/version"] {
+    for p in [
+        "/healthz",
+        "/livez",
+        "/readyz",
+        "/metrics",
+        "/openapi/v2",
+        "/openapi/v3",
+        "/version",
+    ] {
         paths.push(p.to_string());
     }
     paths.sort();

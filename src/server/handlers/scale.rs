@@ -20,28 +20,44 @@ fn pointer(path: &str) -> String {
 /// The Scale object of a parent.
 fn scale_of(info: &ResourceInfo, obj: &Value) -> Value {
     let s = info.scale.as_ref().expect("scale resource");
-    let spec = obj.pointer(&pointer(s.spec_replicas_path)).and_then(Value::as_i64).unwrap_or(0);
-    let status = obj.pointer(&pointer(s.status_replicas_path)).and_then(Value::as_i64).unwrap_or(0);
+    let spec = obj
+        .pointer(&pointer(s.spec_replicas_path))
+        .and_then(Value::as_i64)
+        .unwrap_or(0);
+    let status = obj
+        .pointer(&pointer(s.status_replicas_path))
+        .and_then(Value::as_i64)
+        .unwrap_or(0);
     let selector = s
         .label_selector_path
         .and_then(|p| obj.pointer(&pointer(p)))
         .map(|sel| match sel.as_str() {
             Some(text) => text.to_string(),
-            None => Selector::from_label_selector(sel).map(|s| s.to_string()).unwrap_or_default(),
+            None => Selector::from_label_selector(sel)
+                .map(|s| s.to_string())
+                .unwrap_or_default(),
         })
         .or_else(|| {
             // replicationcontrollers: spec.selector is a plain map.
-            obj.pointer("/spec/selector").and_then(Value::as_object).map(|m| {
-                m.iter()
-                    .map(|(k, v)| format!("{k}={}", v.as_str().unwrap_or("")))
-                    .collect::<Vec<_>>()
-                    .join(",")
-            })
+            obj.pointer("/spec/selector")
+                .and_then(Value::as_object)
+                .map(|m| {
+                    m.iter()
+                        .map(|(k, v)| format!("{k}={}", v.as_str().unwrap_or("")))
+                        .collect::<Vec<_>>()
+                        .join(",")
+                })
         })
         .unwrap_or_default();
     let m = store::meta(obj);
     let mut meta = json!({});
-    for f in ["name", "namespace", "uid", "resourceVersion", "creationTimestamp"] {
+    for f in [
+        "name",
+        "namespace",
+        "uid",
+        "resourceVersion",
+        "creationTimestamp",
+    ] {
         if let Some(v) = m.get(f) {
             meta[f] = v.clone();
         }
@@ -60,14 +76,26 @@ fn scale_of(info: &ResourceInfo, obj: &Value) -> Value {
 }
 
 pub async fn handle(ctx: &Ctx, verb: &str) -> Result<Response<Body>, Status> {
-    let out = if ctx.output == Output::Yaml { Output::Yaml } else { Output::Json };
+    let out = if ctx.output == Output::Yaml {
+        Output::Yaml
+    } else {
+        Output::Json
+    };
     match verb {
         "get" => {
-            let obj = ctx.app.store.get(ctx.scope(), ctx.name(), ReadAt::Latest).await?;
+            let obj = ctx
+                .app
+                .store
+                .get(ctx.scope(), ctx.name(), ReadAt::Latest)
+                .await?;
             Ok(respond(out, StatusCode::OK, &scale_of(ctx.info, &obj)))
         }
         "update" | "patch" => {
-            let opts = ctx.write_options(if verb == "update" { "UpdateOptions" } else { "PatchOptions" })?;
+            let opts = ctx.write_options(if verb == "update" {
+                "UpdateOptions"
+            } else {
+                "PatchOptions"
+            })?;
             let body: Value = if verb == "update" {
                 crate::server::negotiate::decode_body(ctx.content_type(), &ctx.body)?
             } else {
@@ -90,10 +118,13 @@ pub async fn handle(ctx: &Ctx, verb: &str) -> Result<Response<Body>, Status> {
                     let new_scale = if verb == "update" {
                         body.clone()
                     } else if media.starts_with("application/json-patch+json") {
-                        let p: json_patch::Patch = serde_json::from_value(body.clone())
-                            .map_err(|e| Status::bad_request(format!("error decoding patch: {e}")))?;
+                        let p: json_patch::Patch =
+                            serde_json::from_value(body.clone()).map_err(|e| {
+                                Status::bad_request(format!("error decoding patch: {e}"))
+                            })?;
                         let mut d = scale.clone();
-                        json_patch::patch(&mut d, &p).map_err(|e| Status::new(422, "Invalid", e.to_string()))?;
+                        json_patch::patch(&mut d, &p)
+                            .map_err(|e| Status::new(422, "Invalid", e.to_string()))?;
                         d
                     } else {
                         let mut d = scale.clone();

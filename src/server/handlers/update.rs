@@ -24,4 +24,3 @@ pub async fn handle(ctx: &Ctx, part: Part) -> Result<Response<Body>, Status> {
         .await?;
     Ok(respond_object(ctx, StatusCode::OK, &updated))
 }
-
