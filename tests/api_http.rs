@@ -350,3 +350,171 @@ async fn pagination_and_watch() {
     assert_eq!(events[0]["type"], "ADDED");
     assert_eq!(events[0]["object"]["metadata"]["name"], "p-late");
 }
+
+fn deployment(name: &str) -> Value {
+    json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": name, "labels": {"app": name}},
+        "spec": {"replicas": 2, "selector": {"matchLabels": {"app": name}},
+                 "template": {"metadata": {"labels": {"app": name}}, "spec": {"containers": [{"name": "c", "image": "nginx"}]}}}})
+}
+
+#[tokio::test]
+async fn subresources_deletion_and_namespaces() {
+    let api = Api::new();
+    let base = "/apis/apps/v1/namespaces/default/deployments";
+    let (code, d) = api.post(base, deployment("web")).await;
+    assert_eq!(code, StatusCode::CREATED, "{d}");
+    assert_eq!(
+        d["spec"]["strategy"]["type"], "RollingUpdate",
+        "defaults applied"
+    );
+    assert_eq!(d["metadata"]["generation"], 1);
+
+    // status subresource writes only status; the main resource ignores status.
+    let mut with_status = d.clone();
+    with_status["status"] = json!({"replicas": 2, "readyReplicas": 1});
+    with_status["spec"]["replicas"] = json!(9);
+    let (code, v) = api
+        .call(
+            Method::PUT,
+            &format!("{base}/web/status"),
+            Some("application/json"),
+            Some(with_status),
+        )
+        .await;
+    assert_eq!(code, StatusCode::OK, "{v}");
+    assert_eq!(v["status"]["readyReplicas"], 1);
+    assert_eq!(v["spec"]["replicas"], 2, "spec untouched by /status");
+    assert_eq!(v["metadata"]["generation"], 1);
+    let mut main = v.clone();
+    main["status"] = json!({"replicas": 0});
+    main["metadata"]["labels"]["x"] = json!("y");
+    let (code, v) = api
+        .call(
+            Method::PUT,
+            &format!("{base}/web"),
+            Some("application/json"),
+            Some(main),
+        )
+        .await;
+    assert_eq!(code, StatusCode::OK, "{v}");
+    assert_eq!(
+        v["status"]["readyReplicas"], 1,
+        "status untouched by main update"
+    );
+    assert_eq!(
+        v["metadata"]["generation"], 1,
+        "metadata change does not bump generation"
+    );
+
+    // scale subresource.
+    let (code, v) = api.get(&format!("{base}/web/scale")).await;
+    assert_eq!(code, StatusCode::OK, "{v}");
+    assert_eq!(v["kind"], "Scale");
+    assert_eq!(v["apiVersion"], "autoscaling/v1");
+    assert_eq!(v["spec"]["replicas"], 2);
+    assert_eq!(v["status"]["selector"], "app=web");
+    let (code, v) = api
+        .call(
+            Method::PATCH,
+            &format!("{base}/web/scale"),
+            Some("application/merge-patch+json"),
+            Some(json!({"spec": {"replicas": 5}})),
+        )
+        .await;
+    assert_eq!(code, StatusCode::OK, "{v}");
+    let (_, v) = api.get(&format!("{base}/web")).await;
+    assert_eq!(v["spec"]["replicas"], 5);
+    assert_eq!(v["metadata"]["generation"], 2);
+
+    // Wrong methods.
+    let (code, _) = api.post(&format!("{base}/web"), deployment("web")).await;
+    assert_eq!(code, StatusCode::METHOD_NOT_ALLOWED);
+
+    // Delete preconditions.
+    let (code, v) = api
+        .call(
+            Method::DELETE,
+            &format!("{base}/web"),
+            Some("application/json"),
+            Some(json!({"preconditions": {"uid": "not-it"}})),
+        )
+        .await;
+    assert_eq!(code, StatusCode::CONFLICT, "{v}");
+    assert!(
+        v["message"]
+            .as_str()
+            .unwrap()
+            .contains("Precondition failed: UID in precondition: not-it"),
+        "{v}"
+    );
+
+    // deletecollection with a label selector.
+    for n in ["a", "b", "c"] {
+        api.post(base, deployment(n)).await;
+    }
+    let (code, v) = api
+        .call(
+            Method::DELETE,
+            &format!("{base}?labelSelector=app%20in%20(a,b)"),
+            None,
+            None,
+        )
+        .await;
+    assert_eq!(code, StatusCode::OK, "{v}");
+    let (_, list) = api.get(base).await;
+    let names: Vec<&str> = list["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| i["metadata"]["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["c", "web"]);
+    let (code, v) = api
+        .get(&format!("{base}?labelSelector=app%20in%20(a"))
+        .await;
+    assert_eq!(code, StatusCode::BAD_REQUEST, "{v}");
+
+    // Namespace deletion: Terminating while content with a finalizer remains, 403 for new
+    // content, gone once the finalizer is removed.
+    let (code, _) = api
+        .post("/api/v1/namespaces", json!({"metadata": {"name": "tmp"}}))
+        .await;
+    assert_eq!(code, StatusCode::CREATED);
+    let mut held = cm("held");
+    held["metadata"]["finalizers"] = json!(["example.com/hold"]);
+    assert_eq!(
+        api.post("/api/v1/namespaces/tmp/configmaps", held).await.0,
+        StatusCode::CREATED
+    );
+    let (code, v) = api
+        .call(Method::DELETE, "/api/v1/namespaces/tmp", None, None)
+        .await;
+    assert_eq!(code, StatusCode::OK, "{v}");
+    assert_eq!(v["status"]["phase"], "Terminating");
+    let (code, v) = api
+        .post("/api/v1/namespaces/tmp/configmaps", cm("late"))
+        .await;
+    assert_eq!(code, StatusCode::FORBIDDEN, "{v}");
+    assert_eq!(v["message"], "configmaps \"late\" is forbidden: unable to create new content in namespace tmp because it is being terminated");
+    let (code, _) = api
+        .call(
+            Method::PATCH,
+            "/api/v1/namespaces/tmp/configmaps/held",
+            Some("application/merge-patch+json"),
+            Some(json!({"metadata": {"finalizers": null}})),
+        )
+        .await;
+    assert_eq!(code, StatusCode::OK);
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    loop {
+        let (code, _) = api.get("/api/v1/namespaces/tmp").await;
+        if code == StatusCode::NOT_FOUND {
+            break;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "namespace never went away"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+    }
+}

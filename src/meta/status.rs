@@ -206,6 +206,16 @@ impl Status {
         .with_details(details("", gr))
     }
 
+    /// 405 for a method the path does not serve (go-restful's answer in kube-apiserver).
+    pub fn method_not_allowed() -> Status {
+        Status::new(
+            405,
+            "MethodNotAllowed",
+            "the server does not allow this method on the requested resource",
+        )
+        .with_details(json!({}))
+    }
+
     pub fn not_acceptable() -> Status {
         Status::new(
             406,

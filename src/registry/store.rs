@@ -413,7 +413,7 @@ impl Store {
     }
 
     /// Checks that the namespace of a new object exists and is not terminating.
-    async fn check_namespace(&self, scope: Scope<'_>) -> Result<(), Status> {
+    async fn check_namespace(&self, scope: Scope<'_>, name: &str) -> Result<(), Status> {
         let Some(ns) = scope.namespace.filter(|_| scope.info.namespaced) else {
             return Ok(());
         };
@@ -429,7 +429,7 @@ impl Store {
                 if !meta_str(&nsobj, "deletionTimestamp").is_empty() {
                     let mut s = Status::forbidden(
                         scope.gr(),
-                        "",
+                        name,
                         &format!(
                             "unable to create new content in namespace {ns} because it is being terminated"
                         ),
@@ -490,7 +490,7 @@ impl Store {
                 &errs,
             ));
         }
-        self.check_namespace(scope).await?;
+        self.check_namespace(scope, meta_str(&obj, "name")).await?;
         crate::registry::managed::record_update(&mut obj, opts, info, None);
         let attempts = if name_given { 1 } else { GENERATE_NAME_RETRIES };
         for attempt in 0..attempts {

@@ -516,7 +516,15 @@ async fn route_inner(
     // Scope: namespaced resources are addressed inside a namespace, except list/watch across
     // all namespaces; cluster-scoped resources never are.
     if info.namespaced && ri.namespace.is_none() && !matches!(ri.verb, "list" | "watch") {
-        return Err(Status::path_not_found());
+        return Err(if ri.name.is_some() {
+            Status::path_not_found()
+        } else {
+            Status::method_not_allowed()
+        });
+    }
+    let item_verb = matches!(ri.verb, "get" | "update" | "patch" | "delete");
+    if ri.name.is_some() != item_verb && !matches!(ri.verb, "watch") {
+        return Err(Status::method_not_allowed());
     }
     if !info.namespaced && ri.namespace.is_some() {
         return Err(Status::path_not_found());
@@ -580,7 +588,7 @@ async fn route_inner(
             update::handle(&ctx, store::Part::Finalize).await
         }
         (Some("scale"), verb) if info.scale.is_some() => scale::handle(&ctx, verb).await,
-        (None, verb) => Err(Status::method_not_supported(ctx.scope().gr(), verb)),
+        (None, _) => Err(Status::method_not_allowed()),
         _ => Err(Status::path_not_found()),
     };
     warnings(resp, &ctx)
