@@ -291,10 +291,23 @@ fn kubectl_workflow() {
         "{err}"
     );
     let err = s.fails(&["create", "configmap", "Bad_Name", "-n", "demo"]);
-    assert!(err.contains(r#"The ConfigMap "Bad_Name" is invalid: metadata.name: Invalid value: "Bad_Name": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters"#), "{err}");
+    assert!(err.contains(r#"error: failed to create configmap: ConfigMap "Bad_Name" is invalid: metadata.name: Invalid value: "Bad_Name": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters"#), "{err}");
+    let bad = s.dir.path().join("bad.yaml");
+    std::fs::write(
+        &bad,
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: Bad_Name\n  namespace: demo\n",
+    )
+    .unwrap();
+    let err = s.fails(&["create", "-f", bad.to_str().unwrap()]);
+    assert!(
+        err.contains(
+            r#"The ConfigMap "Bad_Name" is invalid: metadata.name: Invalid value: "Bad_Name""#
+        ),
+        "{err}"
+    );
     let err = s.fails(&["create", "configmap", "x", "-n", "nowhere"]);
     assert!(
-        err.contains(r#"Error from server (NotFound): namespaces "nowhere" not found"#),
+        err.contains(r#"error: failed to create configmap: namespaces "nowhere" not found"#),
         "{err}"
     );
 

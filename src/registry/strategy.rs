@@ -355,8 +355,12 @@ fn default_object(info: &ResourceInfo, obj: &mut Value) {
             if let Some(ports) = spec.get_mut("ports").and_then(Value::as_array_mut) {
                 for p in ports.iter_mut().filter_map(Value::as_object_mut) {
                     p.entry("protocol").or_insert(json!("TCP"));
-                    if let Some(port) = p.get("port").cloned() {
-                        p.entry("targetPort").or_insert(port);
+                    // Unset (or 0, as protobuf clients send it) means "same as port".
+                    let unset = p.get("targetPort").is_none_or(|t| t == &json!(0));
+                    if unset {
+                        if let Some(port) = p.get("port").cloned() {
+                            p.insert("targetPort".into(), port);
+                        }
                     }
                 }
             }

@@ -10,6 +10,7 @@ pub mod handlers;
 pub mod health;
 pub mod negotiate;
 pub mod pki;
+pub mod protobuf;
 pub mod request_info;
 pub mod watch;
 

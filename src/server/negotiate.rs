@@ -91,9 +91,16 @@ pub fn decode_body(content_type: Option<&str>, body: &[u8]) -> Result<Value, Sta
                 .map_err(|e| Status::bad_request(format!("error converting YAML to JSON: {e}")))?;
             Ok(v)
         }
+        crate::server::protobuf::MEDIA_TYPE => {
+            crate::server::protobuf::decode_object(body).map_err(Status::bad_request)
+        }
         other => Err(Status::unsupported_media_type(
             other,
-            &["application/json", "application/yaml"],
+            &[
+                "application/json",
+                "application/yaml",
+                "application/vnd.kubernetes.protobuf",
+            ],
         )),
     }
 }
