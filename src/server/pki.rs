@@ -31,7 +31,9 @@ impl Pki {
         self.dir.join(name)
     }
 
-    /// Creates whatever is missing: the CA, then certificates signed by it.
+    /// Creates whatever is missing: the CA (unless `ca.crt` + `ca.key` are already there, e.g.
+    /// copied from another replica so that a cluster shares one CA), then the serving and admin
+    /// certificates signed by it.
     pub fn ensure(&self, extra_sans: &[String]) -> Result<()> {
         std::fs::create_dir_all(&self.dir)?;
         if self.path("ca.crt").exists()
@@ -40,18 +42,31 @@ impl Pki {
         {
             return Ok(());
         }
-        let ca_key = KeyPair::generate().context("generating CA key")?;
-        let mut ca = CertificateParams::default();
-        let mut dn = DistinguishedName::new();
-        dn.push(DnType::CommonName, "rafter-ca");
-        ca.distinguished_name = dn;
-        ca.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
-        ca.key_usages = vec![
-            KeyUsagePurpose::KeyCertSign,
-            KeyUsagePurpose::CrlSign,
-            KeyUsagePurpose::DigitalSignature,
-        ];
-        let ca_cert = ca.self_signed(&ca_key)?;
+        let (ca_cert, ca_key) = if self.path("ca.crt").exists() && self.path("ca.key").exists() {
+            let key = KeyPair::from_pem(&std::fs::read_to_string(self.path("ca.key"))?)
+                .context("reading ca.key")?;
+            let params =
+                CertificateParams::from_ca_cert_pem(&std::fs::read_to_string(self.path("ca.crt"))?)
+                    .context("reading ca.crt")?;
+            // Re-signing with the same key and subject yields an issuer equivalent to ca.crt.
+            (params.self_signed(&key)?, key)
+        } else {
+            let ca_key = KeyPair::generate().context("generating CA key")?;
+            let mut ca = CertificateParams::default();
+            let mut dn = DistinguishedName::new();
+            dn.push(DnType::CommonName, "rafter-ca");
+            ca.distinguished_name = dn;
+            ca.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
+            ca.key_usages = vec![
+                KeyUsagePurpose::KeyCertSign,
+                KeyUsagePurpose::CrlSign,
+                KeyUsagePurpose::DigitalSignature,
+            ];
+            let ca_cert = ca.self_signed(&ca_key)?;
+            write_private(&self.path("ca.key"), &ca_key.serialize_pem())?;
+            std::fs::write(self.path("ca.crt"), ca_cert.pem())?;
+            (ca_cert, ca_key)
+        };
 
         let mut sans: Vec<String> = vec!["localhost".into(), "127.0.0.1".into(), "::1".into()];
         sans.extend(extra_sans.iter().cloned());
@@ -81,26 +96,25 @@ impl Pki {
             .collect();
         let server_key = KeyPair::generate()?;
         let server_cert = server.signed_by(&server_key, &ca_cert, &ca_key)?;
-
-        let mut admin = CertificateParams::default();
-        let mut dn = DistinguishedName::new();
-        dn.push(DnType::CommonName, "admin");
-        dn.push(DnType::OrganizationName, "system:masters");
-        admin.distinguished_name = dn;
-        admin.extended_key_usages = vec![ExtendedKeyUsagePurpose::ClientAuth];
-        admin.key_usages = vec![
-            KeyUsagePurpose::DigitalSignature,
-            KeyUsagePurpose::KeyEncipherment,
-        ];
-        let admin_key = KeyPair::generate()?;
-        let admin_cert = admin.signed_by(&admin_key, &ca_cert, &ca_key)?;
-
-        write_private(&self.path("ca.key"), &ca_key.serialize_pem())?;
-        std::fs::write(self.path("ca.crt"), ca_cert.pem())?;
         write_private(&self.path("server.key"), &server_key.serialize_pem())?;
         std::fs::write(self.path("server.crt"), server_cert.pem())?;
-        write_private(&self.path("admin.key"), &admin_key.serialize_pem())?;
-        std::fs::write(self.path("admin.crt"), admin_cert.pem())?;
+
+        if !self.path("admin.crt").exists() {
+            let mut admin = CertificateParams::default();
+            let mut dn = DistinguishedName::new();
+            dn.push(DnType::CommonName, "admin");
+            dn.push(DnType::OrganizationName, "system:masters");
+            admin.distinguished_name = dn;
+            admin.extended_key_usages = vec![ExtendedKeyUsagePurpose::ClientAuth];
+            admin.key_usages = vec![
+                KeyUsagePurpose::DigitalSignature,
+                KeyUsagePurpose::KeyEncipherment,
+            ];
+            let admin_key = KeyPair::generate()?;
+            let admin_cert = admin.signed_by(&admin_key, &ca_cert, &ca_key)?;
+            write_private(&self.path("admin.key"), &admin_key.serialize_pem())?;
+            std::fs::write(self.path("admin.crt"), admin_cert.pem())?;
+        }
         Ok(())
     }
 
@@ -239,5 +253,42 @@ mod tests {
         assert!(std::fs::read_to_string(kc)
             .unwrap()
             .contains("server: https://127.0.0.1:6443"));
+    }
+
+    #[test]
+    fn a_copied_ca_is_shared() {
+        use rustls::client::danger::ServerCertVerifier;
+        let a = tempfile::tempdir().unwrap();
+        Pki::new(a.path()).ensure(&[]).unwrap();
+        let b = tempfile::tempdir().unwrap();
+        for f in ["ca.crt", "ca.key"] {
+            std::fs::copy(a.path().join(f), b.path().join(f)).unwrap();
+        }
+        Pki::new(b.path()).ensure(&[]).unwrap();
+        assert_eq!(
+            std::fs::read(a.path().join("ca.crt")).unwrap(),
+            std::fs::read(b.path().join("ca.crt")).unwrap()
+        );
+        // b's serving certificate verifies against a's CA.
+        let mut roots = rustls::RootCertStore::empty();
+        for c in read_certs(&a.path().join("ca.crt")).unwrap() {
+            roots.add(c).unwrap();
+        }
+        let server = read_certs(&b.path().join("server.crt")).unwrap();
+        let verifier = rustls::client::WebPkiServerVerifier::builder_with_provider(
+            Arc::new(roots),
+            Arc::new(rustls::crypto::ring::default_provider()),
+        )
+        .build()
+        .unwrap();
+        verifier
+            .verify_server_cert(
+                &server[0],
+                &[],
+                &rustls::pki_types::ServerName::try_from("127.0.0.1").unwrap(),
+                &[],
+                rustls::pki_types::UnixTime::now(),
+            )
+            .unwrap();
     }
 }
