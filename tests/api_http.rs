@@ -518,3 +518,112 @@ async fn subresources_deletion_and_namespaces() {
         tokio::time::sleep(std::time::Duration::from_millis(200)).await;
     }
 }
+
+#[tokio::test]
+async fn bad_input_is_rejected_and_changes_nothing() {
+    let api = Api::new();
+    let base = "/apis/apps/v1/namespaces/default/deployments";
+    let mut bad = deployment("typed");
+    bad["spec"]["replicas"] = json!("three");
+    let (code, v) = api.post(base, bad).await;
+    assert_eq!(code, StatusCode::BAD_REQUEST, "{v}");
+    assert_eq!(
+        v["message"],
+        "Deployment in version \"v1\" cannot be handled as a Deployment: json: cannot unmarshal string into Go struct field DeploymentSpec.spec.replicas of type int32"
+    );
+    assert_eq!(
+        api.get(&format!("{base}/typed")).await.0,
+        StatusCode::NOT_FOUND
+    );
+
+    let (code, before) = api.post(base, deployment("typed")).await;
+    assert_eq!(code, StatusCode::CREATED);
+    let (code, v) = api
+        .call(
+            Method::PATCH,
+            &format!("{base}/typed"),
+            Some("application/merge-patch+json"),
+            Some(json!({"spec": {"replicas": "x"}})),
+        )
+        .await;
+    assert_eq!(code, StatusCode::BAD_REQUEST, "{v}");
+    let (code, v) = api
+        .call(
+            Method::PATCH,
+            &format!("{base}/typed"),
+            Some("application/json-patch+json"),
+            Some(json!([{"op": "test", "path": "/spec/replicas", "value": 99}])),
+        )
+        .await;
+    assert_eq!(code, StatusCode::UNPROCESSABLE_ENTITY, "{v}");
+    let (code, v) = api
+        .call(
+            Method::PATCH,
+            &format!("{base}/typed"),
+            Some("application/merge-patch+json"),
+            None,
+        )
+        .await;
+    assert_eq!(code, StatusCode::BAD_REQUEST, "{v}");
+    let (_, after) = api.get(&format!("{base}/typed")).await;
+    assert_eq!(
+        after["metadata"]["resourceVersion"],
+        before["metadata"]["resourceVersion"]
+    );
+
+    // Strict field validation names the unknown field; Warn (the default) answers with a warning.
+    let mut extra = deployment("strict");
+    extra["spec"]["bogus"] = json!(1);
+    let (code, v) = api
+        .post(&format!("{base}?fieldValidation=Strict"), extra.clone())
+        .await;
+    assert_eq!(code, StatusCode::BAD_REQUEST, "{v}");
+    assert!(
+        v["message"]
+            .as_str()
+            .unwrap()
+            .ends_with("strict decoding error: unknown field \"spec.bogus\""),
+        "{v}"
+    );
+    let (code, headers, _) = api
+        .raw(
+            Method::POST,
+            base,
+            Some("application/json"),
+            None,
+            Some(extra.to_string()),
+        )
+        .await;
+    assert_eq!(code, StatusCode::CREATED);
+    assert_eq!(
+        headers["warning"],
+        "299 - \"unknown field \\\"spec.bogus\\\"\""
+    );
+    let (_, stored) = api.get(&format!("{base}/strict")).await;
+    assert!(
+        stored["spec"].get("bogus").is_none(),
+        "unknown fields are dropped: {stored}"
+    );
+
+    // Garbage bodies.
+    let (code, _, _) = api
+        .raw(
+            Method::POST,
+            base,
+            Some("application/json"),
+            None,
+            Some("{not json".into()),
+        )
+        .await;
+    assert_eq!(code, StatusCode::BAD_REQUEST);
+    let (code, _, _) = api
+        .raw(
+            Method::POST,
+            base,
+            Some("application/vnd.kubernetes.protobuf"),
+            None,
+            Some("garbage".into()),
+        )
+        .await;
+    assert_eq!(code, StatusCode::BAD_REQUEST);
+}

@@ -16,6 +16,7 @@ pub mod facts;
 mod paths;
 mod proto;
 mod schemas;
+mod typecheck;
 mod types;
 mod unknown;
 mod v3;
@@ -80,6 +81,19 @@ pub fn v3_hash(path: &str) -> Option<&'static str> {
 /// definition is not a built-in one.
 pub fn unknown_fields(definition: &str, value: &Value) -> Vec<String> {
     unknown::unknown_fields(definition, value)
+}
+
+/// Drops every field of `value` that the schema of `definition` does not declare (what
+/// decoding into the Go type does); nothing for unknown definitions.
+pub fn prune_unknown(definition: &str, value: &mut Value) {
+    unknown::prune_unknown(definition, value)
+}
+
+/// The first JSON type error of `value` against `definition`, worded like Go's encoding/json
+/// (`json: cannot unmarshal string into Go struct field DeploymentSpec.spec.replicas of type
+/// int32`); `None` when the value decodes or the definition is not a built-in one.
+pub fn type_error(definition: &str, value: &Value) -> Option<String> {
+    typecheck::first_type_error(definition, value)
 }
 
 fn find_v3(path: &str) -> Option<&'static V3Doc> {

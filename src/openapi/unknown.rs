@@ -118,6 +118,51 @@ fn walk(schema: &Value, value: &Value, path: &mut String, out: &mut Vec<String>,
     }
 }
 
+/// Removes every field the schema of `definition` does not declare, as decoding into the Go
+/// type does under fieldValidation=Warn/Ignore.
+pub(crate) fn prune_unknown(definition: &str, value: &mut Value) {
+    if let Some(schema) = schemas::get(definition) {
+        prune(schema, value, 0);
+    }
+}
+
+fn prune(schema: &Value, value: &mut Value, depth: usize) {
+    if depth > MAX_DEPTH {
+        return;
+    }
+    let Some(schema) = resolve(schema) else {
+        return;
+    };
+    if schema.get("x-kubernetes-preserve-unknown-fields") == Some(&Value::Bool(true)) {
+        return;
+    }
+    match value {
+        Value::Object(obj) => {
+            if let Some(Value::Object(props)) = schema.get("properties") {
+                obj.retain(|k, _| props.contains_key(k));
+                for (k, v) in obj.iter_mut() {
+                    if let Some(s) = props.get(k) {
+                        prune(s, v, depth + 1);
+                    }
+                }
+            } else if let Some(item) = schema.get("additionalProperties").filter(|a| a.is_object())
+            {
+                for v in obj.values_mut() {
+                    prune(item, v, depth + 1);
+                }
+            }
+        }
+        Value::Array(items) => {
+            if let Some(item) = schema.get("items") {
+                for v in items.iter_mut() {
+                    prune(item, v, depth + 1);
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -199,6 +244,18 @@ mod tests {
         for (def, body, want) in cases {
             assert_eq!(unknown_fields(def, &body), want, "{def} {body}");
         }
+    }
+
+    #[test]
+    fn prunes_unknown_fields() {
+        let mut v = json!({"apiVersion": "apps/v1", "kind": "Deployment", "bogus": 1, "metadata": {"name": "x", "labels": {"k": "v"}},
+            "spec": {"replicas": 1, "foo": {}, "template": {"spec": {"containers": [{"name": "c", "imagex": "i"}]}}}});
+        prune_unknown("io.k8s.api.apps.v1.Deployment", &mut v);
+        assert_eq!(
+            v,
+            json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "x", "labels": {"k": "v"}},
+            "spec": {"replicas": 1, "template": {"spec": {"containers": [{"name": "c"}]}}}})
+        );
     }
 
     #[test]

@@ -187,7 +187,9 @@ impl Ctx {
                 m.remove("namespace");
             }
         }
+        check_types(self.info, &obj)?;
         self.check_unknown_fields(&obj)?;
+        crate::openapi::prune_unknown(self.info.definition, &mut obj);
         Ok(obj)
     }
 
@@ -221,6 +223,18 @@ impl Ctx {
             self.info.version,
             unknown.join(", ")
         )))
+    }
+}
+
+/// Rejects values of the wrong JSON type, as kube-apiserver's decode into the Go type does.
+pub fn check_types(info: &ResourceInfo, obj: &Value) -> Result<(), Status> {
+    match crate::openapi::type_error(info.definition, obj) {
+        None => Ok(()),
+        Some(e) => Err(Status::bad_request(format!(
+            "{kind} in version {:?} cannot be handled as a {kind}: {e}",
+            info.version,
+            kind = info.kind
+        ))),
     }
 }
 

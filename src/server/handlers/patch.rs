@@ -104,6 +104,8 @@ pub async fn handle(ctx: &Ctx, part: Part) -> Result<Response<Body>, Status> {
                     m.remove("resourceVersion");
                 }
             }
+            super::check_types(ctx.info, &out)?;
+            crate::openapi::prune_unknown(definition, &mut out);
             Ok(out)
         })
         .await?;
