@@ -2,6 +2,7 @@
 //! selectors, managedFields bookkeeping, discovery documents and Table printers. The only
 //! place where storage errors become API `Status` values.
 
+pub mod allocate;
 pub mod discovery;
 pub mod field_selectors;
 pub mod managed;

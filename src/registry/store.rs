@@ -444,6 +444,38 @@ impl Store {
         }
     }
 
+    /// Assigns ClusterIPs and NodePorts to a new Service (settled before proposing).
+    async fn allocate_service(&self, svc: &mut Value) -> Result<(), Status> {
+        let info = crate::registry::resources::lookup("", "v1", "services")
+            .ok_or_else(|| Status::internal("services resource missing"))?;
+        let all = self
+            .list(
+                Scope {
+                    info,
+                    namespace: None,
+                },
+                &ListOptions {
+                    read_at: Some(ReadAt::Any),
+                    ..Default::default()
+                },
+            )
+            .await?;
+        let mut used = crate::registry::allocate::InUse::default();
+        for s in &all.items {
+            used.add_service(s);
+        }
+        crate::registry::allocate::allocate_service(svc, &used, &mut rand::thread_rng()).map_err(
+            |e| {
+                Status::invalid(
+                    "Service",
+                    "",
+                    meta_str(svc, "name"),
+                    std::slice::from_ref(&e),
+                )
+            },
+        )
+    }
+
     /// CREATE. `obj` is the decoded body; the namespace has been reconciled with the URL.
     pub async fn create(
         &self,
@@ -491,6 +523,9 @@ impl Store {
             ));
         }
         self.check_namespace(scope, meta_str(&obj, "name")).await?;
+        if info.group.is_empty() && info.resource == "services" {
+            self.allocate_service(&mut obj).await?;
+        }
         crate::registry::managed::record_update(&mut obj, opts, info, None);
         let attempts = if name_given { 1 } else { GENERATE_NAME_RETRIES };
         for attempt in 0..attempts {
