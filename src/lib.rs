@@ -32,6 +32,8 @@ pub struct Config {
     pub listen: SocketAddr,
     pub node_id: u64,
     pub compaction_window: Duration,
+    /// How long the API keeps serving after the shutdown signal while /readyz fails.
+    pub shutdown_delay: Duration,
 }
 
 /// What a started replica tells its caller.
@@ -112,9 +114,19 @@ pub async fn run(
         Duration::from_millis(500),
     ));
     on_started(&Started { url, kubeconfig });
-    server::serve(listener, pki.server_config()?, app.clone(), shutdown).await;
-    app.shutting_down
-        .store(true, std::sync::atomic::Ordering::Relaxed);
+    // On the shutdown signal /readyz fails at once (its `shutdown` check); the listener keeps
+    // serving for `shutdown_delay` so a load balancer can route away first.
+    let draining = {
+        let app = app.clone();
+        let delay = cfg.shutdown_delay;
+        async move {
+            shutdown.await;
+            app.shutting_down
+                .store(true, std::sync::atomic::Ordering::Relaxed);
+            tokio::time::sleep(delay).await;
+        }
+    };
+    server::serve(listener, pki.server_config()?, app.clone(), draining).await;
     ns_controller.abort();
     kv.shutdown().await;
     Ok(())

@@ -29,6 +29,9 @@ enum Command {
         /// History older than this is compacted (e.g. 5m, 90s, 1h).
         #[arg(long, default_value = "5m", value_parser = parse_duration)]
         compaction_window: Duration,
+        /// Keep serving this long after SIGTERM while /readyz reports not ready.
+        #[arg(long, default_value = "0s", value_parser = parse_duration)]
+        shutdown_delay: Duration,
     },
 }
 
@@ -70,12 +73,14 @@ fn main() -> anyhow::Result<()> {
             listen,
             node_id,
             compaction_window,
+            shutdown_delay,
         } => rt.block_on(rafter::run(
             rafter::Config {
                 data_dir,
                 listen,
                 node_id,
                 compaction_window,
+                shutdown_delay,
             },
             |s| {
                 println!("rafter: serving the Kubernetes API on {}", s.url);

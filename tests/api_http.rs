@@ -627,3 +627,29 @@ async fn bad_input_is_rejected_and_changes_nothing() {
         .await;
     assert_eq!(code, StatusCode::BAD_REQUEST);
 }
+
+#[tokio::test]
+async fn readyz_fails_while_shutting_down() {
+    let s = Server::start_with(&["--shutdown-delay", "5s"]);
+    let c = s.client();
+    let get = |path: &str| c.get(format!("{}{path}", s.url)).send();
+    assert_eq!(get("/readyz").await.unwrap().status(), StatusCode::OK);
+    s.sigterm();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(4);
+    loop {
+        let r = get("/readyz?verbose").await.unwrap();
+        if r.status() == StatusCode::INTERNAL_SERVER_ERROR {
+            let text = r.text().await.unwrap();
+            assert!(
+                text.contains("[-]shutdown failed: reason withheld"),
+                "{text}"
+            );
+            assert!(text.ends_with("readyz check failed\n"), "{text}");
+            break;
+        }
+        assert!(std::time::Instant::now() < deadline, "readyz never failed");
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    // livez stays ok while draining.
+    assert_eq!(get("/livez").await.unwrap().status(), StatusCode::OK);
+}

@@ -89,6 +89,16 @@ impl Server {
         }
     }
 
+    /// Sends SIGTERM (graceful shutdown) without waiting.
+    pub fn sigterm(&self) {
+        if let Some(c) = &self.child {
+            let _ = Command::new("kill")
+                .arg("-TERM")
+                .arg(c.id().to_string())
+                .status();
+        }
+    }
+
     pub fn kill9(&mut self) {
         if let Some(mut c) = self.child.take() {
             let _ = c.kill();
