@@ -885,6 +885,11 @@ fn replicas(o: &Value) -> i64 {
 }
 
 fn rc_row(o: &Value, ctx: &Ctx) -> Row {
+    replica_row(o, ctx, format_labels(get(o, &["spec", "selector"])))
+}
+
+/// Rows of ReplicationControllers and ReplicaSets: the same cells, selectors printed per type.
+fn replica_row(o: &Value, ctx: &Ctx, selector: String) -> Row {
     let (names, images) = containers_cells(arr(o, &["spec", "template", "spec", "containers"]));
     Row::new(vec![
         name_cell(o),
@@ -894,7 +899,7 @@ fn rc_row(o: &Value, ctx: &Ctx) -> Row {
         ctx.age(o),
         names,
         images,
-        json!(format_labels(get(o, &["spec", "selector"]))),
+        json!(selector),
     ])
 }
 
@@ -910,17 +915,7 @@ static RS_COLS: &[Col] = &[
 ];
 
 fn rs_row(o: &Value, ctx: &Ctx) -> Row {
-    let (names, images) = containers_cells(arr(o, &["spec", "template", "spec", "containers"]));
-    Row::new(vec![
-        name_cell(o),
-        json!(replicas(o)),
-        json!(i(o, &["status", "replicas"])),
-        json!(i(o, &["status", "readyReplicas"])),
-        ctx.age(o),
-        names,
-        images,
-        json!(format_label_selector(get(o, &["spec", "selector"]))),
-    ])
+    replica_row(o, ctx, format_label_selector(get(o, &["spec", "selector"])))
 }
 
 static DS_COLS: &[Col] = &[
