@@ -7,7 +7,7 @@
 
 use serde_json::{json, Map, Value};
 
-use super::field_error::{aggregate_message, FieldError};
+use super::field_error::{causes, invalid_status_message, FieldError};
 
 /// A qualified resource, `deployments.apps` or `pods` (core group prints without a dot).
 #[derive(Clone, Copy, Debug)]
@@ -156,11 +156,6 @@ impl Status {
 
     /// 422 Invalid with one cause per field error.
     pub fn invalid(kind: &str, group: &str, name: &str, errs: &[FieldError]) -> Status {
-        let qualified = if group.is_empty() {
-            kind.to_string()
-        } else {
-            format!("{kind}.{group}")
-        };
         let mut d = Map::new();
         if !name.is_empty() {
             d.insert("name".into(), json!(name));
@@ -169,17 +164,11 @@ impl Status {
             d.insert("group".into(), json!(group));
         }
         d.insert("kind".into(), json!(kind));
-        d.insert(
-            "causes".into(),
-            Value::Array(errs.iter().map(FieldError::cause).collect()),
-        );
+        d.insert("causes".into(), Value::Array(causes(errs)));
         Status::new(
             422,
             "Invalid",
-            format!(
-                "{qualified} \"{name}\" is invalid: {}",
-                aggregate_message(errs)
-            ),
+            invalid_status_message(group, kind, name, errs),
         )
         .with_details(Value::Object(d))
     }

@@ -196,17 +196,13 @@ fn check(
         }
         (Some("object"), Value::Object(obj)) => {
             if let Some(props) = schema.get("properties").and_then(Value::as_object) {
-                let owner = def.map(short_name).unwrap_or(owner);
-                for (k, v) in obj {
-                    if let Some(s) = props.get(k) {
-                        path.push(k.clone());
-                        let e = check(s, v, owner, path, depth + 1);
-                        path.pop();
-                        if e.is_some() {
-                            return e;
-                        }
-                    }
-                }
+                return check_props(
+                    props,
+                    obj,
+                    def.map(short_name).unwrap_or(owner),
+                    path,
+                    depth,
+                );
             } else if let Some(item) = schema.get("additionalProperties").filter(|a| a.is_object())
             {
                 // encoding/json does not put map keys on its field path.
@@ -220,6 +216,27 @@ fn check(
         }
         (Some(_), _) => mismatch(go_type(schema, def)),
     }
+}
+
+/// Checks the declared fields of a struct-like object (`owner` names the Go struct).
+fn check_props(
+    props: &serde_json::Map<String, Value>,
+    obj: &serde_json::Map<String, Value>,
+    owner: &str,
+    path: &mut Vec<String>,
+    depth: usize,
+) -> Option<String> {
+    for (k, v) in obj {
+        if let Some(s) = props.get(k) {
+            path.push(k.clone());
+            let e = check(s, v, owner, path, depth + 1);
+            path.pop();
+            if e.is_some() {
+                return e;
+            }
+        }
+    }
+    None
 }
 
 #[cfg(test)]

@@ -13,6 +13,7 @@
 use serde_json::Value;
 
 use super::schemas;
+use crate::meta::field_error::go_quote;
 
 /// Upstream stops collecting strict errors after this many.
 const MAX_ERRORS: usize = 100;
@@ -41,29 +42,10 @@ fn push(out: &mut Vec<String>, path: &str) {
     if out.len() >= MAX_ERRORS {
         return;
     }
-    let msg = format!("unknown field {}", quote(path));
+    let msg = format!("unknown field {}", go_quote(path));
     if !out.contains(&msg) {
         out.push(msg);
     }
-}
-
-/// Go's `%q` for the path (a JSON-style quoted string is the same for printable text).
-fn quote(s: &str) -> String {
-    let mut q = String::with_capacity(s.len() + 2);
-    q.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => q.push_str("\\\""),
-            '\\' => q.push_str("\\\\"),
-            '\n' => q.push_str("\\n"),
-            '\r' => q.push_str("\\r"),
-            '\t' => q.push_str("\\t"),
-            c if (c as u32) < 0x20 || c == '\u{7f}' => q.push_str(&format!("\\x{:02x}", c as u32)),
-            c => q.push(c),
-        }
-    }
-    q.push('"');
-    q
 }
 
 fn walk(schema: &Value, value: &Value, path: &mut String, out: &mut Vec<String>, depth: usize) {
@@ -266,6 +248,5 @@ mod tests {
             unknown_fields("io.k8s.api.core.v1.Pod", &Value::Object(many)).len(),
             MAX_ERRORS
         );
-        assert_eq!(quote("a\"b"), "\"a\\\"b\"");
     }
 }
