@@ -34,6 +34,17 @@ pub async fn ensure(store: &Store, advertise_port: u16) -> Result<(), crate::met
         }
     }
     let svc_info = resources::lookup("", "v1", "services").expect("services resource");
+    let svc_scope = Scope {
+        info: svc_info,
+        namespace: Some("default"),
+    };
+    if store
+        .get(svc_scope, "kubernetes", crate::registry::store::ReadAt::Any)
+        .await
+        .is_ok()
+    {
+        return Ok(());
+    }
     let svc = json!({
         "apiVersion": "v1", "kind": "Service",
         "metadata": {"name": "kubernetes", "namespace": "default", "labels": {"component": "apiserver", "provider": "kubernetes"}},
