@@ -17,6 +17,7 @@ pub mod server;
 pub mod storage;
 pub mod watch;
 
+use std::collections::BTreeMap;
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
@@ -34,6 +35,34 @@ pub struct Config {
     pub compaction_window: Duration,
     /// How long the API keeps serving after the shutdown signal while /readyz fails.
     pub shutdown_delay: Duration,
+    /// gRPC peer listen address (default: this replica's entry in `initial_members`).
+    pub peer_listen: Option<SocketAddr>,
+    /// Peer address advertised to the other replicas (default: the peer listen address).
+    pub peer_advertise: Option<String>,
+    /// Replica id → peer address of the first voters; empty = a one-voter cluster.
+    pub initial_members: BTreeMap<u64, String>,
+    /// Start empty, to be added later as a learner; never initialize a cluster.
+    pub join: bool,
+    /// Mutual TLS between replicas.
+    pub peer_tls: Option<kv::PeerTls>,
+}
+
+impl Config {
+    /// A single replica serving `listen` from `data_dir` (no peers).
+    pub fn single(data_dir: impl Into<PathBuf>, listen: SocketAddr) -> Config {
+        Config {
+            data_dir: data_dir.into(),
+            listen,
+            node_id: 1,
+            compaction_window: Duration::from_secs(300),
+            peer_listen: None,
+            peer_advertise: None,
+            initial_members: BTreeMap::new(),
+            join: false,
+            peer_tls: None,
+            shutdown_delay: Duration::ZERO,
+        }
+    }
 }
 
 /// What a started replica tells its caller.
@@ -75,18 +104,25 @@ pub async fn run(
         openapi::v2();
         openapi::v3_index();
     });
-    let kv = kv::Kv::open(kv::KvConfig {
-        data_dir: cfg.data_dir.clone(),
-        node_id: cfg.node_id,
-        compaction_window: cfg.compaction_window,
-    })
-    .await
-    .map_err(|e| anyhow::anyhow!("opening the replicated store: {e}"))?;
-    let store = registry::store::Store::new(kv.clone());
     let listener = tokio::net::TcpListener::bind(cfg.listen)
         .await
         .with_context(|| format!("binding {}", cfg.listen))?;
     let local = listener.local_addr()?;
+    let kv = kv::Kv::open(kv::KvConfig {
+        data_dir: cfg.data_dir.clone(),
+        node_id: cfg.node_id,
+        compaction_window: cfg.compaction_window,
+        peer_listen: cfg.peer_listen,
+        peer_advertise: cfg.peer_advertise.clone(),
+        api_addr: local.to_string(),
+        initial_members: cfg.initial_members.clone(),
+        join: cfg.join,
+        peer_tls: cfg.peer_tls.clone(),
+        faults: None,
+    })
+    .await
+    .map_err(|e| anyhow::anyhow!("opening the replicated store: {e}"))?;
+    let store = registry::store::Store::new(kv.clone());
     let host = if local.ip().is_unspecified() {
         "127.0.0.1".to_string()
     } else {
@@ -102,6 +138,28 @@ pub async fn run(
             tracing::warn!("bootstrap objects: {e}");
         }
     }
+    // In a cluster, whichever replica leads (now or later) ensures the bootstrap objects.
+    let bootstrapper = tokio::spawn({
+        let store = store.clone();
+        let kv = kv.clone();
+        let port = local.port();
+        async move {
+            let mut done = kv.is_leader();
+            loop {
+                tokio::time::sleep(Duration::from_millis(500)).await;
+                let leader = kv.is_leader();
+                if leader && !done {
+                    match controllers::bootstrap::ensure(&store, port).await {
+                        Ok(()) => done = true,
+                        Err(e) => tracing::warn!("bootstrap objects: {e}"),
+                    }
+                }
+                if !leader {
+                    done = false;
+                }
+            }
+        }
+    });
     let app = Arc::new(server::App {
         store: store.clone(),
         shutting_down: AtomicBool::new(false),
@@ -128,6 +186,7 @@ pub async fn run(
     };
     server::serve(listener, pki.server_config()?, app.clone(), draining).await;
     ns_controller.abort();
+    bootstrapper.abort();
     kv.shutdown().await;
     Ok(())
 }

@@ -1,5 +1,6 @@
 //! The `rafter` binary: `rafter serve` starts one replica.
 
+use std::collections::BTreeMap;
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::time::Duration;
@@ -32,6 +33,29 @@ enum Command {
         /// Keep serving this long after SIGTERM while /readyz reports not ready.
         #[arg(long, default_value = "0s", value_parser = parse_duration)]
         shutdown_delay: Duration,
+        /// gRPC listen address for the other replicas (default: this replica's address in
+        /// --initial-members).
+        #[arg(long)]
+        peer_listen: Option<SocketAddr>,
+        /// Peer address the other replicas reach this one at (default: --peer-listen).
+        #[arg(long)]
+        peer_advertise: Option<String>,
+        /// First voters of a new cluster, "1=127.0.0.1:7001,2=127.0.0.1:7002,...". Only the
+        /// lowest id initializes it; absent = a one-voter cluster of this replica.
+        #[arg(long, value_parser = parse_members)]
+        initial_members: Option<BTreeMap<u64, String>>,
+        /// Start empty and wait to be added as a learner (never initialize a cluster).
+        #[arg(long)]
+        join: bool,
+        /// CA certificate (PEM) that signed every replica's peer certificate (mutual TLS).
+        #[arg(long, requires_all = ["peer_cert", "peer_key"])]
+        peer_ca: Option<PathBuf>,
+        /// This replica's peer certificate (PEM).
+        #[arg(long, requires_all = ["peer_ca", "peer_key"])]
+        peer_cert: Option<PathBuf>,
+        /// This replica's peer private key (PEM).
+        #[arg(long, requires_all = ["peer_ca", "peer_cert"])]
+        peer_key: Option<PathBuf>,
     },
 }
 
@@ -55,11 +79,36 @@ fn parse_duration(s: &str) -> Result<Duration, String> {
     Ok(Duration::from_secs(secs))
 }
 
+fn parse_members(s: &str) -> Result<BTreeMap<u64, String>, String> {
+    let mut out = BTreeMap::new();
+    for part in s.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+        let (id, addr) = part
+            .split_once('=')
+            .ok_or_else(|| format!("invalid member {part:?} (want id=host:port)"))?;
+        let id: u64 = id
+            .trim()
+            .parse()
+            .map_err(|_| format!("invalid replica id in {part:?}"))?;
+        let addr = addr.trim();
+        if addr.is_empty() {
+            return Err(format!("missing address in {part:?}"));
+        }
+        if out.insert(id, addr.to_string()).is_some() {
+            return Err(format!("replica {id} named twice"));
+        }
+    }
+    if out.is_empty() {
+        return Err("no members given".to_string());
+    }
+    Ok(out)
+}
+
 fn main() -> anyhow::Result<()> {
     tracing_subscriber::fmt()
         .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_env("RAFTER_LOG")
-                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")),
+            tracing_subscriber::EnvFilter::try_from_env("RAFTER_LOG").unwrap_or_else(|_| {
+                tracing_subscriber::EnvFilter::new(format!("warn,{}", rafter::raft::QUIET_LOGS))
+            }),
         )
         .with_writer(std::io::stderr)
         .init();
@@ -74,6 +123,13 @@ fn main() -> anyhow::Result<()> {
             node_id,
             compaction_window,
             shutdown_delay,
+            peer_listen,
+            peer_advertise,
+            initial_members,
+            join,
+            peer_ca,
+            peer_cert,
+            peer_key,
         } => rt.block_on(rafter::run(
             rafter::Config {
                 data_dir,
@@ -81,6 +137,16 @@ fn main() -> anyhow::Result<()> {
                 node_id,
                 compaction_window,
                 shutdown_delay,
+                peer_listen,
+                peer_advertise,
+                initial_members: initial_members.unwrap_or_default(),
+                join,
+                peer_tls: match (peer_ca, peer_cert, peer_key) {
+                    (Some(ca), Some(cert), Some(key)) => {
+                        Some(rafter::kv::PeerTls { ca, cert, key })
+                    }
+                    _ => None,
+                },
             },
             |s| {
                 println!("rafter: serving the Kubernetes API on {}", s.url);

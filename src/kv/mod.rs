@@ -17,20 +17,25 @@
 //! If the receiver lags (`RecvError::Lagged`), recover with `events_since(last_seen, ..)`
 //! (or relist when that returns [`Error::Compacted`]).
 
-use std::collections::VecDeque;
+mod membership;
+
+use std::collections::{BTreeMap, VecDeque};
+use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::{Arc, Weak};
 use std::time::{Duration, Instant};
 
 use tokio::sync::{broadcast, watch};
 
-use crate::raft::{ApplyHook, Command, RaftFailure, RaftNode, RaftOptions, Response};
+use crate::raft::{ApplyHook, Command, PeerNode, RaftFailure, RaftNode, RaftOptions, Response};
 use crate::storage::engine::Engine;
 use crate::storage::mvcc::Mvcc;
 
+pub use crate::raft::{Faults, PeerTls};
 pub use crate::storage::mvcc::{
     Compare, Event, EventKind, KeyValue, Op, RangeResult, Revision, Txn, TxnResponse,
 };
+pub use membership::{Backup, ClusterStatus, ReplicaStatus};
 
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
@@ -50,6 +55,9 @@ pub enum Error {
     Unavailable(String),
     #[error("storage: {0}")]
     Storage(String),
+    /// A request that is invalid for the cluster's state (e.g. promoting an unknown replica).
+    #[error("invalid: {0}")]
+    Invalid(String),
 }
 
 impl From<crate::storage::Error> for Error {
@@ -73,7 +81,11 @@ impl From<crate::storage::Error> for Error {
 
 impl From<RaftFailure> for Error {
     fn from(e: RaftFailure) -> Self {
-        Error::Unavailable(e.to_string())
+        match e {
+            RaftFailure::Timeout(m) => Error::Timeout(m),
+            RaftFailure::Invalid(m) => Error::Invalid(m),
+            other => Error::Unavailable(other.to_string()),
+        }
     }
 }
 
@@ -83,6 +95,54 @@ pub struct KvConfig {
     pub node_id: u64,
     /// History younger than this is kept; older history is compacted by the leader.
     pub compaction_window: Duration,
+    /// gRPC peer listen address. Default: this replica's address in `initial_members`; no
+    /// peer server at all for a single replica without members.
+    pub peer_listen: Option<SocketAddr>,
+    /// Address peers reach this replica at (default: the peer listen address).
+    pub peer_advertise: Option<String>,
+    /// Kubernetes API address of this replica (shown in cluster status).
+    pub api_addr: String,
+    /// Replica id → peer address of the first voters. Empty: a one-voter cluster of this
+    /// replica (unless `join`). Only the lowest id initializes a fresh cluster.
+    pub initial_members: BTreeMap<u64, String>,
+    /// Start empty and wait to be added as a learner; never initialize.
+    pub join: bool,
+    /// Mutual TLS between replicas.
+    pub peer_tls: Option<PeerTls>,
+    /// Injected network faults (tests).
+    pub faults: Option<Arc<Faults>>,
+}
+
+impl Default for KvConfig {
+    fn default() -> Self {
+        KvConfig {
+            data_dir: PathBuf::from("rafter-data"),
+            node_id: 1,
+            compaction_window: Duration::from_secs(300),
+            peer_listen: None,
+            peer_advertise: None,
+            api_addr: String::new(),
+            initial_members: BTreeMap::new(),
+            join: false,
+            peer_tls: None,
+            faults: None,
+        }
+    }
+}
+
+impl KvConfig {
+    /// A single replica (one-voter cluster) in `data_dir`.
+    pub fn single(data_dir: impl Into<PathBuf>) -> KvConfig {
+        KvConfig {
+            data_dir: data_dir.into(),
+            ..KvConfig::default()
+        }
+    }
+
+    /// Part of a multi-replica cluster (members named, joining, or a peer server asked for).
+    pub fn clustered(&self) -> bool {
+        !self.initial_members.is_empty() || self.join || self.peer_listen.is_some()
+    }
 }
 
 /// Tunables beyond [`KvConfig`] (defaults suit production; tests shorten them).
@@ -90,7 +150,8 @@ pub struct KvConfig {
 pub struct KvOptions {
     /// How often the background compactor samples the revision and may compact.
     pub compaction_tick: Duration,
-    /// Bound on one replicated write or read barrier.
+    /// Bound on one replicated write, read barrier or cluster operation, leader changes
+    /// (retried internally) included.
     pub request_timeout: Duration,
     /// Bound on `open` becoming leader and catching up.
     pub startup_timeout: Duration,
@@ -108,7 +169,7 @@ impl Default for KvOptions {
     fn default() -> Self {
         KvOptions {
             compaction_tick: Duration::from_secs(10),
-            request_timeout: Duration::from_secs(30),
+            request_timeout: Duration::from_secs(10),
             startup_timeout: Duration::from_secs(10),
             event_buffer: 16 * 1024,
             snapshot_every: 10_000,
@@ -149,9 +210,12 @@ pub struct Kv {
 }
 
 impl Kv {
-    /// Opens (or creates) the store and starts the raft node. First start of a fresh data dir
-    /// initializes a one-voter cluster {node_id}; later starts recover from disk. Returns once
-    /// the node is leader and has applied everything committed (bounded wait, else Error).
+    /// Opens (or creates) the store and starts the raft node (and its gRPC peer server in a
+    /// cluster). A single replica: first start of a fresh data dir initializes a one-voter
+    /// cluster {node_id}; returns once the node is leader and has applied everything committed
+    /// (bounded wait, else Error). With `initial_members`, only the lowest id initializes a
+    /// fresh cluster and `open` returns without waiting for a leader (see [`Kv::health`]);
+    /// with `join` it never initializes. Later starts recover from disk.
     pub async fn open(cfg: KvConfig) -> Result<Kv, Error> {
         Kv::open_with(cfg, KvOptions::default()).await
     }
@@ -173,9 +237,40 @@ impl Kv {
                 }
             })
         };
+        let peer_listen = match cfg.peer_listen {
+            Some(a) => Some(a),
+            None => match cfg.initial_members.get(&cfg.node_id) {
+                Some(addr) => Some(addr.parse().map_err(|e| {
+                    Error::Invalid(format!(
+                        "peer address {addr:?} of replica {}: {e}",
+                        cfg.node_id
+                    ))
+                })?),
+                None => None,
+            },
+        };
+        if !cfg.initial_members.is_empty()
+            && !cfg.initial_members.contains_key(&cfg.node_id)
+            && !cfg.join
+        {
+            return Err(Error::Invalid(format!(
+                "replica {} is not one of the initial members {:?}",
+                cfg.node_id,
+                cfg.initial_members.keys().collect::<Vec<_>>()
+            )));
+        }
         let raft_opts = RaftOptions {
             snapshot_every: opts.snapshot_every.max(1),
             keep_logs: opts.keep_logs,
+            advertise_addr: cfg
+                .peer_advertise
+                .clone()
+                .or_else(|| cfg.initial_members.get(&cfg.node_id).cloned())
+                .unwrap_or_default(),
+            api_addr: cfg.api_addr.clone(),
+            peer_listen,
+            tls: cfg.peer_tls.clone(),
+            faults: cfg.faults.clone(),
             ..RaftOptions::default()
         };
         let raft = RaftNode::start(
@@ -188,11 +283,34 @@ impl Kv {
         .await
         .map_err(Error::Unavailable)?;
         let started = async {
-            raft.initialize_if_new().await.map_err(Error::Unavailable)?;
-            raft.wait_leader(opts.startup_timeout)
-                .await
-                .map_err(|e| Error::Timeout(format!("waiting for raft leadership: {e}")))?;
-            raft.read_barrier().await?;
+            if cfg.join {
+                // Added later by an existing member; nothing to do.
+            } else if cfg.initial_members.is_empty() {
+                raft.initialize_if_new().await.map_err(Error::Unavailable)?;
+                if !cfg.clustered() {
+                    raft.wait_leader(opts.startup_timeout)
+                        .await
+                        .map_err(|e| Error::Timeout(format!("waiting for raft leadership: {e}")))?;
+                    raft.read_barrier(opts.startup_timeout).await?;
+                }
+            } else if cfg.initial_members.keys().next() == Some(&cfg.node_id) {
+                let members = cfg
+                    .initial_members
+                    .iter()
+                    .map(|(id, addr)| {
+                        let node = if *id == cfg.node_id {
+                            raft.self_node()
+                        } else {
+                            PeerNode {
+                                addr: addr.clone(),
+                                api_addr: String::new(),
+                            }
+                        };
+                        (*id, node)
+                    })
+                    .collect();
+                raft.initialize(members).await.map_err(Error::Unavailable)?;
+            }
             Ok::<(), Error>(())
         };
         let res = tokio::time::timeout(opts.startup_timeout, started).await;
@@ -217,23 +335,22 @@ impl Kv {
         });
         tokio::spawn(compactor(
             Arc::downgrade(&inner),
-            stop_rx,
+            stop_rx.clone(),
             cfg.compaction_window,
         ));
+        tokio::spawn(membership::announce(Arc::downgrade(&inner), stop_rx));
         Ok(Kv { inner })
     }
 
     async fn propose(&self, cmd: Command) -> Result<Response, Error> {
         let t = self.inner.opts.request_timeout;
-        match tokio::time::timeout(t, self.inner.raft.propose(cmd)).await {
-            Ok(r) => Ok(r?),
-            Err(_) => Err(Error::Timeout(format!(
-                "raft proposal not applied within {t:?}"
-            ))),
-        }
+        Ok(self.inner.raft.propose(cmd, t).await?)
     }
 
-    /// Proposes through raft; returns after the entry is committed AND applied on this replica.
+    /// Proposes through raft (forwarded to the leader from a follower); returns after the
+    /// entry is committed AND applied on this replica (read-your-writes here). Leader changes
+    /// are retried within the request timeout; then `Unavailable` (no leader reachable) or
+    /// `Timeout` (outcome unknown).
     pub async fn txn(&self, txn: Txn) -> Result<TxnResponse, Error> {
         match self.propose(Command::Txn(txn)).await? {
             Response::Txn(r) => Ok(r),
@@ -251,19 +368,13 @@ impl Kv {
         }
     }
 
-    /// Linearizable read barrier (ReadIndex), then waits until applied >= read index. Returns
-    /// the local revision after the barrier.
+    /// Linearizable read barrier on any replica: a ReadIndex round with the leader (batched
+    /// with concurrent readers), then waits until applied >= read index. Returns the local
+    /// revision after the barrier. Bounded: `Unavailable` / `Timeout` when cut off.
     pub async fn read_barrier(&self) -> Result<Revision, Error> {
         let t = self.inner.opts.request_timeout;
-        match tokio::time::timeout(t, self.inner.raft.read_barrier()).await {
-            Ok(r) => {
-                r?;
-                Ok(self.current_revision())
-            }
-            Err(_) => Err(Error::Timeout(format!(
-                "read barrier not reached within {t:?}"
-            ))),
-        }
+        self.inner.raft.read_barrier(t).await?;
+        Ok(self.current_revision())
     }
 
     pub fn get(&self, key: &[u8], at: Option<Revision>) -> Result<Option<KeyValue>, Error> {
@@ -331,6 +442,9 @@ impl Kv {
         }
         if s.leader.is_none() {
             return Err("raft has no leader".to_string());
+        }
+        if !s.members.iter().any(|m| m.id == s.id) {
+            return Err("this replica is not a member of the cluster".to_string());
         }
         let committed = s.committed_index.unwrap_or(0);
         let applied = s.applied_index.unwrap_or(0);
@@ -423,6 +537,7 @@ mod tests {
             data_dir: dir.to_path_buf(),
             node_id: 1,
             compaction_window: Duration::from_secs(3600),
+            ..KvConfig::default()
         }
     }
 
@@ -651,6 +766,7 @@ mod bench {
             data_dir: dir.path().to_path_buf(),
             node_id: 1,
             compaction_window: Duration::from_secs(3600),
+            ..KvConfig::default()
         })
         .await
         .unwrap();

@@ -64,6 +64,18 @@ impl LogStore {
     }
 }
 
+/// A batch that marks the log as purged through `log_id` (used when seeding a data dir from a
+/// backup: the log then starts after the seeded snapshot).
+pub(crate) fn purged_batch(log_id: &LogIdOf<TypeConfig>) -> Result<Batch, io::Error> {
+    let mut b = Batch::new();
+    b.put(
+        Cf::RaftMeta,
+        LAST_PURGED,
+        serde_json::to_vec(log_id).map_err(io_err)?,
+    );
+    Ok(b)
+}
+
 fn decode_entry(b: &[u8]) -> Result<EntryOf<TypeConfig>, io::Error> {
     serde_json::from_slice(b).map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))
 }

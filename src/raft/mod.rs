@@ -2,35 +2,65 @@
 //!
 //! This is the only module that names openraft. It owns the raft type configuration, the
 //! replicated command format ([`Command`]), the RocksDB-backed raft log (`log_store`), the
-//! state machine that applies commands to [`Mvcc`] (`state_machine`), and the peer network
-//! (`network`, a stub until multi-replica support lands). [`RaftNode`] is the small,
-//! openraft-free handle the `kv` facade drives.
+//! state machine that applies commands to [`Mvcc`] (`state_machine`), and the gRPC peer
+//! transport (`wire`, `network` = client, `service` = server and leader-side operations).
+//! [`RaftNode`] is the small, openraft-free handle the `kv` facade drives: it proposes on
+//! the leader or forwards to it, answers linearizable read barriers with a batched ReadIndex
+//! round (as etcd's linearizableReadLoop does), and executes membership changes on the leader
+//! from any replica. Leadership changes during a request are retried within its deadline.
 //!
 //! It deliberately knows nothing of Kubernetes, and nothing of how applied events are
 //! delivered to readers: the caller passes an [`ApplyHook`].
 
 mod log_store;
 mod network;
+mod service;
 mod state_machine;
+mod wire;
 
 use std::collections::BTreeMap;
 use std::fmt;
+use std::net::SocketAddr;
 use std::path::PathBuf;
-use std::sync::Arc;
-use std::time::Duration;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
 use openraft::async_runtime::watch::WatchReceiver;
-use openraft::{BasicNode, Config, Raft, ReadPolicy, ServerState, SnapshotPolicy};
+use openraft::{Config, Raft, RaftMetrics, ServerState, SnapshotPolicy};
 use serde::{Deserialize, Serialize};
+use tokio::sync::{oneshot, watch};
 
 use crate::storage::mvcc::{Event, Mvcc, Revision, Txn, TxnResponse};
 
 pub use log_store::LogStore;
-pub use network::NetworkFactory;
+pub use network::{Faults, NetworkFactory, PeerTls};
 pub use state_machine::StateMachine;
+
+use network::{CallError, Connector, Method, Peer};
+use wire::{AdminOp, AdminReply, WireError};
+
+/// A log filter directive that keeps the raft library's per-heartbeat warnings (e.g. while a
+/// peer is down) out of the default log.
+pub const QUIET_LOGS: &str = "openraft=error";
 
 /// Identifies a replica. Stable across restarts.
 pub type NodeId = u64;
+
+/// What the cluster knows of a member: where its peers and clients reach it.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PeerNode {
+    /// gRPC peer address (host:port).
+    pub addr: String,
+    /// Kubernetes API address (host:port), informational.
+    #[serde(default)]
+    pub api_addr: String,
+}
+
+impl fmt::Display for PeerNode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{{peer:{}, api:{}}}", self.addr, self.api_addr)
+    }
+}
 
 openraft::declare_raft_types!(
     /// Raft type configuration of Rafter.
@@ -38,7 +68,7 @@ openraft::declare_raft_types!(
         D = Command,
         R = Response,
         NodeId = NodeId,
-        Node = BasicNode,
+        Node = PeerNode,
 );
 
 /// A replicated command: the payload of a normal raft log entry.
@@ -79,7 +109,7 @@ pub enum Response {
 /// It must not block.
 pub type ApplyHook = Arc<dyn Fn(Revision, Vec<Event>) + Send + Sync>;
 
-/// Tunables of the raft node.
+/// Tunables and wiring of the raft node.
 #[derive(Clone, Debug)]
 pub struct RaftOptions {
     /// Build a snapshot (and purge the log behind it) every this many applied entries.
@@ -88,8 +118,16 @@ pub struct RaftOptions {
     pub keep_logs: u64,
     pub heartbeat_ms: u64,
     pub election_timeout_ms: (u64, u64),
-    /// Address other replicas reach this node at (unused with one voter).
+    /// Address other replicas reach this node at (default: the bound peer listen address).
     pub advertise_addr: String,
+    /// Kubernetes API address of this replica (carried in its member info).
+    pub api_addr: String,
+    /// Serve the gRPC peer service here (None: no peer server, a one-voter cluster only).
+    pub peer_listen: Option<SocketAddr>,
+    /// Mutual TLS between replicas (plaintext when None).
+    pub tls: Option<PeerTls>,
+    /// Injected network faults (tests).
+    pub faults: Option<Arc<Faults>>,
 }
 
 impl Default for RaftOptions {
@@ -100,19 +138,60 @@ impl Default for RaftOptions {
             heartbeat_ms: 100,
             election_timeout_ms: (300, 600),
             advertise_addr: String::new(),
+            api_addr: String::new(),
+            peer_listen: None,
+            tls: None,
+            faults: None,
         }
     }
 }
 
-/// Why a proposal or read barrier failed.
+/// Why a proposal, read barrier or admin operation failed.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum RaftFailure {
-    #[error("not the leader (leader: {leader:?})")]
+    /// No leader could be reached before the deadline (nothing was proposed).
+    #[error("no reachable leader (last known leader: {leader:?})")]
     NotLeader { leader: Option<NodeId> },
     #[error("raft node stopped: {0}")]
     Stopped(String),
+    /// The request is invalid for the cluster's current membership.
+    #[error("{0}")]
+    Invalid(String),
+    /// The deadline passed; the outcome of a write is unknown.
+    #[error("{0}")]
+    Timeout(String),
     #[error("{0}")]
     Other(String),
+}
+
+/// The role of a replica as this node sees it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Role {
+    Leader,
+    Follower,
+    Learner,
+    Candidate,
+    Unknown,
+}
+
+impl Role {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Role::Leader => "leader",
+            Role::Follower => "follower",
+            Role::Learner => "learner",
+            Role::Candidate => "candidate",
+            Role::Unknown => "unknown",
+        }
+    }
+}
+
+/// One member of the current membership configuration.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Member {
+    pub id: NodeId,
+    pub node: PeerNode,
+    pub voter: bool,
 }
 
 /// A snapshot of the node's raft status.
@@ -122,36 +201,98 @@ pub struct Status {
     pub leader: Option<NodeId>,
     pub is_leader: bool,
     pub running: bool,
+    pub role: Role,
+    pub term: u64,
     pub committed_index: Option<u64>,
     pub applied_index: Option<u64>,
+    pub last_log_index: Option<u64>,
+    pub snapshot_index: Option<u64>,
+    pub purged_index: Option<u64>,
+    pub members: Vec<Member>,
 }
 
-/// Handle of a running raft node.
-#[derive(Clone)]
-pub struct RaftNode {
+/// The leader's view of replication progress.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Replication {
+    pub matched: BTreeMap<NodeId, Option<u64>>,
+    pub last_log_index: Option<u64>,
+}
+
+/// Pause between attempts while the leader is unknown or changing.
+const RETRY_PAUSE: Duration = Duration::from_millis(50);
+/// Bound on one ReadIndex round (a batch of concurrent readers).
+const READ_ROUND: Duration = Duration::from_secs(3);
+
+/// Outcome of one attempt: retry (nothing happened) or give up.
+#[derive(Clone, Debug)]
+enum Attempt {
+    Retry(String),
+    Fail(RaftFailure),
+}
+
+impl Attempt {
+    fn from_wire(e: WireError, local: bool) -> Attempt {
+        match e {
+            WireError::NotLeader { leader } => {
+                Attempt::Retry(format!("not the leader (leader: {leader:?})"))
+            }
+            WireError::Stopped(m) if local => Attempt::Fail(RaftFailure::Stopped(m)),
+            WireError::Stopped(m) => Attempt::Retry(format!("leader stopped: {m}")),
+            WireError::Invalid(m) => Attempt::Fail(RaftFailure::Invalid(m)),
+            WireError::Other(m) => Attempt::Fail(RaftFailure::Other(m)),
+        }
+    }
+
+    fn from_call(e: CallError) -> Attempt {
+        match e {
+            CallError::Unreachable(m) => Attempt::Retry(format!("leader unreachable: {m}")),
+            CallError::Timeout(m) => Attempt::Fail(RaftFailure::Timeout(m)),
+            CallError::Failed(m) => Attempt::Fail(RaftFailure::Other(m)),
+        }
+    }
+}
+
+enum Route {
+    Local,
+    Remote(Peer),
+    NoLeader,
+}
+
+#[derive(Default)]
+struct ReadBatch {
+    waiters: Vec<oneshot::Sender<Result<u64, Attempt>>>,
+    running: bool,
+}
+
+struct NodeInner {
     id: NodeId,
     raft: Raft<TypeConfig, StateMachine>,
     advertise_addr: String,
+    api_addr: String,
+    conn: Connector,
+    reads: Mutex<ReadBatch>,
+    server_stop: watch::Sender<bool>,
+    server: Mutex<Option<tokio::task::JoinHandle<()>>>,
 }
 
-fn failure<E>(e: openraft::errors::RaftError<TypeConfig, E>) -> RaftFailure
-where
-    E: std::error::Error + openraft::TryAsRef<openraft::errors::ForwardToLeader<TypeConfig>>,
-{
-    if let Some(f) = e.forward_to_leader() {
-        return RaftFailure::NotLeader {
-            leader: f.leader_id,
-        };
-    }
-    match e {
-        openraft::errors::RaftError::Fatal(f) => RaftFailure::Stopped(f.to_string()),
-        other => RaftFailure::Other(other.to_string()),
-    }
+/// Handle of a running raft node. Cloning is cheap.
+#[derive(Clone)]
+pub struct RaftNode {
+    inner: Arc<NodeInner>,
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+fn idx_of(l: &Option<openraft::type_config::alias::LogIdOf<TypeConfig>>) -> Option<u64> {
+    l.as_ref().map(|l| l.index())
 }
 
 impl RaftNode {
-    /// Starts the raft node over `mvcc` (whose engine also holds the raft log). Snapshots are
-    /// kept in `snapshot_dir`. Recovers whatever state is on disk.
+    /// Starts the raft node over `mvcc` (whose engine also holds the raft log), and its gRPC
+    /// peer server when `opts.peer_listen` is set. Snapshots are kept in `snapshot_dir`.
+    /// Recovers whatever state is on disk.
     pub async fn start(
         id: NodeId,
         mvcc: Arc<Mvcc>,
@@ -166,45 +307,114 @@ impl RaftNode {
             election_timeout_max: opts.election_timeout_ms.1,
             snapshot_policy: SnapshotPolicy::LogsSinceLast(opts.snapshot_every),
             max_in_snapshot_log_to_keep: opts.keep_logs,
+            install_snapshot_timeout: 20_000,
             ..Default::default()
         }
         .validate()
         .map_err(|e| format!("raft config: {e}"))?;
+        let conn = Connector::new(id, opts.tls.as_ref(), opts.faults.clone())?;
+        // Bind before starting raft so that a bad address fails fast.
+        let listener = match opts.peer_listen {
+            Some(addr) => Some(
+                tokio::net::TcpListener::bind(addr)
+                    .await
+                    .map_err(|e| format!("binding peer address {addr}: {e}"))?,
+            ),
+            None => None,
+        };
         let log = LogStore::new(mvcc.engine().clone());
         let sm = StateMachine::new(mvcc, snapshot_dir, hook).map_err(|e| e.to_string())?;
-        let raft = Raft::new(id, Arc::new(config), NetworkFactory::default(), log, sm)
-            .await
-            .map_err(|e| format!("start raft: {e}"))?;
-        Ok(RaftNode {
+        let raft = Raft::new(
             id,
-            raft,
-            advertise_addr: opts.advertise_addr,
+            Arc::new(config),
+            NetworkFactory::new(conn.clone()),
+            log,
+            sm,
+        )
+        .await
+        .map_err(|e| format!("start raft: {e}"))?;
+        let (server_stop, stop_rx) = watch::channel(false);
+        let mut advertise_addr = opts.advertise_addr.clone();
+        let server = match listener {
+            Some(l) => {
+                let svc = service::Service {
+                    id,
+                    raft: raft.clone(),
+                };
+                match service::spawn_server(svc, l, opts.tls.as_ref(), stop_rx) {
+                    Ok((local, handle)) => {
+                        if advertise_addr.is_empty() {
+                            advertise_addr = local.to_string();
+                        }
+                        Some(handle)
+                    }
+                    Err(e) => {
+                        let _ = raft.shutdown().await;
+                        return Err(e);
+                    }
+                }
+            }
+            None => None,
+        };
+        Ok(RaftNode {
+            inner: Arc::new(NodeInner {
+                id,
+                raft,
+                advertise_addr,
+                api_addr: opts.api_addr,
+                conn,
+                reads: Mutex::new(ReadBatch::default()),
+                server_stop,
+                server: Mutex::new(server),
+            }),
         })
     }
 
-    /// On a never-initialized store, makes this node the single voter of a new cluster.
-    /// Returns whether it initialized.
-    pub async fn initialize_if_new(&self) -> Result<bool, String> {
-        if self
+    pub fn id(&self) -> NodeId {
+        self.inner.id
+    }
+
+    /// This node's member info (peer and API addresses).
+    pub fn self_node(&self) -> PeerNode {
+        PeerNode {
+            addr: self.inner.advertise_addr.clone(),
+            api_addr: self.inner.api_addr.clone(),
+        }
+    }
+
+    pub async fn is_initialized(&self) -> Result<bool, String> {
+        self.inner
             .raft
             .is_initialized()
             .await
-            .map_err(|e| e.to_string())?
-        {
+            .map_err(|e| e.to_string())
+    }
+
+    /// On a never-initialized store, makes `members` (all voters) the first membership.
+    /// Returns whether it initialized.
+    pub async fn initialize(&self, members: BTreeMap<NodeId, PeerNode>) -> Result<bool, String> {
+        if self.is_initialized().await? {
             return Ok(false);
         }
-        let mut members = BTreeMap::new();
-        members.insert(self.id, BasicNode::new(&self.advertise_addr));
-        self.raft
+        self.inner
+            .raft
             .initialize(members)
             .await
             .map_err(|e| format!("initialize raft: {e}"))?;
         Ok(true)
     }
 
+    /// On a never-initialized store, makes this node the single voter of a new cluster.
+    /// Returns whether it initialized.
+    pub async fn initialize_if_new(&self) -> Result<bool, String> {
+        self.initialize(BTreeMap::from([(self.inner.id, self.self_node())]))
+            .await
+    }
+
     /// Waits until this node is leader (bounded).
     pub async fn wait_leader(&self, timeout: Duration) -> Result<(), String> {
-        self.raft
+        self.inner
+            .raft
             .wait(Some(timeout))
             .state(ServerState::Leader, "become leader")
             .await
@@ -212,34 +422,347 @@ impl RaftNode {
             .map_err(|e| e.to_string())
     }
 
-    /// Replicates `cmd`; returns its result once committed and applied on this replica.
-    pub async fn propose(&self, cmd: Command) -> Result<Response, RaftFailure> {
-        self.raft
-            .client_write(cmd)
-            .await
-            .map(|r| r.data)
-            .map_err(failure)
+    fn metrics(&self) -> RaftMetrics<TypeConfig> {
+        self.inner.raft.metrics().borrow_watched().clone()
     }
 
-    /// Linearizable read barrier (ReadIndex): returns once this replica has applied
-    /// everything committed before the call.
-    pub async fn read_barrier(&self) -> Result<(), RaftFailure> {
-        self.raft
-            .ensure_linearizable(ReadPolicy::ReadIndex)
+    fn route(&self) -> Route {
+        let m = self.metrics();
+        if m.state == ServerState::Leader {
+            return Route::Local;
+        }
+        match m.current_leader {
+            Some(l) if l != self.inner.id => match m.membership_config.get_node(&l) {
+                Some(n) => Route::Remote(self.inner.conn.peer(l, &n.addr)),
+                None => Route::NoLeader,
+            },
+            _ => Route::NoLeader,
+        }
+    }
+
+    /// Runs `attempt` against the current leader until it succeeds, fails for good, or the
+    /// deadline passes (then `NotLeader`, with the last known leader).
+    async fn with_leader<T, F, Fut>(
+        &self,
+        deadline: Instant,
+        mut attempt: F,
+    ) -> Result<T, RaftFailure>
+    where
+        F: FnMut(Route, Duration) -> Fut,
+        Fut: std::future::Future<Output = Result<T, Attempt>>,
+    {
+        loop {
+            let remaining = deadline.saturating_duration_since(Instant::now());
+            if remaining.is_zero() {
+                return Err(RaftFailure::NotLeader {
+                    leader: self.metrics().current_leader,
+                });
+            }
+            let route = self.route();
+            let res = match route {
+                Route::NoLeader => Err(Attempt::Retry("no leader".into())),
+                r => attempt(r, remaining).await,
+            };
+            match res {
+                Ok(v) => return Ok(v),
+                Err(Attempt::Fail(f)) => return Err(f),
+                Err(Attempt::Retry(why)) => {
+                    tracing::debug!(node = self.inner.id, "retrying on the leader: {why}");
+                    let pause = RETRY_PAUSE.min(deadline.saturating_duration_since(Instant::now()));
+                    tokio::time::sleep(pause).await;
+                }
+            }
+        }
+    }
+
+    /// Waits until this replica has applied `index` (bounded by `deadline`).
+    async fn wait_applied(&self, index: u64, deadline: Instant) -> Result<(), RaftFailure> {
+        if idx_of(&self.metrics().last_applied).is_some_and(|a| a >= index) {
+            return Ok(());
+        }
+        let remaining = deadline.saturating_duration_since(Instant::now());
+        self.inner
+            .raft
+            .wait(Some(remaining))
+            .applied_index_at_least(Some(index), "apply locally")
             .await
             .map(|_| ())
-            .map_err(failure)
+            .map_err(|e| {
+                RaftFailure::Timeout(format!("log index {index} not applied here in time: {e}"))
+            })
+    }
+
+    /// Replicates `cmd` through the leader (proposed here when this node leads, forwarded
+    /// otherwise); returns its result once committed AND applied on this replica. Retries
+    /// while the leader is unknown or changing, within `timeout`.
+    pub async fn propose(&self, cmd: Command, timeout: Duration) -> Result<Response, RaftFailure> {
+        let deadline = Instant::now() + timeout;
+        let run = async {
+            let (idx, resp) = self
+                .with_leader(deadline, |route, remaining| {
+                    let cmd = cmd.clone();
+                    let raft = self.inner.raft.clone();
+                    async move {
+                        match route {
+                            Route::Local => service::leader_write(&raft, cmd)
+                                .await
+                                .map_err(|e| Attempt::from_wire(e, true)),
+                            Route::Remote(peer) => peer
+                                .call::<Command, (u64, Response)>(Method::Forward, &cmd, remaining)
+                                .await
+                                .map_err(Attempt::from_call)?
+                                .map_err(|e| Attempt::from_wire(e, false)),
+                            Route::NoLeader => Err(Attempt::Retry("no leader".into())),
+                        }
+                    }
+                })
+                .await?;
+            self.wait_applied(idx, deadline).await?;
+            Ok(resp)
+        };
+        match tokio::time::timeout(timeout, run).await {
+            Ok(r) => r,
+            Err(_) => Err(RaftFailure::Timeout(format!(
+                "proposal not committed and applied within {timeout:?}"
+            ))),
+        }
+    }
+
+    /// One ReadIndex round: the leader confirms its leadership with a quorum and returns its
+    /// read index.
+    async fn read_round(&self) -> Result<u64, Attempt> {
+        let deadline = Instant::now() + READ_ROUND;
+        let r = self
+            .with_leader(deadline, |route, remaining| {
+                let raft = self.inner.raft.clone();
+                async move {
+                    match route {
+                        Route::Local => {
+                            match tokio::time::timeout(remaining, service::leader_read_index(&raft))
+                                .await
+                            {
+                                Ok(r) => r.map_err(|e| Attempt::from_wire(e, true)),
+                                Err(_) => Err(Attempt::Fail(RaftFailure::Timeout(
+                                    "leadership not confirmed by a quorum in time".into(),
+                                ))),
+                            }
+                        }
+                        Route::Remote(peer) => peer
+                            .call::<(), u64>(Method::ReadIndex, &(), remaining)
+                            .await
+                            .map_err(Attempt::from_call)?
+                            .map_err(|e| Attempt::from_wire(e, false)),
+                        Route::NoLeader => Err(Attempt::Retry("no leader".into())),
+                    }
+                }
+            })
+            .await;
+        r.map_err(Attempt::Fail)
+    }
+
+    async fn read_loop(self) {
+        loop {
+            let waiters = {
+                let mut b = lock(&self.inner.reads);
+                if b.waiters.is_empty() {
+                    b.running = false;
+                    return;
+                }
+                std::mem::take(&mut b.waiters)
+            };
+            let r = self.read_round().await;
+            for w in waiters {
+                let _ = w.send(r.clone());
+            }
+        }
+    }
+
+    /// Joins the next ReadIndex round: every reader that arrives while a round is in flight
+    /// shares the following one (so each reader's index is taken after it arrived).
+    async fn batched_read_index(&self) -> Result<u64, Attempt> {
+        let (tx, rx) = oneshot::channel();
+        let start = {
+            let mut b = lock(&self.inner.reads);
+            b.waiters.push(tx);
+            !std::mem::replace(&mut b.running, true)
+        };
+        if start {
+            tokio::spawn(self.clone().read_loop());
+        }
+        rx.await.unwrap_or_else(|_| {
+            Err(Attempt::Fail(RaftFailure::Stopped(
+                "read loop ended".into(),
+            )))
+        })
+    }
+
+    /// Linearizable read barrier on any replica: gets a read index from the leader (batched
+    /// with concurrent readers), then waits until this replica has applied it. Returns the
+    /// read index.
+    pub async fn read_barrier(&self, timeout: Duration) -> Result<u64, RaftFailure> {
+        let deadline = Instant::now() + timeout;
+        let run = async {
+            loop {
+                match self.batched_read_index().await {
+                    Ok(idx) => {
+                        self.wait_applied(idx, deadline).await?;
+                        return Ok(idx);
+                    }
+                    Err(Attempt::Fail(RaftFailure::NotLeader { leader }))
+                        if Instant::now() + RETRY_PAUSE < deadline =>
+                    {
+                        tracing::debug!(?leader, "read barrier: retrying");
+                        tokio::time::sleep(RETRY_PAUSE).await;
+                    }
+                    Err(Attempt::Fail(f)) => return Err(f),
+                    Err(Attempt::Retry(m)) => return Err(RaftFailure::Other(m)),
+                }
+            }
+        };
+        match tokio::time::timeout(timeout, run).await {
+            Ok(r) => r,
+            Err(_) => Err(RaftFailure::Timeout(format!(
+                "read barrier not reached within {timeout:?}"
+            ))),
+        }
+    }
+
+    /// Executes `op` on the leader (from any replica); waits until a membership entry it
+    /// wrote is applied here.
+    async fn admin(&self, op: AdminOp, timeout: Duration) -> Result<AdminReply, RaftFailure> {
+        let deadline = Instant::now() + timeout;
+        let run = async {
+            let reply = self
+                .with_leader(deadline, |route, remaining| {
+                    let op = op.clone();
+                    let raft = self.inner.raft.clone();
+                    let id = self.inner.id;
+                    async move {
+                        match route {
+                            Route::Local => service::leader_admin(&raft, id, op)
+                                .await
+                                .map_err(|e| Attempt::from_wire(e, true)),
+                            Route::Remote(peer) => peer
+                                .call::<AdminOp, AdminReply>(Method::Admin, &op, remaining)
+                                .await
+                                .map_err(Attempt::from_call)?
+                                .map_err(|e| Attempt::from_wire(e, false)),
+                            Route::NoLeader => Err(Attempt::Retry("no leader".into())),
+                        }
+                    }
+                })
+                .await?;
+            if let AdminReply::Done { log_index: Some(i) } = reply {
+                self.wait_applied(i, deadline).await?;
+            }
+            Ok(reply)
+        };
+        match tokio::time::timeout(timeout, run).await {
+            Ok(r) => r,
+            Err(_) => Err(RaftFailure::Timeout(format!(
+                "cluster operation not done within {timeout:?}"
+            ))),
+        }
+    }
+
+    /// Adds a non-voting member (replication to it starts at once).
+    pub async fn add_learner(
+        &self,
+        id: NodeId,
+        node: PeerNode,
+        timeout: Duration,
+    ) -> Result<(), RaftFailure> {
+        self.admin(AdminOp::AddLearner { id, node }, timeout)
+            .await
+            .map(|_| ())
+    }
+
+    /// Turns a learner into a voter.
+    pub async fn promote(&self, id: NodeId, timeout: Duration) -> Result<(), RaftFailure> {
+        self.admin(AdminOp::Promote { id }, timeout)
+            .await
+            .map(|_| ())
+    }
+
+    /// Removes a voter or learner from the cluster (the leader may remove itself).
+    pub async fn remove_member(&self, id: NodeId, timeout: Duration) -> Result<(), RaftFailure> {
+        self.admin(AdminOp::Remove { id }, timeout)
+            .await
+            .map(|_| ())
+    }
+
+    /// Replaces the member info of `id`.
+    pub async fn set_node(
+        &self,
+        id: NodeId,
+        node: PeerNode,
+        timeout: Duration,
+    ) -> Result<(), RaftFailure> {
+        self.admin(AdminOp::SetNode { id, node }, timeout)
+            .await
+            .map(|_| ())
+    }
+
+    /// Hands leadership to voter `to`; returns once this replica sees `to` as leader.
+    pub async fn transfer_leader(&self, to: NodeId, timeout: Duration) -> Result<(), RaftFailure> {
+        let deadline = Instant::now() + timeout;
+        self.admin(AdminOp::TransferLeader { to }, timeout).await?;
+        let remaining = deadline.saturating_duration_since(Instant::now());
+        self.inner
+            .raft
+            .wait(Some(remaining))
+            .current_leader(to, "leadership transferred")
+            .await
+            .map(|_| ())
+            .map_err(|e| RaftFailure::Timeout(format!("replica {to} did not take over: {e}")))
+    }
+
+    /// The leader's replication progress (asked of the leader from a follower).
+    pub async fn replication(&self, timeout: Duration) -> Result<Replication, RaftFailure> {
+        match self.admin(AdminOp::Replication, timeout).await? {
+            AdminReply::Replication {
+                matched,
+                last_log_index,
+            } => Ok(Replication {
+                matched,
+                last_log_index,
+            }),
+            other => Err(RaftFailure::Other(format!("unexpected reply {other:?}"))),
+        }
     }
 
     pub fn status(&self) -> Status {
-        let m = self.raft.metrics().borrow_watched().clone();
+        let m = self.metrics();
+        let membership = m.membership_config.membership();
+        let voters: Vec<NodeId> = membership.voter_ids().collect();
+        let members = membership
+            .nodes()
+            .map(|(id, n)| Member {
+                id: *id,
+                node: n.clone(),
+                voter: voters.contains(id),
+            })
+            .collect();
+        let role = match m.state {
+            ServerState::Leader => Role::Leader,
+            ServerState::Follower => Role::Follower,
+            ServerState::Learner => Role::Learner,
+            ServerState::Candidate => Role::Candidate,
+            _ => Role::Unknown,
+        };
         Status {
-            id: self.id,
+            id: self.inner.id,
             leader: m.current_leader,
-            is_leader: m.state == ServerState::Leader && m.current_leader == Some(self.id),
+            is_leader: m.state == ServerState::Leader && m.current_leader == Some(self.inner.id),
             running: m.running_state.is_ok(),
-            committed_index: m.local_committed.map(|l| l.index()),
-            applied_index: m.last_applied.map(|l| l.index()),
+            role,
+            term: m.current_term,
+            committed_index: idx_of(&m.local_committed),
+            applied_index: idx_of(&m.last_applied),
+            last_log_index: m.last_log_index,
+            snapshot_index: idx_of(&m.snapshot),
+            purged_index: idx_of(&m.purged),
+            members,
         }
     }
 
@@ -247,21 +770,88 @@ impl RaftNode {
         self.status().is_leader
     }
 
-    /// Asks raft to build a snapshot now (and purge the log behind it).
-    pub async fn trigger_snapshot(&self) -> Result<(), String> {
-        self.raft
+    /// Builds a snapshot now (the log behind it is purged by policy); returns the log index
+    /// it covers once built.
+    pub async fn trigger_snapshot(&self, timeout: Duration) -> Result<u64, RaftFailure> {
+        let want = idx_of(&self.metrics().last_applied).unwrap_or(0);
+        self.inner
+            .raft
             .trigger()
             .snapshot()
             .await
-            .map_err(|e| e.to_string())
+            .map_err(|e| RaftFailure::Stopped(e.to_string()))?;
+        let m = self
+            .inner
+            .raft
+            .wait(Some(timeout))
+            .metrics(
+                |m| idx_of(&m.snapshot).is_some_and(|s| s >= want),
+                "snapshot built",
+            )
+            .await
+            .map_err(|e| RaftFailure::Timeout(format!("snapshot not built in time: {e}")))?;
+        Ok(idx_of(&m.snapshot).unwrap_or(0))
     }
 
-    /// Stops the raft tasks (idempotent).
+    /// Stops the peer server and the raft tasks (idempotent).
     pub async fn shutdown(&self) {
-        if let Err(e) = self.raft.shutdown().await {
+        self.inner.server_stop.send_replace(true);
+        let server = lock(&self.inner.server).take();
+        if let Err(e) = self.inner.raft.shutdown().await {
             tracing::warn!("raft shutdown: {e}");
         }
+        if let Some(h) = server {
+            let abort = h.abort_handle();
+            if tokio::time::timeout(Duration::from_secs(2), h)
+                .await
+                .is_err()
+            {
+                abort.abort();
+            }
+        }
     }
+}
+
+/// Seeds a never-used data dir (engine under `mvcc`, snapshots in `snapshot_dir`) with `kvs`
+/// at `revision`, as a new cluster whose single voter is `id` (`node`). Raft started on it
+/// later is initialized, and replicas added later receive the keyspace as a snapshot.
+pub fn seed_new_cluster(
+    mvcc: Arc<Mvcc>,
+    snapshot_dir: PathBuf,
+    id: NodeId,
+    node: PeerNode,
+    revision: Revision,
+    kvs: Vec<crate::storage::mvcc::KeyValue>,
+) -> Result<(), String> {
+    use openraft::type_config::alias::{LeaderIdOf, LogIdOf, StoredMembershipOf};
+    use openraft::vote::RaftLeaderIdExt;
+    let log_id = LogIdOf::<TypeConfig>::new(LeaderIdOf::<TypeConfig>::new_committed(0, id), 0);
+    let membership = openraft::Membership::new(
+        vec![std::collections::BTreeSet::from([id])],
+        BTreeMap::from([(id, node)]),
+    )
+    .map_err(|e| e.to_string())?;
+    let stored = StoredMembershipOf::<TypeConfig>::new(Some(log_id), membership);
+    let fresh = mvcc.current_revision() == 0
+        && mvcc
+            .engine()
+            .view()
+            .last(crate::storage::engine::Cf::RaftLog)
+            .map_err(|e| e.to_string())?
+            .is_none()
+        && mvcc
+            .engine()
+            .view()
+            .last(crate::storage::engine::Cf::RaftMeta)
+            .map_err(|e| e.to_string())?
+            .is_none();
+    if !fresh {
+        return Err("the data folder already holds a cluster's data".to_string());
+    }
+    let hook: ApplyHook = Arc::new(|_, _| {});
+    let sm = StateMachine::new(mvcc, snapshot_dir, hook).map_err(|e| e.to_string())?;
+    sm.seed(log_id, stored, revision, kvs)
+        .map_err(|e| format!("seeding the store: {e}"))
 }
 
 #[cfg(test)]

@@ -1,51 +1,359 @@
-//! Raft peer transport. For now a stub: with a single voter openraft never contacts a peer,
-//! and every RPC to a peer fails as "unreachable". A later change replaces [`PeerClient`]'s
-//! bodies with gRPC calls to the peer's `BasicNode::addr`; the factory shape (one client per
-//! target node id + address) is already the one openraft needs for membership changes.
+//! Raft peer transport over gRPC (tonic): the client side. [`NetworkFactory`] hands openraft
+//! one [`PeerClient`] per target replica (AppendEntries, Vote, TransferLeader, and full
+//! snapshots streamed in chunks); [`Peer`] makes the application-level calls (Forward,
+//! ReadIndex, Admin) to a named replica. Channels are cached per address and connect lazily;
+//! mutual TLS is used when [`PeerTls`] is configured.
 //!
-//! It knows nothing of the state machine or storage.
+//! [`Faults`] lets tests cut traffic between replicas (loopback only): a blocked call fails as
+//! "unreachable" without being sent. It knows nothing of the state machine or storage.
 
+use std::collections::{BTreeSet, HashMap};
 use std::future::Future;
 use std::io::Cursor;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
-use openraft::errors::{RPCError, ReplicationClosed, StreamingError, Unreachable};
+use openraft::errors::{NetworkError, RPCError, ReplicationClosed, StreamingError, Unreachable};
 use openraft::network::RPCOption;
 use openraft::raft::{
-    AppendEntriesRequest, AppendEntriesResponse, SnapshotResponse, VoteRequest, VoteResponse,
+    AppendEntriesRequest, AppendEntriesResponse, SnapshotResponse, TransferLeaderRequest,
+    TransferLeaderResponse, VoteRequest, VoteResponse,
 };
 use openraft::type_config::alias::{SnapshotOf, VoteOf};
-use openraft::{BasicNode, OptionalSend, RaftNetworkFactory, RaftNetworkV2};
+use openraft::{OptionalSend, RaftNetworkFactory, RaftNetworkV2};
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+use tonic::transport::{Certificate, Channel, ClientTlsConfig, Endpoint, Identity};
 
-use super::{NodeId, TypeConfig};
+use super::wire::{self, pb, SnapshotHeader, WireError};
+use super::{NodeId, PeerNode, TypeConfig};
 
-/// Creates a [`PeerClient`] per target replica.
-#[derive(Clone, Debug, Default)]
-pub struct NetworkFactory {}
+/// Default size of one snapshot chunk on the wire.
+const SNAPSHOT_CHUNK: usize = 1024 * 1024;
 
-impl RaftNetworkFactory<TypeConfig> for NetworkFactory {
-    type Network = PeerClient;
+/// Certificate files for mutual TLS between replicas (PEM).
+#[derive(Clone, Debug)]
+pub struct PeerTls {
+    /// CA that signed every replica's certificate (verifies both directions).
+    pub ca: PathBuf,
+    pub cert: PathBuf,
+    pub key: PathBuf,
+}
 
-    async fn new_client(&mut self, target: NodeId, node: &BasicNode) -> PeerClient {
-        PeerClient {
-            target,
-            addr: node.addr.clone(),
+impl PeerTls {
+    fn read(&self) -> Result<(Vec<u8>, Vec<u8>, Vec<u8>), String> {
+        let rd =
+            |p: &PathBuf| std::fs::read(p).map_err(|e| format!("reading {}: {e}", p.display()));
+        Ok((rd(&self.ca)?, rd(&self.cert)?, rd(&self.key)?))
+    }
+
+    pub(crate) fn client_config(&self) -> Result<ClientTlsConfig, String> {
+        let (ca, cert, key) = self.read()?;
+        Ok(ClientTlsConfig::new()
+            .ca_certificate(Certificate::from_pem(ca))
+            .identity(Identity::from_pem(cert, key)))
+    }
+
+    pub(crate) fn server_config(&self) -> Result<tonic::transport::ServerTlsConfig, String> {
+        let (ca, cert, key) = self.read()?;
+        Ok(tonic::transport::ServerTlsConfig::new()
+            .identity(Identity::from_pem(cert, key))
+            .client_ca_root(Certificate::from_pem(ca)))
+    }
+}
+
+/// Injected network faults (tests): traffic between a pair of replicas, or to and from an
+/// isolated replica, is dropped.
+#[derive(Debug, Default)]
+pub struct Faults {
+    isolated: Mutex<BTreeSet<NodeId>>,
+    cut: Mutex<BTreeSet<(NodeId, NodeId)>>,
+}
+
+impl Faults {
+    pub fn new() -> Arc<Faults> {
+        Arc::new(Faults::default())
+    }
+
+    /// Drops all traffic to and from `id`.
+    pub fn isolate(&self, id: NodeId) {
+        lock(&self.isolated).insert(id);
+    }
+
+    /// Drops traffic between `a` and `b` (both directions).
+    pub fn cut(&self, a: NodeId, b: NodeId) {
+        let mut c = lock(&self.cut);
+        c.insert((a, b));
+        c.insert((b, a));
+    }
+
+    /// Removes every fault.
+    pub fn heal(&self) {
+        lock(&self.isolated).clear();
+        lock(&self.cut).clear();
+    }
+
+    pub fn blocked(&self, from: NodeId, to: NodeId) -> bool {
+        let iso = lock(&self.isolated);
+        iso.contains(&from) || iso.contains(&to) || lock(&self.cut).contains(&(from, to))
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// How a call failed at the transport level.
+#[derive(Debug, Clone)]
+pub(crate) enum CallError {
+    /// Not delivered (blocked, connection refused, peer unavailable): safe to retry.
+    Unreachable(String),
+    /// No answer in time: the request may or may not have been processed.
+    Timeout(String),
+    /// Other failure: the request may or may not have been processed.
+    Failed(String),
+}
+
+impl std::fmt::Display for CallError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            CallError::Unreachable(m) => write!(f, "unreachable: {m}"),
+            CallError::Timeout(m) => write!(f, "timed out: {m}"),
+            CallError::Failed(m) => write!(f, "failed: {m}"),
         }
     }
 }
 
-/// Connection to one peer (stub: always unreachable).
-#[derive(Clone, Debug)]
-pub struct PeerClient {
+fn call_error(s: tonic::Status) -> CallError {
+    match s.code() {
+        tonic::Code::Unavailable => CallError::Unreachable(s.message().to_string()),
+        tonic::Code::DeadlineExceeded => CallError::Timeout(s.message().to_string()),
+        _ => CallError::Failed(format!("{}: {}", s.code(), s.message())),
+    }
+}
+
+/// Unary methods of the peer service.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Method {
+    AppendEntries,
+    Vote,
+    TransferLeader,
+    Forward,
+    ReadIndex,
+    Admin,
+}
+
+struct ConnInner {
+    from: NodeId,
+    tls: Option<ClientTlsConfig>,
+    faults: Option<Arc<Faults>>,
+    channels: Mutex<HashMap<String, Channel>>,
+}
+
+/// Shared channel cache and client settings of one replica. Cloning is cheap.
+#[derive(Clone)]
+pub(crate) struct Connector {
+    inner: Arc<ConnInner>,
+}
+
+impl Connector {
+    pub(crate) fn new(
+        from: NodeId,
+        tls: Option<&PeerTls>,
+        faults: Option<Arc<Faults>>,
+    ) -> Result<Connector, String> {
+        let tls = tls.map(|t| t.client_config()).transpose()?;
+        Ok(Connector {
+            inner: Arc::new(ConnInner {
+                from,
+                tls,
+                faults,
+                channels: Mutex::new(HashMap::new()),
+            }),
+        })
+    }
+
+    pub(crate) fn peer(&self, target: NodeId, addr: &str) -> Peer {
+        Peer {
+            conn: self.clone(),
+            target,
+            addr: addr.to_string(),
+        }
+    }
+
+    fn blocked(&self, target: NodeId) -> bool {
+        self.inner
+            .faults
+            .as_ref()
+            .is_some_and(|f| f.blocked(self.inner.from, target))
+    }
+
+    fn channel(&self, addr: &str) -> Result<Channel, CallError> {
+        let mut chans = lock(&self.inner.channels);
+        if let Some(c) = chans.get(addr) {
+            return Ok(c.clone());
+        }
+        let scheme = if self.inner.tls.is_some() {
+            "https"
+        } else {
+            "http"
+        };
+        let mut ep = Endpoint::from_shared(format!("{scheme}://{addr}"))
+            .map_err(|e| CallError::Unreachable(format!("bad peer address {addr:?}: {e}")))?
+            .connect_timeout(Duration::from_millis(500))
+            .tcp_nodelay(true)
+            .http2_keep_alive_interval(Duration::from_secs(5))
+            .keep_alive_timeout(Duration::from_secs(5));
+        if let Some(tls) = &self.inner.tls {
+            ep = ep
+                .tls_config(tls.clone())
+                .map_err(|e| CallError::Unreachable(format!("peer TLS: {e}")))?;
+        }
+        let ch = ep.connect_lazy();
+        chans.insert(addr.to_string(), ch.clone());
+        Ok(ch)
+    }
+}
+
+/// One target replica, for application-level calls.
+#[derive(Clone)]
+pub(crate) struct Peer {
+    conn: Connector,
     target: NodeId,
     addr: String,
 }
 
+impl Peer {
+    fn client(&self) -> Result<pb::raft_peer_client::RaftPeerClient<Channel>, CallError> {
+        if self.conn.blocked(self.target) {
+            return Err(CallError::Unreachable(format!(
+                "traffic to replica {} is blocked",
+                self.target
+            )));
+        }
+        Ok(
+            pb::raft_peer_client::RaftPeerClient::new(self.conn.channel(&self.addr)?)
+                .max_decoding_message_size(256 * 1024 * 1024)
+                .max_encoding_message_size(256 * 1024 * 1024),
+        )
+    }
+
+    /// One unary call with a JSON request and a JSON `Result<T, WireError>` answer.
+    pub(crate) async fn call<Req: Serialize, T: DeserializeOwned>(
+        &self,
+        method: Method,
+        req: &Req,
+        timeout: Duration,
+    ) -> Result<Result<T, WireError>, CallError> {
+        let data = wire::encode(req).map_err(CallError::Failed)?;
+        let mut client = self.client()?;
+        let mut request = tonic::Request::new(pb::Blob { data });
+        request.set_timeout(timeout);
+        let fut = async move {
+            match method {
+                Method::AppendEntries => client.append_entries(request).await,
+                Method::Vote => client.vote(request).await,
+                Method::TransferLeader => client.transfer_leader(request).await,
+                Method::Forward => client.forward(request).await,
+                Method::ReadIndex => client.read_index(request).await,
+                Method::Admin => client.admin(request).await,
+            }
+        };
+        let resp = match tokio::time::timeout(timeout, fut).await {
+            Err(_) => {
+                return Err(CallError::Timeout(format!(
+                    "{method:?} to replica {} after {timeout:?}",
+                    self.target
+                )))
+            }
+            Ok(r) => r.map_err(call_error)?,
+        };
+        wire::decode(&resp.into_inner().data).map_err(CallError::Failed)
+    }
+
+    async fn send_snapshot(
+        &self,
+        header: Vec<u8>,
+        data: Vec<u8>,
+        chunk: usize,
+    ) -> Result<Result<SnapshotResponse<TypeConfig>, WireError>, CallError> {
+        let mut client = self.client()?;
+        let chunk = chunk.max(1);
+        let mut chunks = Vec::with_capacity(data.len() / chunk + 1);
+        let mut header = Some(header);
+        let mut rest = &data[..];
+        loop {
+            let n = rest.len().min(chunk);
+            chunks.push(pb::SnapshotChunk {
+                header: header.take().unwrap_or_default(),
+                data: rest[..n].to_vec(),
+            });
+            rest = &rest[n..];
+            if rest.is_empty() {
+                break;
+            }
+        }
+        let resp = client
+            .install_snapshot(futures::stream::iter(chunks))
+            .await
+            .map_err(call_error)?;
+        wire::decode(&resp.into_inner().data).map_err(CallError::Failed)
+    }
+}
+
+/// Creates a [`PeerClient`] per target replica.
+#[derive(Clone)]
+pub struct NetworkFactory {
+    conn: Connector,
+}
+
+impl NetworkFactory {
+    pub(crate) fn new(conn: Connector) -> NetworkFactory {
+        NetworkFactory { conn }
+    }
+}
+
+impl RaftNetworkFactory<TypeConfig> for NetworkFactory {
+    type Network = PeerClient;
+
+    async fn new_client(&mut self, target: NodeId, node: &PeerNode) -> PeerClient {
+        PeerClient {
+            peer: self.conn.peer(target, &node.addr),
+        }
+    }
+}
+
+/// Raft protocol connection to one peer.
+pub struct PeerClient {
+    peer: Peer,
+}
+
+fn rpc_error(e: CallError) -> RPCError<TypeConfig> {
+    match e {
+        CallError::Unreachable(m) => RPCError::Unreachable(Unreachable::from_string(m)),
+        CallError::Timeout(m) | CallError::Failed(m) => {
+            RPCError::Network(NetworkError::from_string(m))
+        }
+    }
+}
+
+fn remote_error(e: WireError) -> RPCError<TypeConfig> {
+    RPCError::Unreachable(Unreachable::from_string(format!("peer refused: {e:?}")))
+}
+
 impl PeerClient {
-    fn unreachable(&self) -> Unreachable<TypeConfig> {
-        Unreachable::from_string(format!(
-            "no raft transport configured (peer {} at {:?})",
-            self.target, self.addr
-        ))
+    async fn unary<Req: Serialize, T: DeserializeOwned>(
+        &self,
+        method: Method,
+        req: &Req,
+        option: &RPCOption,
+    ) -> Result<T, RPCError<TypeConfig>> {
+        self.peer
+            .call::<Req, T>(method, req, option.soft_ttl())
+            .await
+            .map_err(rpc_error)?
+            .map_err(remote_error)
     }
 }
 
@@ -54,27 +362,60 @@ impl RaftNetworkV2<TypeConfig> for PeerClient {
 
     async fn append_entries(
         &mut self,
-        _rpc: AppendEntriesRequest<TypeConfig>,
-        _option: RPCOption,
+        rpc: AppendEntriesRequest<TypeConfig>,
+        option: RPCOption,
     ) -> Result<AppendEntriesResponse<TypeConfig>, RPCError<TypeConfig>> {
-        Err(RPCError::Unreachable(self.unreachable()))
+        self.unary(Method::AppendEntries, &rpc, &option).await
     }
 
     async fn vote(
         &mut self,
-        _rpc: VoteRequest<TypeConfig>,
-        _option: RPCOption,
+        rpc: VoteRequest<TypeConfig>,
+        option: RPCOption,
     ) -> Result<VoteResponse<TypeConfig>, RPCError<TypeConfig>> {
-        Err(RPCError::Unreachable(self.unreachable()))
+        self.unary(Method::Vote, &rpc, &option).await
+    }
+
+    async fn transfer_leader(
+        &mut self,
+        req: TransferLeaderRequest<TypeConfig>,
+        option: RPCOption,
+    ) -> Result<TransferLeaderResponse<TypeConfig>, RPCError<TypeConfig>> {
+        self.unary(Method::TransferLeader, &req, &option).await
     }
 
     async fn full_snapshot(
         &mut self,
-        _vote: VoteOf<TypeConfig>,
-        _snapshot: SnapshotOf<TypeConfig, Self::SnapshotData>,
-        _cancel: impl Future<Output = ReplicationClosed> + OptionalSend + 'static,
-        _option: RPCOption,
+        vote: VoteOf<TypeConfig>,
+        snapshot: SnapshotOf<TypeConfig, Self::SnapshotData>,
+        cancel: impl Future<Output = ReplicationClosed> + OptionalSend + 'static,
+        option: RPCOption,
     ) -> Result<SnapshotResponse<TypeConfig>, StreamingError<TypeConfig>> {
-        Err(StreamingError::Unreachable(self.unreachable()))
+        let header = wire::encode(&SnapshotHeader {
+            vote,
+            meta: snapshot.meta,
+        })
+        .map_err(|e| StreamingError::Network(NetworkError::from_string(e)))?;
+        let data = snapshot.snapshot.into_inner();
+        let chunk = option.snapshot_chunk_size().unwrap_or(SNAPSHOT_CHUNK);
+        let ttl = option.soft_ttl();
+        let send = self.peer.send_snapshot(header, data, chunk);
+        let res = tokio::select! {
+            closed = cancel => return Err(StreamingError::Closed(closed)),
+            r = tokio::time::timeout(ttl, send) => r,
+        };
+        match res {
+            Err(_) => Err(StreamingError::Network(NetworkError::from_string(format!(
+                "snapshot not installed within {ttl:?}"
+            )))),
+            Ok(Err(CallError::Unreachable(m))) => {
+                Err(StreamingError::Unreachable(Unreachable::from_string(m)))
+            }
+            Ok(Err(e)) => Err(StreamingError::Network(NetworkError::from_string(e))),
+            Ok(Ok(Err(w))) => Err(StreamingError::Unreachable(Unreachable::from_string(
+                format!("peer refused snapshot: {w:?}"),
+            ))),
+            Ok(Ok(Ok(r))) => Ok(r),
+        }
     }
 }

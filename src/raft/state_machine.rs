@@ -154,6 +154,32 @@ impl StateMachine {
     }
 }
 
+impl StateMachine {
+    /// Seeds a never-used store with `kvs` at `revision` as if a snapshot at log id `log_id`
+    /// (membership `membership`) had been installed: state, last-applied, membership, the
+    /// log's purge point, and the snapshot file, so that raft starts initialized and sends
+    /// this snapshot to replicas that join later.
+    pub(crate) fn seed(
+        &self,
+        log_id: LogIdOf<TypeConfig>,
+        membership: StoredMembershipOf<TypeConfig>,
+        revision: Revision,
+        kvs: Vec<KeyValue>,
+    ) -> io::Result<()> {
+        let mut extra = Self::meta_batch(&log_id, Some(&membership))?;
+        extra.extend(super::log_store::purged_batch(&log_id)?);
+        self.mvcc.restore(revision, &kvs, extra).map_err(io_err)?;
+        self.mvcc.engine().sync_wal().map_err(io_err)?;
+        self.write_snapshot_file(&SnapshotFile {
+            meta: SnapshotMetaOf::<TypeConfig> {
+                last_log_id: Some(log_id),
+                last_membership: membership,
+            },
+            body: SnapshotBody { revision, kvs },
+        })
+    }
+}
+
 impl RaftSnapshotBuilder<TypeConfig> for StateMachine {
     type SnapshotData = Cursor<Vec<u8>>;
 

@@ -42,6 +42,7 @@ pub fn kv_status(err: kv::Error) -> Status {
         kv::Error::Timeout(m) => Status::timeout(format!("Timeout: {m}"), 1),
         kv::Error::Unavailable(m) => Status::service_unavailable(m),
         kv::Error::Storage(m) => Status::internal(m),
+        kv::Error::Invalid(m) => Status::bad_request(m),
     }
 }
 

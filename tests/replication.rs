@@ -1,0 +1,291 @@
+//! Replication behaviour of an in-process cluster over real gRPC on 127.0.0.1: follower
+//! writes and read-your-writes, linearizable reads across a leader change, a partitioned
+//! minority (bounded errors) versus the majority, restart and catch-up by snapshot, a learner
+//! that joins by snapshot and is promoted, removal of the leader, and backup / restore.
+
+mod raft_support;
+
+use std::time::{Duration, Instant};
+
+use raft_support::{opts, put, Cluster};
+use rafter::kv::{Error, Kv, KvConfig, KvOptions};
+
+fn snapshot_opts() -> KvOptions {
+    KvOptions {
+        snapshot_every: 20,
+        keep_logs: 0,
+        ..opts()
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn follower_writes_and_reads_across_a_leader_change() {
+    let c = Cluster::start(3, opts()).await;
+    let leader = c.leader().await;
+    let f = c.other(&[leader]);
+    let g = c.other(&[leader, f]);
+    // A write on a follower is answered once applied there.
+    let r = c.kv(f).txn(put("a", "1")).await.unwrap();
+    assert_eq!(
+        c.kv(f).get(b"a", None).unwrap().unwrap().mod_revision,
+        r.revision
+    );
+    // Hand leadership to the other follower; the old leader now forwards.
+    c.kv(f).transfer_leader(g).await.unwrap();
+    assert_eq!(c.leader_among(&c.ids()).await, g);
+    let r2 = c.kv(leader).txn(put("a", "2")).await.unwrap();
+    assert_eq!(r2.revision, r.revision + 1);
+    // Linearizable read on every replica sees the latest write.
+    for id in c.ids() {
+        let rev = c.kv(id).read_barrier().await.unwrap();
+        assert_eq!(rev, r2.revision, "replica {id}");
+        assert_eq!(
+            c.kv(id).get(b"a", None).unwrap().unwrap().value,
+            b"2".to_vec()
+        );
+    }
+    // Concurrent readers on a follower share ReadIndex rounds and all succeed.
+    let readers: Vec<_> = (0..32)
+        .map(|_| {
+            let kv = c.kv(f).clone();
+            tokio::spawn(async move { kv.read_barrier().await })
+        })
+        .collect();
+    for r in readers {
+        assert_eq!(r.await.unwrap().unwrap(), r2.revision);
+    }
+    // Each replica announces its API address into its member info (bounded wait).
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let st = loop {
+        let st = c.kv(f).cluster_status().await.unwrap();
+        if st
+            .members
+            .iter()
+            .all(|m| m.api_addr == format!("127.0.0.1:{}", 10000 + m.id))
+        {
+            break st;
+        }
+        assert!(Instant::now() < deadline, "{st:?}");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    };
+    assert_eq!(st.leader, Some(g));
+    assert_eq!(st.members.len(), 3);
+    let lead = st.members.iter().find(|m| m.id == g).unwrap();
+    assert_eq!(lead.role, "leader");
+    assert!(st.members.iter().all(|m| m.voter && m.lag.is_some()));
+    c.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn partitioned_minority_fails_fast_and_majority_serves() {
+    let c = Cluster::start(3, opts()).await;
+    let old = c.leader().await;
+    c.kv(old).txn(put("k", "0")).await.unwrap();
+    // Cut the leader off: it is a minority of one.
+    c.faults.isolate(old);
+    let majority: Vec<u64> = c.ids().into_iter().filter(|i| *i != old).collect();
+    let t = Instant::now();
+    let w = c.kv(old).txn(put("k", "minority")).await;
+    assert!(
+        matches!(w, Err(Error::Unavailable(_) | Error::Timeout(_))),
+        "{w:?}"
+    );
+    let r = c.kv(old).read_barrier().await;
+    assert!(
+        matches!(r, Err(Error::Unavailable(_) | Error::Timeout(_))),
+        "{r:?}"
+    );
+    assert!(t.elapsed() < Duration::from_secs(10), "{:?}", t.elapsed());
+    // "Any" reads still work locally on the minority.
+    assert_eq!(
+        c.kv(old).get(b"k", None).unwrap().unwrap().value,
+        b"0".to_vec()
+    );
+    // The majority elects a leader and serves writes and linearizable reads.
+    let new = c.leader_among(&majority).await;
+    assert_ne!(new, old);
+    let f = *majority.iter().find(|i| **i != new).unwrap();
+    let r = c.kv(f).txn(put("k", "majority")).await.unwrap();
+    assert_eq!(c.kv(new).read_barrier().await.unwrap(), r.revision);
+    assert_eq!(
+        c.kv(new).get(b"k", None).unwrap().unwrap().value,
+        b"majority".to_vec()
+    );
+    // Healed, the old leader catches up and serves again.
+    c.faults.heal();
+    c.wait_rev(old, r.revision).await;
+    assert_eq!(c.kv(old).read_barrier().await.unwrap(), r.revision);
+    assert_eq!(
+        c.kv(old).get(b"k", None).unwrap().unwrap().value,
+        b"majority".to_vec()
+    );
+    c.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn restarted_replica_catches_up_by_snapshot() {
+    let mut c = Cluster::start(3, snapshot_opts()).await;
+    let leader = c.leader().await;
+    let down = c.other(&[leader]);
+    c.kv(down).txn(put("before", "1")).await.unwrap();
+    c.stop(down).await;
+    let mut last = 0;
+    for i in 0..60 {
+        last = c
+            .kv(leader)
+            .txn(put(&format!("k{i}"), "v"))
+            .await
+            .unwrap()
+            .revision;
+    }
+    c.kv(leader).trigger_snapshot().await.unwrap();
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while c.kv(leader).cluster_status().await.unwrap().commit_index > 0
+        && c.kv(leader).trigger_snapshot().await.unwrap() < 60
+    {
+        assert!(Instant::now() < deadline);
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    c.restart(down).await;
+    c.wait_rev(down, last).await;
+    assert_eq!(
+        c.kv(down).get(b"k59", None).unwrap().unwrap().value,
+        b"v".to_vec()
+    );
+    assert_eq!(
+        c.kv(down).get(b"before", None).unwrap().unwrap().value,
+        b"1".to_vec()
+    );
+    // It serves writes and linearizable reads again.
+    let r = c.kv(down).txn(put("after", "1")).await.unwrap();
+    assert_eq!(c.kv(leader).read_barrier().await.unwrap(), r.revision);
+    c.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn learner_joins_by_snapshot_is_promoted_and_the_leader_is_removed() {
+    let mut c = Cluster::start(3, snapshot_opts()).await;
+    let leader = c.leader().await;
+    let f = c.other(&[leader]);
+    let mut last = 0;
+    for i in 0..30 {
+        last = c
+            .kv(f)
+            .txn(put(&format!("k{i}"), "v"))
+            .await
+            .unwrap()
+            .revision;
+    }
+    // Snapshot and purge the log behind it: a new replica can only start from the snapshot.
+    let snap = c.kv(leader).trigger_snapshot().await.unwrap();
+    assert!(snap >= 30, "{snap}");
+    let addr = c.start_joiner(4).await;
+    assert!(c.kv(4).health().is_err());
+    c.kv(f)
+        .add_learner(4, addr, "127.0.0.1:10004".into())
+        .await
+        .unwrap();
+    c.wait_rev(4, last).await;
+    assert_eq!(
+        c.kv(4).get(b"k29", None).unwrap().unwrap().value,
+        b"v".to_vec()
+    );
+    let st = c.kv(leader).cluster_status().await.unwrap();
+    let m4 = st.members.iter().find(|m| m.id == 4).unwrap();
+    assert_eq!((m4.role.as_str(), m4.voter), ("learner", false));
+    // Promote it, from another follower.
+    c.kv(c.other(&[leader, f])).promote(4).await.unwrap();
+    let st = c.kv(4).cluster_status().await.unwrap();
+    assert!(st.members.iter().find(|m| m.id == 4).unwrap().voter);
+    // Remove the leader (asked of a follower); the others carry on.
+    c.kv(f).remove_member(leader).await.unwrap();
+    let rest: Vec<u64> = c.ids().into_iter().filter(|i| *i != leader).collect();
+    let new = c.leader_among(&rest).await;
+    assert_ne!(new, leader);
+    let r = c.kv(4).txn(put("after-removal", "1")).await.unwrap();
+    for id in &rest {
+        assert_eq!(c.kv(*id).read_barrier().await.unwrap(), r.revision);
+    }
+    let st = c.kv(new).cluster_status().await.unwrap();
+    assert_eq!(st.members.len(), 3);
+    assert!(st.members.iter().all(|m| m.id != leader));
+    // Invalid operations are typed errors.
+    assert!(matches!(
+        c.kv(new).promote(99).await,
+        Err(Error::Invalid(_))
+    ));
+    c.stop(leader).await;
+    c.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn backup_then_restore_into_a_fresh_cluster() {
+    let c = Cluster::start(3, opts()).await;
+    let leader = c.leader().await;
+    let f = c.other(&[leader]);
+    for i in 0..10 {
+        c.kv(f)
+            .txn(put(&format!("k{i}"), &i.to_string()))
+            .await
+            .unwrap();
+    }
+    c.kv(f).txn(put("k3", "again")).await.unwrap();
+    let backup = c.kv(f).backup().await.unwrap();
+    let src = c.kv(f).range(b"", b"", None, 0).unwrap();
+    assert_eq!(backup.revision, src.revision);
+    c.shutdown().await;
+
+    // Restore as replica 7 of a new cluster that peers can join.
+    let dir = tempfile::tempdir().unwrap();
+    let peer: std::net::SocketAddr = format!("127.0.0.1:{}", raft_support::free_port())
+        .parse()
+        .unwrap();
+    let cfg = KvConfig {
+        node_id: 7,
+        peer_listen: Some(peer),
+        ..KvConfig::single(dir.path())
+    };
+    assert_eq!(Kv::restore(&backup.data, &cfg).unwrap(), backup.revision);
+    assert!(
+        Kv::restore(&backup.data, &cfg).is_err(),
+        "restore over existing data"
+    );
+    assert!(matches!(
+        Kv::restore(b"garbage", &KvConfig::single(dir.path().join("x"))),
+        Err(Error::Invalid(_))
+    ));
+    let kv = Kv::open_with(cfg, opts()).await.unwrap();
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while !kv.is_leader() {
+        assert!(Instant::now() < deadline, "restored replica never leads");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let got = kv.range(b"", b"", None, 0).unwrap();
+    assert_eq!(got.revision, backup.revision);
+    assert_eq!(got.kvs, src.kvs);
+    // A replica added to the restored cluster receives the same keyspace.
+    let dir2 = tempfile::tempdir().unwrap();
+    let peer2 = format!("127.0.0.1:{}", raft_support::free_port());
+    let joiner = Kv::open_with(
+        KvConfig {
+            node_id: 8,
+            peer_listen: Some(peer2.parse().unwrap()),
+            join: true,
+            ..KvConfig::single(dir2.path())
+        },
+        opts(),
+    )
+    .await
+    .unwrap();
+    kv.add_learner(8, peer2, String::new()).await.unwrap();
+    assert!(
+        joiner
+            .wait_for_revision(backup.revision, Duration::from_secs(10))
+            .await
+    );
+    assert_eq!(joiner.range(b"", b"", None, 0).unwrap().kvs, src.kvs);
+    let r = kv.txn(put("new", "1")).await.unwrap();
+    assert_eq!(r.revision, backup.revision + 1);
+    joiner.shutdown().await;
+    kv.shutdown().await;
+}
