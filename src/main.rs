@@ -1,4 +1,4 @@
-//! The `rafter` binary: `rafter serve` starts one replica.
+//! The `rafter` binary: `rafter serve` starts one replica; `rafter admin` administers a cluster.
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -29,7 +29,16 @@ enum Command {
         /// History older than this is compacted (e.g. 5m, 90s, 1h).
         #[arg(long, default_value = "5m", value_parser = parse_duration)]
         compaction_window: Duration,
+        /// Serve the gRPC admin API (`rafter admin ...`) on this address.
+        #[arg(long)]
+        admin_listen: Option<SocketAddr>,
+        /// Serve the admin API without TLS (default: mutual TLS with the data folder's CA).
+        #[arg(long)]
+        admin_insecure: bool,
     },
+    /// Administer a cluster through a replica's admin API (status, membership, snapshot,
+    /// compaction, backup) or restore a backup offline.
+    Admin(rafter::admin::cli::AdminArgs),
 }
 
 fn parse_duration(s: &str) -> Result<Duration, String> {
@@ -70,12 +79,16 @@ fn main() -> anyhow::Result<()> {
             listen,
             node_id,
             compaction_window,
+            admin_listen,
+            admin_insecure,
         } => rt.block_on(rafter::run(
             rafter::Config {
                 data_dir,
                 listen,
                 node_id,
                 compaction_window,
+                admin_listen,
+                admin_insecure,
             },
             |s| {
                 println!("rafter: serving the Kubernetes API on {}", s.url);
@@ -83,6 +96,9 @@ fn main() -> anyhow::Result<()> {
                     "rafter: admin kubeconfig written to {}",
                     s.kubeconfig.display()
                 );
+                if let Some(a) = s.admin_addr {
+                    println!("rafter: serving the admin API on {a}");
+                }
                 println!(
                     "rafter: try  kubectl --kubeconfig {} get ns",
                     s.kubeconfig.display()
@@ -98,5 +114,12 @@ fn main() -> anyhow::Result<()> {
                 }
             },
         )),
+        Command::Admin(args) => {
+            if let Err(e) = rt.block_on(rafter::admin::cli::run(args)) {
+                eprintln!("error: {e:#}");
+                std::process::exit(1);
+            }
+            Ok(())
+        }
     }
 }

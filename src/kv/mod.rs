@@ -17,6 +17,9 @@
 //! If the receiver lags (`RecvError::Lagged`), recover with `events_since(last_seen, ..)`
 //! (or relist when that returns [`Error::Compacted`]).
 
+mod admin_stub;
+pub use admin_stub::*;
+
 use std::collections::VecDeque;
 use std::path::PathBuf;
 use std::sync::{Arc, Weak};
