@@ -6,6 +6,7 @@
 //! (pure apimachinery values), `apply` (patching), `openapi` and `controllers` beside them.
 //! [`run`] is the composition root.
 
+pub mod admin;
 pub mod apply;
 pub mod controllers;
 pub mod kv;
@@ -45,6 +46,10 @@ pub struct Config {
     pub join: bool,
     /// Mutual TLS between replicas.
     pub peer_tls: Option<kv::PeerTls>,
+    /// gRPC admin API listener (`None`: no admin API).
+    pub admin_listen: Option<SocketAddr>,
+    /// Serve the admin API in plaintext instead of mutual TLS.
+    pub admin_insecure: bool,
 }
 
 impl Config {
@@ -61,6 +66,8 @@ impl Config {
             join: false,
             peer_tls: None,
             shutdown_delay: Duration::ZERO,
+            admin_listen: None,
+            admin_insecure: false,
         }
     }
 }
@@ -69,6 +76,8 @@ impl Config {
 pub struct Started {
     pub url: String,
     pub kubeconfig: PathBuf,
+    /// Bound address of the admin API, if any.
+    pub admin_addr: Option<SocketAddr>,
 }
 
 fn metrics_handle() -> metrics_exporter_prometheus::PrometheusHandle {
@@ -93,11 +102,11 @@ pub async fn run(
     std::fs::create_dir_all(&cfg.data_dir)
         .with_context(|| format!("creating {}", cfg.data_dir.display()))?;
     let pki = server::pki::Pki::new(&cfg.data_dir);
-    let extra_sans = if cfg.listen.ip().is_unspecified() {
-        vec![]
-    } else {
-        vec![cfg.listen.ip().to_string()]
-    };
+    let extra_sans: Vec<String> = std::iter::once(cfg.listen)
+        .chain(cfg.admin_listen)
+        .filter(|a| !a.ip().is_unspecified())
+        .map(|a| a.ip().to_string())
+        .collect();
     pki.ensure(&extra_sans)?;
     // Build the OpenAPI documents off the request path (about half a second in debug builds).
     std::thread::spawn(|| {
@@ -171,7 +180,28 @@ pub async fn run(
         store.clone(),
         Duration::from_millis(500),
     ));
-    on_started(&Started { url, kubeconfig });
+    let (admin_stop, admin_stopped) = tokio::sync::oneshot::channel::<()>();
+    let (admin_addr, admin_task) = match cfg.admin_listen {
+        Some(addr) => {
+            let tls = if cfg.admin_insecure {
+                admin::AdminTls::Insecure
+            } else {
+                admin::AdminTls::Mutual(cfg.data_dir.clone())
+            };
+            let l = admin::AdminListener::bind(addr, &tls).await?;
+            let bound = l.local_addr()?;
+            let task = tokio::spawn(l.serve(kv.clone(), async {
+                let _ = admin_stopped.await;
+            }));
+            (Some(bound), Some(task))
+        }
+        None => (None, None),
+    };
+    on_started(&Started {
+        url,
+        kubeconfig,
+        admin_addr,
+    });
     // On the shutdown signal /readyz fails at once (its `shutdown` check); the listener keeps
     // serving for `shutdown_delay` so a load balancer can route away first.
     let draining = {
@@ -185,6 +215,14 @@ pub async fn run(
         }
     };
     server::serve(listener, pki.server_config()?, app.clone(), draining).await;
+    let _ = admin_stop.send(());
+    if let Some(task) = admin_task {
+        match tokio::time::timeout(Duration::from_secs(5), task).await {
+            Ok(Ok(Err(e))) => tracing::warn!("admin API: {e:#}"),
+            Ok(_) => {}
+            Err(_) => tracing::warn!("admin API did not stop within 5 s"),
+        }
+    }
     ns_controller.abort();
     bootstrapper.abort();
     kv.shutdown().await;

@@ -1,4 +1,4 @@
-//! The `rafter` binary: `rafter serve` starts one replica.
+//! The `rafter` binary: `rafter serve` starts one replica; `rafter admin` administers a cluster.
 
 use std::collections::BTreeMap;
 use std::net::SocketAddr;
@@ -56,7 +56,16 @@ enum Command {
         /// This replica's peer private key (PEM).
         #[arg(long, requires_all = ["peer_ca", "peer_cert"])]
         peer_key: Option<PathBuf>,
+        /// Serve the gRPC admin API (`rafter admin ...`) on this address.
+        #[arg(long)]
+        admin_listen: Option<SocketAddr>,
+        /// Serve the admin API without TLS (default: mutual TLS with the data folder's CA).
+        #[arg(long)]
+        admin_insecure: bool,
     },
+    /// Administer a cluster through a replica's admin API (status, membership, snapshot,
+    /// compaction, backup) or restore a backup offline.
+    Admin(rafter::admin::cli::AdminArgs),
 }
 
 fn parse_duration(s: &str) -> Result<Duration, String> {
@@ -130,6 +139,8 @@ fn main() -> anyhow::Result<()> {
             peer_ca,
             peer_cert,
             peer_key,
+            admin_listen,
+            admin_insecure,
         } => rt.block_on(rafter::run(
             rafter::Config {
                 data_dir,
@@ -147,6 +158,8 @@ fn main() -> anyhow::Result<()> {
                     }
                     _ => None,
                 },
+                admin_listen,
+                admin_insecure,
             },
             |s| {
                 println!("rafter: serving the Kubernetes API on {}", s.url);
@@ -154,6 +167,9 @@ fn main() -> anyhow::Result<()> {
                     "rafter: admin kubeconfig written to {}",
                     s.kubeconfig.display()
                 );
+                if let Some(a) = s.admin_addr {
+                    println!("rafter: serving the admin API on {a}");
+                }
                 println!(
                     "rafter: try  kubectl --kubeconfig {} get ns",
                     s.kubeconfig.display()
@@ -169,5 +185,12 @@ fn main() -> anyhow::Result<()> {
                 }
             },
         )),
+        Command::Admin(args) => {
+            if let Err(e) = rt.block_on(rafter::admin::cli::run(args)) {
+                eprintln!("error: {e:#}");
+                std::process::exit(1);
+            }
+            Ok(())
+        }
     }
 }

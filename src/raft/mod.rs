@@ -846,7 +846,7 @@ pub fn seed_new_cluster(
             .map_err(|e| e.to_string())?
             .is_none();
     if !fresh {
-        return Err("the data folder already holds a cluster's data".to_string());
+        return Err("restore needs a new data folder: this one already holds a cluster's data".to_string());
     }
     let hook: ApplyHook = Arc::new(|_, _| {});
     let sm = StateMachine::new(mvcc, snapshot_dir, hook).map_err(|e| e.to_string())?;
