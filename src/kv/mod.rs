@@ -15,7 +15,9 @@
 //! 3. consume `rx`, dropping events whose `kv.mod_revision <= R`.
 //!
 //! If the receiver lags (`RecvError::Lagged`), recover with `events_since(last_seen, ..)`
-//! (or relist when that returns [`Error::Compacted`]).
+//! (or relist when that returns [`Error::Compacted`]). An EMPTY batch means this replica
+//! installed a snapshot and jumped ahead: the changes in between are not available as events
+//! (history starts at the snapshot), so treat it like an unrecoverable lag (relist / 410).
 
 mod membership;
 
@@ -231,9 +233,16 @@ impl Kv {
             let applied = applied.clone();
             Arc::new(move |rev, evs| {
                 applied.send_replace(rev);
-                if !evs.is_empty() {
+                match evs {
                     // No receivers is fine.
-                    let _ = events.send(Arc::new(evs));
+                    Some(evs) if !evs.is_empty() => {
+                        let _ = events.send(Arc::new(evs));
+                    }
+                    Some(_) => {}
+                    // A snapshot install: an empty batch tells subscribers they missed changes.
+                    None => {
+                        let _ = events.send(Arc::new(Vec::new()));
+                    }
                 }
             })
         };

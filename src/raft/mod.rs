@@ -107,7 +107,9 @@ pub enum Response {
 /// Called by the state machine after each applied entry that changed the keyspace (and after
 /// a snapshot is installed, with no events), with the new current revision and its events.
 /// It must not block.
-pub type ApplyHook = Arc<dyn Fn(Revision, Vec<Event>) + Send + Sync>;
+/// Called after each apply with the new revision and its events, or `None` when the state
+/// jumped (a snapshot was installed) and the changes in between cannot be listed.
+pub type ApplyHook = Arc<dyn Fn(Revision, Option<Vec<Event>>) + Send + Sync>;
 
 /// Tunables and wiring of the raft node.
 #[derive(Clone, Debug)]
@@ -243,6 +245,32 @@ impl Attempt {
         }
     }
 
+    /// A forwarded proposal is not idempotent: retry only when it provably never reached the
+    /// leader (connection not established, traffic blocked) or the leader refused it before
+    /// appending (not the leader). Anything else has an unknown outcome: answer "timeout"
+    /// rather than risk applying the write twice.
+    fn from_forward_call(e: CallError) -> Attempt {
+        match e {
+            CallError::Unreachable(m) if never_sent(&m) => {
+                Attempt::Retry(format!("leader unreachable: {m}"))
+            }
+            CallError::Unreachable(m) | CallError::Failed(m) | CallError::Timeout(m) => {
+                Attempt::Fail(RaftFailure::Timeout(format!(
+                    "forwarded write has an unknown outcome: {m}"
+                )))
+            }
+        }
+    }
+
+    fn from_forward_wire(e: WireError) -> Attempt {
+        match e {
+            WireError::Stopped(m) => Attempt::Fail(RaftFailure::Timeout(format!(
+                "the leader stopped while handling the write (outcome unknown): {m}"
+            ))),
+            other => Attempt::from_wire(other, false),
+        }
+    }
+
     fn from_call(e: CallError) -> Attempt {
         match e {
             CallError::Unreachable(m) => Attempt::Retry(format!("leader unreachable: {m}")),
@@ -250,6 +278,21 @@ impl Attempt {
             CallError::Failed(m) => Attempt::Fail(RaftFailure::Other(m)),
         }
     }
+}
+
+/// Whether a transport failure happened before the request left this replica.
+fn never_sent(message: &str) -> bool {
+    let m = message.to_ascii_lowercase();
+    [
+        "is blocked",
+        "connect",
+        "bad peer address",
+        "peer tls",
+        "connection refused",
+        "dns error",
+    ]
+    .iter()
+    .any(|needle| m.contains(needle))
 }
 
 enum Route {
@@ -510,8 +553,8 @@ impl RaftNode {
                             Route::Remote(peer) => peer
                                 .call::<Command, (u64, Response)>(Method::Forward, &cmd, remaining)
                                 .await
-                                .map_err(Attempt::from_call)?
-                                .map_err(|e| Attempt::from_wire(e, false)),
+                                .map_err(Attempt::from_forward_call)?
+                                .map_err(Attempt::from_forward_wire),
                             Route::NoLeader => Err(Attempt::Retry("no leader".into())),
                         }
                     }
@@ -846,7 +889,9 @@ pub fn seed_new_cluster(
             .map_err(|e| e.to_string())?
             .is_none();
     if !fresh {
-        return Err("restore needs a new data folder: this one already holds a cluster's data".to_string());
+        return Err(
+            "restore needs a new data folder: this one already holds a cluster's data".to_string(),
+        );
     }
     let hook: ApplyHook = Arc::new(|_, _| {});
     let sm = StateMachine::new(mvcc, snapshot_dir, hook).map_err(|e| e.to_string())?;

@@ -139,7 +139,7 @@ impl StateMachine {
                     .apply_txn(txn, Self::meta_batch(&log_id, None)?)
                     .map_err(io_err)?;
                 if !events.is_empty() {
-                    (self.hook)(resp.revision, events);
+                    (self.hook)(resp.revision, Some(events));
                 }
                 Ok(Response::Txn(resp))
             }
@@ -270,7 +270,8 @@ impl RaftStateMachine<TypeConfig> for StateMachine {
             meta: meta.clone(),
             body,
         })?;
-        (self.hook)(self.mvcc.current_revision(), Vec::new());
+        // The state jumped: subscribers must learn that they missed changes.
+        (self.hook)(self.mvcc.current_revision(), None);
         Ok(())
     }
 

@@ -183,6 +183,13 @@ async fn run(
                 }
             }
             msg = feed.recv() => match msg {
+                Ok(batch) if batch.is_empty() => {
+                    // The replica installed a snapshot: changes were skipped, the client relists.
+                    let _ = tx.send(WatchEvent::Error(Status::gone(format!(
+                        "too old resource version: {last} ({})", kv.compacted_revision()
+                    )))).await;
+                    return;
+                }
                 Ok(batch) => {
                     for ev in batch.iter() {
                         let rev = ev.kv.mod_revision;
