@@ -46,6 +46,8 @@ pub struct Config {
     pub join: bool,
     /// Mutual TLS between replicas.
     pub peer_tls: Option<kv::PeerTls>,
+    /// Talk to peers in plaintext even when the data folder has certificates.
+    pub peer_insecure: bool,
     /// gRPC admin API listener (`None`: no admin API).
     pub admin_listen: Option<SocketAddr>,
     /// Serve the admin API in plaintext instead of mutual TLS.
@@ -65,11 +67,26 @@ impl Config {
             initial_members: BTreeMap::new(),
             join: false,
             peer_tls: None,
+            peer_insecure: false,
             shutdown_delay: Duration::ZERO,
             admin_listen: None,
             admin_insecure: false,
         }
     }
+}
+
+/// Peer TLS: explicit files, else — for a replica that has peers — the data folder's cluster
+/// CA and serving certificate (replicas of one cluster share the CA), unless `peer_insecure`.
+fn peer_tls(cfg: &Config) -> Option<kv::PeerTls> {
+    if cfg.peer_tls.is_some() || cfg.peer_insecure {
+        return cfg.peer_tls.clone();
+    }
+    let has_peers = cfg.join || cfg.initial_members.len() > 1;
+    has_peers.then(|| kv::PeerTls {
+        ca: cfg.data_dir.join("ca.crt"),
+        cert: cfg.data_dir.join("server.crt"),
+        key: cfg.data_dir.join("server.key"),
+    })
 }
 
 /// What a started replica tells its caller.
@@ -126,7 +143,7 @@ pub async fn run(
         api_addr: local.to_string(),
         initial_members: cfg.initial_members.clone(),
         join: cfg.join,
-        peer_tls: cfg.peer_tls.clone(),
+        peer_tls: peer_tls(&cfg),
         faults: None,
     })
     .await

@@ -53,6 +53,10 @@ enum Command {
         /// This replica's peer certificate (PEM).
         #[arg(long, requires_all = ["peer_ca", "peer_key"])]
         peer_cert: Option<PathBuf>,
+        /// Talk to peers without TLS (default: mutual TLS with the data folder's CA and serving
+        /// certificate whenever the replica has peers).
+        #[arg(long)]
+        peer_insecure: bool,
         /// This replica's peer private key (PEM).
         #[arg(long, requires_all = ["peer_ca", "peer_cert"])]
         peer_key: Option<PathBuf>,
@@ -139,6 +143,7 @@ fn main() -> anyhow::Result<()> {
             peer_ca,
             peer_cert,
             peer_key,
+            peer_insecure,
             admin_listen,
             admin_insecure,
         } => rt.block_on(rafter::run(
@@ -158,6 +163,7 @@ fn main() -> anyhow::Result<()> {
                     }
                     _ => None,
                 },
+                peer_insecure,
                 admin_listen,
                 admin_insecure,
             },

@@ -289,3 +289,21 @@ async fn backup_then_restore_into_a_fresh_cluster() {
     joiner.shutdown().await;
     kv.shutdown().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn peers_replicate_over_mutual_tls() {
+    let c = Cluster::start_tls(3, opts()).await;
+    let leader = c.leader().await;
+    let f = c.other(&[leader]);
+    // A forwarded write and replication both cross TLS connections.
+    let r = c.kv(f).txn(put("tls", "yes")).await.unwrap();
+    for id in c.ids() {
+        c.wait_rev(id, r.revision).await;
+        assert_eq!(
+            c.kv(id).get(b"tls", None).unwrap().unwrap().value,
+            b"yes".to_vec()
+        );
+        assert_eq!(c.kv(id).read_barrier().await.unwrap(), r.revision);
+    }
+    c.shutdown().await;
+}

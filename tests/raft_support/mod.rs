@@ -43,11 +43,24 @@ pub struct Cluster {
     dirs: BTreeMap<u64, tempfile::TempDir>,
     addrs: BTreeMap<u64, String>,
     members: BTreeMap<u64, String>,
+    /// Peer mutual TLS from one shared CA (the server's own PKI), when set.
+    tls: bool,
+    _ca_dir: Option<tempfile::TempDir>,
 }
 
 impl Cluster {
     /// Starts replicas 1..=n as the initial members of a new cluster and waits for a leader.
     pub async fn start(n: u64, opts: KvOptions) -> Cluster {
+        Cluster::start_with(n, opts, false).await
+    }
+
+    /// Like [`Cluster::start`], with mutual TLS between the replicas: every replica's data
+    /// folder gets certificates signed by one shared CA.
+    pub async fn start_tls(n: u64, opts: KvOptions) -> Cluster {
+        Cluster::start_with(n, opts, true).await
+    }
+
+    async fn start_with(n: u64, opts: KvOptions, tls: bool) -> Cluster {
         let mut c = Cluster {
             faults: Faults::new(),
             opts,
@@ -55,13 +68,31 @@ impl Cluster {
             dirs: BTreeMap::new(),
             addrs: BTreeMap::new(),
             members: BTreeMap::new(),
+            tls,
+            _ca_dir: None,
         };
+        let ca_dir = tempfile::tempdir().unwrap();
+        if tls {
+            rafter::server::pki::Pki::new(ca_dir.path())
+                .ensure(&[])
+                .unwrap();
+        }
         for id in 1..=n {
             let addr = format!("127.0.0.1:{}", free_port());
             c.addrs.insert(id, addr.clone());
             c.members.insert(id, addr);
-            c.dirs.insert(id, tempfile::tempdir().unwrap());
+            let dir = tempfile::tempdir().unwrap();
+            if tls {
+                for f in ["ca.crt", "ca.key"] {
+                    std::fs::copy(ca_dir.path().join(f), dir.path().join(f)).unwrap();
+                }
+                rafter::server::pki::Pki::new(dir.path())
+                    .ensure(&[])
+                    .unwrap();
+            }
+            c.dirs.insert(id, dir);
         }
+        c._ca_dir = Some(ca_dir);
         for id in 1..=n {
             c.open(id, false).await;
         }
@@ -83,6 +114,14 @@ impl Cluster {
             },
             join,
             faults: Some(self.faults.clone()),
+            peer_tls: self.tls.then(|| {
+                let d = self.dirs[&id].path();
+                rafter::kv::PeerTls {
+                    ca: d.join("ca.crt"),
+                    cert: d.join("server.crt"),
+                    key: d.join("server.key"),
+                }
+            }),
             ..KvConfig::default()
         }
     }
