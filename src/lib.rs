@@ -32,6 +32,8 @@ pub struct Config {
     pub listen: SocketAddr,
     pub node_id: u64,
     pub compaction_window: Duration,
+    /// Watch cache tunables (bookmark interval, buffer and queue sizes).
+    pub watch: watch::CacheOptions,
 }
 
 /// What a started replica tells its caller.
@@ -73,14 +75,26 @@ pub async fn run(
         openapi::v2();
         openapi::v3_index();
     });
-    let kv = kv::Kv::open(kv::KvConfig {
-        data_dir: cfg.data_dir.clone(),
-        node_id: cfg.node_id,
-        compaction_window: cfg.compaction_window,
-    })
+    let kv_opts = kv::KvOptions {
+        // Sample often enough that a short window (tests) compacts promptly.
+        compaction_tick: (cfg.compaction_window / 4)
+            .clamp(Duration::from_millis(100), Duration::from_secs(10)),
+        ..kv::KvOptions::default()
+    };
+    let kv = kv::Kv::open_with(
+        kv::KvConfig {
+            data_dir: cfg.data_dir.clone(),
+            node_id: cfg.node_id,
+            compaction_window: cfg.compaction_window,
+        },
+        kv_opts,
+    )
     .await
     .map_err(|e| anyhow::anyhow!("opening the replicated store: {e}"))?;
     let store = registry::store::Store::new(kv.clone());
+    let watch_cache = watch::Cache::start(store.clone(), cfg.watch.clone())
+        .await
+        .map_err(|e| anyhow::anyhow!("loading the watch cache: {e}"))?;
     let listener = tokio::net::TcpListener::bind(cfg.listen)
         .await
         .with_context(|| format!("binding {}", cfg.listen))?;
@@ -102,6 +116,7 @@ pub async fn run(
     }
     let app = Arc::new(server::App {
         store: store.clone(),
+        watch: watch_cache,
         shutting_down: AtomicBool::new(false),
         metrics: metrics_handle(),
         started: Instant::now(),

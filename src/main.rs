@@ -29,6 +29,15 @@ enum Command {
         /// History older than this is compacted (e.g. 5m, 90s, 1h).
         #[arg(long, default_value = "5m", value_parser = parse_duration)]
         compaction_window: Duration,
+        /// Interval of watch BOOKMARK events.
+        #[arg(long, default_value = "60s", value_parser = parse_duration)]
+        watch_bookmark_interval: Duration,
+        /// Watch cache ring buffer size per resource (events).
+        #[arg(long, default_value_t = 4096)]
+        watch_cache_events: usize,
+        /// Queue size per watcher (events); a watcher that falls further behind gets a 410.
+        #[arg(long, default_value_t = 1024)]
+        watch_queue: usize,
     },
 }
 
@@ -70,12 +79,21 @@ fn main() -> anyhow::Result<()> {
             listen,
             node_id,
             compaction_window,
+            watch_bookmark_interval,
+            watch_cache_events,
+            watch_queue,
         } => rt.block_on(rafter::run(
             rafter::Config {
                 data_dir,
                 listen,
                 node_id,
                 compaction_window,
+                watch: rafter::watch::CacheOptions {
+                    bookmark_interval: watch_bookmark_interval,
+                    events_per_resource: watch_cache_events,
+                    watcher_queue: watch_queue,
+                    ..Default::default()
+                },
             },
             |s| {
                 println!("rafter: serving the Kubernetes API on {}", s.url);
