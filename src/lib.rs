@@ -52,6 +52,8 @@ pub struct Config {
     pub admin_listen: Option<SocketAddr>,
     /// Serve the admin API in plaintext instead of mutual TLS.
     pub admin_insecure: bool,
+    /// Watch cache tunables (bookmark interval, buffer and queue sizes).
+    pub watch: watch::CacheOptions,
 }
 
 impl Config {
@@ -71,6 +73,7 @@ impl Config {
             shutdown_delay: Duration::ZERO,
             admin_listen: None,
             admin_insecure: false,
+            watch: watch::CacheOptions::default(),
         }
     }
 }
@@ -134,21 +137,33 @@ pub async fn run(
         .await
         .with_context(|| format!("binding {}", cfg.listen))?;
     let local = listener.local_addr()?;
-    let kv = kv::Kv::open(kv::KvConfig {
-        data_dir: cfg.data_dir.clone(),
-        node_id: cfg.node_id,
-        compaction_window: cfg.compaction_window,
-        peer_listen: cfg.peer_listen,
-        peer_advertise: cfg.peer_advertise.clone(),
-        api_addr: local.to_string(),
-        initial_members: cfg.initial_members.clone(),
-        join: cfg.join,
-        peer_tls: peer_tls(&cfg),
-        faults: None,
-    })
+    let kv_opts = kv::KvOptions {
+        // Sample often enough that a short window (tests) compacts promptly.
+        compaction_tick: (cfg.compaction_window / 4)
+            .clamp(Duration::from_millis(100), Duration::from_secs(10)),
+        ..kv::KvOptions::default()
+    };
+    let kv = kv::Kv::open_with(
+        kv::KvConfig {
+            data_dir: cfg.data_dir.clone(),
+            node_id: cfg.node_id,
+            compaction_window: cfg.compaction_window,
+            peer_listen: cfg.peer_listen,
+            peer_advertise: cfg.peer_advertise.clone(),
+            api_addr: local.to_string(),
+            initial_members: cfg.initial_members.clone(),
+            join: cfg.join,
+            peer_tls: peer_tls(&cfg),
+            faults: None,
+        },
+        kv_opts,
+    )
     .await
     .map_err(|e| anyhow::anyhow!("opening the replicated store: {e}"))?;
     let store = registry::store::Store::new(kv.clone());
+    let watch_cache = watch::Cache::start(store.clone(), cfg.watch.clone())
+        .await
+        .map_err(|e| anyhow::anyhow!("loading the watch cache: {e}"))?;
     let host = if local.ip().is_unspecified() {
         "127.0.0.1".to_string()
     } else {
@@ -188,6 +203,7 @@ pub async fn run(
     });
     let app = Arc::new(server::App {
         store: store.clone(),
+        watch: watch_cache,
         shutting_down: AtomicBool::new(false),
         metrics: metrics_handle(),
         started: Instant::now(),

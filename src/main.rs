@@ -66,6 +66,15 @@ enum Command {
         /// Serve the admin API without TLS (default: mutual TLS with the data folder's CA).
         #[arg(long)]
         admin_insecure: bool,
+        /// Interval of watch BOOKMARK events.
+        #[arg(long, default_value = "60s", value_parser = parse_duration)]
+        watch_bookmark_interval: Duration,
+        /// Watch cache ring buffer size per resource (events).
+        #[arg(long, default_value_t = 4096)]
+        watch_cache_events: usize,
+        /// Queue size per watcher (events); a watcher that falls further behind gets a 410.
+        #[arg(long, default_value_t = 1024)]
+        watch_queue: usize,
     },
     /// Administer a cluster through a replica's admin API (status, membership, snapshot,
     /// compaction, backup) or restore a backup offline.
@@ -146,6 +155,9 @@ fn main() -> anyhow::Result<()> {
             peer_insecure,
             admin_listen,
             admin_insecure,
+            watch_bookmark_interval,
+            watch_cache_events,
+            watch_queue,
         } => rt.block_on(rafter::run(
             rafter::Config {
                 data_dir,
@@ -166,6 +178,12 @@ fn main() -> anyhow::Result<()> {
                 peer_insecure,
                 admin_listen,
                 admin_insecure,
+                watch: rafter::watch::CacheOptions {
+                    bookmark_interval: watch_bookmark_interval,
+                    events_per_resource: watch_cache_events,
+                    watcher_queue: watch_queue,
+                    ..Default::default()
+                },
             },
             |s| {
                 println!("rafter: serving the Kubernetes API on {}", s.url);

@@ -44,6 +44,8 @@ pub struct User {
 /// Everything a request handler may reach.
 pub struct App {
     pub store: Store,
+    /// The watch cache: watches and cached lists.
+    pub watch: crate::watch::Cache,
     pub shutting_down: AtomicBool,
     pub metrics: metrics_exporter_prometheus::PrometheusHandle,
     pub started: Instant,

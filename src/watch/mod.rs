@@ -1,31 +1,224 @@
-//! Watches: a stream of ADDED / MODIFIED / DELETED / BOOKMARK / ERROR events for one resource
-//! (and namespace), filtered by selectors, fed from this replica's own apply stream.
+//! The watch cache: a decorator over the kv store, like kube-apiserver's cacher, that serves
+//! watches and most lists from memory, fed by this replica's own apply stream.
 //!
-//! Each watch is one task that (1) subscribes to the kv apply feed, (2) optionally sends the
-//! initial state as synthetic ADDED events, (3) replays history after its start revision, then
-//! (4) follows the live feed, skipping revisions it already sent. The feed is a bounded
-//! broadcast: apply never waits for a watcher; a watcher that falls behind gets a 410 ERROR and
-//! ends (the client relists). The watch cache of the list/watch issue replaces the per-watch
-//! replay with shared ring buffers.
+//! One dispatcher task ([`cache`]) consumes the kv feed and keeps, per resource (the key
+//! prefix `/<group>/<resource>/`, so every served version of a resource shares one cache), the
+//! current objects (decoded once, behind `Arc`) and a bounded ring buffer of recent events
+//! with their previous object. Each event is serialized to its JSON line at most once per
+//! event type, however many watchers receive it ([`CachedEvent::line`]).
+//!
+//! A watcher ([`WatchStream`]) gets its initial state (synthetic ADDED events from the cache,
+//! or replayed events from the ring buffer, or from kv history when the ring buffer no longer
+//! reaches back far enough), then the live events the dispatcher pushes into its bounded
+//! queue. The dispatcher never waits: a watcher whose queue is full is ended with a 410
+//! ERROR event. Watch starts older than the compacted revision get 410 `Expired`.
+//!
+//! Reads: [`Cache::list`] serves `resourceVersion` unset (after a read barrier and once the
+//! cache caught up), `0` and `NotOlderThan` from memory; `Exact` and continue tokens go to
+//! kv history through [`crate::registry::store::Store::list`].
 
-use std::sync::Arc;
+pub mod cache;
+mod stream;
+
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
+use bytes::Bytes;
 use serde_json::{json, Value};
-use tokio::sync::{broadcast, mpsc};
 
-use crate::kv::{Event, EventKind, Revision};
+use crate::kv::Revision;
 use crate::meta::status::Status;
 use crate::registry::resources::ResourceInfo;
-use crate::registry::store::{self, ListOptions, ReadAt, Scope, Store};
+use crate::registry::store::{ListOptions, ReadAt};
+
+pub use cache::Cache;
+pub use stream::WatchStream;
+
+/// Tunables of the watch cache.
+#[derive(Clone, Debug)]
+pub struct CacheOptions {
+    /// Ring buffer capacity per resource (events).
+    pub events_per_resource: usize,
+    /// Queue capacity per watcher (events); a watcher whose queue overflows gets a 410.
+    pub watcher_queue: usize,
+    /// Interval of BOOKMARK events for watches that allow them.
+    pub bookmark_interval: Duration,
+    /// How long a read waits for the cache to reach a requested revision (then 504).
+    pub fresh_wait: Duration,
+}
+
+impl Default for CacheOptions {
+    fn default() -> Self {
+        CacheOptions {
+            events_per_resource: 4096,
+            watcher_queue: 1024,
+            bookmark_interval: Duration::from_secs(60),
+            fresh_wait: Duration::from_secs(3),
+        }
+    }
+}
+
+/// The type of a watch event carrying an object.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EventType {
+    Added,
+    Modified,
+    Deleted,
+}
+
+impl EventType {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            EventType::Added => "ADDED",
+            EventType::Modified => "MODIFIED",
+            EventType::Deleted => "DELETED",
+        }
+    }
+}
+
+/// One change of one object, as the cache keeps it.
+#[derive(Debug)]
+pub struct CachedEvent {
+    pub revision: Revision,
+    pub key: Vec<u8>,
+    /// The object after the change (with its resourceVersion); `None` for a deletion.
+    pub object: Option<Arc<Value>>,
+    /// The object before the change (with its own resourceVersion), if it existed.
+    pub prev: Option<Arc<Value>>,
+    /// `prev` stamped with this event's revision (what DELETED events carry).
+    deleted_object: OnceLock<Arc<Value>>,
+    lines: [OnceLock<Bytes>; 3],
+}
+
+impl CachedEvent {
+    pub fn new(
+        revision: Revision,
+        key: Vec<u8>,
+        object: Option<Arc<Value>>,
+        prev: Option<Arc<Value>>,
+    ) -> CachedEvent {
+        CachedEvent {
+            revision,
+            key,
+            object,
+            prev,
+            deleted_object: OnceLock::new(),
+            lines: Default::default(),
+        }
+    }
+
+    /// The event type a watcher with filter `m` sees, if any (kube's cacher rules: an object
+    /// that starts matching is ADDED, one that stops matching is DELETED).
+    pub fn type_for(&self, m: impl Fn(&Value) -> bool) -> Option<EventType> {
+        let cur = self.object.as_deref().is_some_and(&m);
+        let old = self.prev.as_deref().is_some_and(&m);
+        match (cur, old) {
+            (true, false) => Some(EventType::Added),
+            (true, true) => Some(EventType::Modified),
+            (false, true) => Some(EventType::Deleted),
+            (false, false) => None,
+        }
+    }
+
+    /// The object an event of type `t` carries.
+    pub fn object_for(&self, t: EventType) -> Arc<Value> {
+        match t {
+            EventType::Added | EventType::Modified => {
+                self.object.clone().unwrap_or_else(|| Arc::new(json!({})))
+            }
+            EventType::Deleted => self
+                .deleted_object
+                .get_or_init(|| {
+                    let mut o = self.prev.as_deref().cloned().unwrap_or_else(|| json!({}));
+                    if let Some(m) = o.get_mut("metadata").and_then(Value::as_object_mut) {
+                        m.insert("resourceVersion".into(), json!(self.revision.to_string()));
+                    }
+                    Arc::new(o)
+                })
+                .clone(),
+        }
+    }
+
+    /// The wire line `{"type":...,"object":...}\n`, serialized once per type.
+    pub fn line(&self, t: EventType) -> Bytes {
+        let i = t as usize;
+        self.lines[i]
+            .get_or_init(|| event_line(t.as_str(), &self.object_for(t)))
+            .clone()
+    }
+}
+
+/// Serializes `{"type": <t>, "object": <obj>}` plus a newline.
+pub fn event_line(t: &str, obj: &Value) -> Bytes {
+    let mut out = Vec::with_capacity(256);
+    out.extend_from_slice(b"{\"type\":\"");
+    out.extend_from_slice(t.as_bytes());
+    out.extend_from_slice(b"\",\"object\":");
+    if serde_json::to_writer(&mut out, obj).is_err() {
+        out.extend_from_slice(b"{}");
+    }
+    out.extend_from_slice(b"}\n");
+    Bytes::from(out)
+}
+
+/// What a watch stream yields.
+#[derive(Clone, Debug)]
+pub enum Out {
+    /// A change (shared with other watchers) seen as the given type.
+    Event(Arc<CachedEvent>, EventType),
+    /// A synthetic ADDED event of the initial state.
+    Initial(Arc<Value>),
+    /// A bookmark at a revision; `true` marks the end of the initial events.
+    Bookmark(Revision, bool),
+    /// Boxed to keep the per-watcher queue slots small.
+    Error(Box<Status>),
+}
+
+impl Out {
+    /// The object an event carries (for ADDED / MODIFIED / DELETED).
+    pub fn object(&self) -> Option<(EventType, Arc<Value>)> {
+        match self {
+            Out::Event(e, t) => Some((*t, e.object_for(*t))),
+            Out::Initial(o) => Some((EventType::Added, o.clone())),
+            _ => None,
+        }
+    }
+
+    /// The wire line (JSON), shared for cached events.
+    pub fn line(&self, info: &ResourceInfo) -> Bytes {
+        match self {
+            Out::Event(e, t) => e.line(*t),
+            Out::Initial(o) => event_line("ADDED", o),
+            Out::Bookmark(rev, end) => event_line("BOOKMARK", &bookmark_object(info, *rev, *end)),
+            Out::Error(s) => event_line("ERROR", &s.to_json()),
+        }
+    }
+}
+
+/// A BOOKMARK's object: only kind, apiVersion and metadata.resourceVersion (plus the
+/// initial-events-end annotation).
+pub fn bookmark_object(info: &ResourceInfo, rev: Revision, end: bool) -> Value {
+    let mut meta = json!({"resourceVersion": rev.to_string()});
+    if end {
+        meta["annotations"] = json!({"k8s.io/initial-events-end": "true"});
+    }
+    let api_version = if info.group.is_empty() {
+        info.version.to_string()
+    } else {
+        format!("{}/{}", info.group, info.version)
+    };
+    json!({"kind": info.kind, "apiVersion": api_version, "metadata": meta})
+}
 
 /// Where a watch starts.
 #[derive(Clone, Copy, Debug)]
 pub enum Start {
-    /// Changes after this revision, no initial state.
-    After(Revision),
     /// The state at this read mode as synthetic ADDED events, then changes.
     Initial(ReadAt),
+    /// Changes after the current consistent revision, no initial state.
+    Now(ReadAt),
+    /// Changes after this revision, no initial state.
+    After(Revision),
 }
 
 /// A watch request.
@@ -33,230 +226,86 @@ pub enum Start {
 pub struct Request {
     pub info: &'static ResourceInfo,
     pub namespace: Option<String>,
-    /// Only this object (fieldSelector metadata.name=... is also honoured through `opts`).
+    /// Selectors (limit / continue / read_at are ignored).
     pub opts: ListOptions,
     pub start: Start,
     pub bookmarks: bool,
     /// Send the `k8s.io/initial-events-end` bookmark after the initial state.
     pub initial_events_end: bool,
     pub timeout: Duration,
-    pub bookmark_interval: Duration,
 }
 
-/// One watch event.
-#[derive(Clone, Debug)]
-pub enum WatchEvent {
-    Added(Value),
-    Modified(Value),
-    Deleted(Value),
-    /// A bookmark at a revision; `true` marks the end of initial events.
-    Bookmark(Revision, bool),
-    Error(Status),
-}
+#[cfg(test)]
+mod tests {
+    use super::*;
 
-impl WatchEvent {
-    /// The wire form `{"type": ..., "object": ...}`.
-    pub fn to_json(&self, info: &ResourceInfo) -> Value {
-        match self {
-            WatchEvent::Added(o) => json!({"type": "ADDED", "object": o}),
-            WatchEvent::Modified(o) => json!({"type": "MODIFIED", "object": o}),
-            WatchEvent::Deleted(o) => json!({"type": "DELETED", "object": o}),
-            WatchEvent::Bookmark(rev, end) => {
-                let mut meta = json!({"resourceVersion": rev.to_string()});
-                if *end {
-                    meta["annotations"] = json!({"k8s.io/initial-events-end": "true"});
-                }
-                let api_version = if info.group.is_empty() {
-                    info.version.to_string()
-                } else {
-                    format!("{}/{}", info.group, info.version)
-                };
-                json!({"type": "BOOKMARK", "object": {"kind": info.kind, "apiVersion": api_version, "metadata": meta}})
-            }
-            WatchEvent::Error(s) => json!({"type": "ERROR", "object": s.to_json()}),
-        }
+    fn obj(color: &str, rv: i64) -> Arc<Value> {
+        Arc::new(
+            json!({"metadata": {"name": "x", "labels": {"c": color}, "resourceVersion": rv.to_string()}}),
+        )
     }
-}
 
-/// Queue between a watch task and its HTTP stream.
-const CLIENT_QUEUE: usize = 256;
+    #[test]
+    fn selector_transitions_and_shared_lines() {
+        let blue = |o: &Value| o["metadata"]["labels"]["c"] == "blue";
+        let put = |prev: Option<Arc<Value>>, cur: &str| {
+            CachedEvent::new(
+                7,
+                b"/core/configmaps/ns/x".to_vec(),
+                Some(obj(cur, 7)),
+                prev,
+            )
+        };
+        assert_eq!(put(None, "blue").type_for(blue), Some(EventType::Added));
+        assert_eq!(put(None, "red").type_for(blue), None);
+        assert_eq!(
+            put(Some(obj("blue", 3)), "blue").type_for(blue),
+            Some(EventType::Modified)
+        );
+        assert_eq!(
+            put(Some(obj("red", 3)), "blue").type_for(blue),
+            Some(EventType::Added)
+        );
+        let leaving = put(Some(obj("blue", 3)), "red");
+        assert_eq!(leaving.type_for(blue), Some(EventType::Deleted));
+        // DELETED carries the previous object at the event's revision.
+        let gone = leaving.object_for(EventType::Deleted);
+        assert_eq!(gone["metadata"]["labels"]["c"], "blue");
+        assert_eq!(gone["metadata"]["resourceVersion"], "7");
+        let deleted = CachedEvent::new(8, b"k".to_vec(), None, Some(obj("red", 3)));
+        assert_eq!(deleted.type_for(|_| true), Some(EventType::Deleted));
+        assert_eq!(deleted.type_for(blue), None);
+        // One serialization per event and type, shared by every receiver.
+        let a = leaving.line(EventType::Modified);
+        let b = leaving.line(EventType::Modified);
+        assert_eq!(a.as_ptr(), b.as_ptr());
+        let v: Value = serde_json::from_slice(&a).unwrap();
+        assert_eq!(v["type"], "MODIFIED");
+        assert_eq!(v["object"]["metadata"]["labels"]["c"], "red");
+        assert!(a.ends_with(b"\n"));
+    }
 
-/// Starts a watch. The receiver ends when the watch ends (timeout, error, client gone).
-pub async fn start(store: Store, req: Request) -> Result<mpsc::Receiver<WatchEvent>, Status> {
-    let kv = store.kv().clone();
-    // Subscribe before reading anything so no revision falls between state and feed.
-    let feed = kv.subscribe();
-    let (tx, rx) = mpsc::channel(CLIENT_QUEUE);
-    let scope = Scope {
-        info: req.info,
-        namespace: req.namespace.as_deref(),
-    };
-    let mut initial = Vec::new();
-    let from = match req.start {
-        Start::After(rev) => {
-            if rev < kv.compacted_revision() {
-                return Err(Status::gone(format!(
-                    "too old resource version: {rev} ({})",
-                    kv.compacted_revision()
-                )));
-            }
-            rev
-        }
-        Start::Initial(at) => {
-            let mut opts = req.opts.clone();
-            opts.limit = 0;
-            opts.continue_token = None;
-            opts.read_at = Some(at);
-            let res = store.list(scope, &opts).await?;
-            initial = res.items;
-            res.revision
-        }
-    };
-    tokio::spawn(run(store, req, feed, tx, initial, from));
-    Ok(rx)
-}
+    #[test]
+    fn queue_slots_stay_small() {
+        assert!(
+            std::mem::size_of::<Out>() <= 24,
+            "{}",
+            std::mem::size_of::<Out>()
+        );
+    }
 
-async fn run(
-    store: Store,
-    req: Request,
-    mut feed: broadcast::Receiver<Arc<Vec<Event>>>,
-    tx: mpsc::Sender<WatchEvent>,
-    initial: Vec<Value>,
-    from: Revision,
-) {
-    let scope = Scope {
-        info: req.info,
-        namespace: req.namespace.as_deref(),
-    };
-    let prefix = scope.prefix().into_bytes();
-    let end = store::prefix_end(&prefix);
-    let deadline = tokio::time::Instant::now() + req.timeout;
-    for obj in initial {
-        if tx.send(WatchEvent::Added(obj)).await.is_err() {
-            return;
-        }
-    }
-    if req.initial_events_end {
-        if tx.send(WatchEvent::Bookmark(from, true)).await.is_err() {
-            return;
-        }
-    }
-    let kv = store.kv().clone();
-    // Wait for a future start revision (bounded by the watch's own timeout).
-    if kv.current_revision() < from {
-        let wait = deadline.saturating_duration_since(tokio::time::Instant::now());
-        if !kv.wait_for_revision(from, wait).await {
-            return;
-        }
-    }
-    let mut last = from;
-    match kv.events_since(from, &prefix, &end) {
-        Ok(events) => {
-            for ev in &events {
-                if !deliver(&store, &req, scope, ev, &tx).await {
-                    return;
-                }
-                last = last.max(ev.kv.mod_revision);
-            }
-        }
-        Err(e) => {
-            let _ = tx.send(WatchEvent::Error(store::kv_status(e))).await;
-            return;
-        }
-    }
-    last = last.max(from);
-    let mut progress = last;
-    let mut bookmark = tokio::time::interval(req.bookmark_interval);
-    bookmark.tick().await;
-    loop {
-        tokio::select! {
-            _ = tokio::time::sleep_until(deadline) => {
-                if req.bookmarks {
-                    let _ = tx.send(WatchEvent::Bookmark(progress, false)).await;
-                }
-                return;
-            }
-            _ = tx.closed() => return,
-            _ = bookmark.tick(), if req.bookmarks => {
-                if tx.send(WatchEvent::Bookmark(progress, false)).await.is_err() {
-                    return;
-                }
-            }
-            msg = feed.recv() => match msg {
-                Ok(batch) if batch.is_empty() => {
-                    // The replica installed a snapshot: changes were skipped, the client relists.
-                    let _ = tx.send(WatchEvent::Error(Status::gone(format!(
-                        "too old resource version: {last} ({})", kv.compacted_revision()
-                    )))).await;
-                    return;
-                }
-                Ok(batch) => {
-                    for ev in batch.iter() {
-                        let rev = ev.kv.mod_revision;
-                        progress = progress.max(rev);
-                        if rev <= last || ev.kv.key.as_slice() < prefix.as_slice() || ev.kv.key.as_slice() >= end.as_slice() {
-                            continue;
-                        }
-                        if !deliver(&store, &req, scope, ev, &tx).await {
-                            return;
-                        }
-                        last = rev;
-                    }
-                }
-                Err(broadcast::error::RecvError::Lagged(_)) => {
-                    let _ = tx.send(WatchEvent::Error(Status::gone(format!(
-                        "too old resource version: {last} ({})", kv.compacted_revision()
-                    )))).await;
-                    return;
-                }
-                Err(broadcast::error::RecvError::Closed) => return,
-            }
-        }
-    }
-}
-
-/// Converts one storage event into the watch event this watcher sees (selector transitions
-/// included) and sends it. Returns false when the client is gone.
-async fn deliver(
-    store: &Store,
-    req: &Request,
-    scope: Scope<'_>,
-    ev: &Event,
-    tx: &mpsc::Sender<WatchEvent>,
-) -> bool {
-    let rev = ev.kv.mod_revision;
-    let decode_at = |kv: &crate::kv::KeyValue| -> Option<Value> {
-        let mut o = store::decode(kv).ok()?;
-        store::meta_mut(&mut o).insert("resourceVersion".into(), json!(rev.to_string()));
-        Some(o)
-    };
-    let old = ev.prev_kv.as_ref().and_then(decode_at);
-    let old_match = old
-        .as_ref()
-        .is_some_and(|o| store.matches(scope, &req.opts, o));
-    let out = match ev.kind {
-        EventKind::Put => {
-            let Ok(new) = store::decode(&ev.kv) else {
-                return true;
-            };
-            let new_match = store.matches(scope, &req.opts, &new);
-            match (old_match, new_match) {
-                (true, true) => Some(WatchEvent::Modified(new)),
-                (false, true) => Some(WatchEvent::Added(new)),
-                (true, false) => old.map(WatchEvent::Deleted),
-                (false, false) => None,
-            }
-        }
-        EventKind::Delete => {
-            if old_match {
-                old.map(WatchEvent::Deleted)
-            } else {
-                None
-            }
-        }
-    };
-    match out {
-        Some(e) => tx.send(e).await.is_ok(),
-        None => true,
+    #[test]
+    fn resource_prefixes() {
+        use cache::resource_prefix;
+        assert_eq!(
+            resource_prefix(b"/core/configmaps/ns/x"),
+            Some(&b"/core/configmaps/"[..])
+        );
+        assert_eq!(
+            resource_prefix(b"/autoscaling/horizontalpodautoscalers/ns/h"),
+            Some(&b"/autoscaling/horizontalpodautoscalers/"[..])
+        );
+        assert_eq!(resource_prefix(b"/core/nodes"), None);
+        assert_eq!(resource_prefix(b"raw"), None);
     }
 }

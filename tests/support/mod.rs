@@ -99,6 +99,11 @@ impl Server {
         }
     }
 
+    /// Process id of the running server (for RSS figures in benchmarks).
+    pub fn pid(&self) -> Option<u32> {
+        self.child.as_ref().map(Child::id)
+    }
+
     pub fn kill9(&mut self) {
         if let Some(mut c) = self.child.take() {
             let _ = c.kill();

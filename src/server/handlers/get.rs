@@ -8,6 +8,6 @@ use crate::server::Body;
 
 pub async fn handle(ctx: &Ctx) -> Result<Response<Body>, Status> {
     let at = read_at(&ctx.query, "GetOptions")?;
-    let obj = ctx.app.store.get(ctx.scope(), ctx.name(), at).await?;
+    let obj = ctx.app.watch.get(ctx.scope(), ctx.name(), at).await?;
     Ok(respond_object(ctx, StatusCode::OK, &obj))
 }

@@ -1,0 +1,651 @@
+//! The cache proper: state per resource, the dispatcher task that applies the kv feed to it
+//! and fans events out to watchers, watch registration and cached lists.
+//!
+//! Gap-free hand-over: the dispatcher applies a revision to the state, pushes its events to
+//! every registered watcher and only then publishes the new cache revision. A watcher is
+//! registered under the same lock, at the cache revision `C` it read its initial state at, and
+//! receives exactly the events after `C` (or after its requested start, when that is newer).
+
+use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::ops::Bound;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, OnceLock, RwLock, RwLockReadGuard, RwLockWriteGuard, Weak};
+use std::time::Duration;
+
+use serde_json::Value;
+use tokio::sync::{broadcast, mpsc, watch};
+
+use super::{CacheOptions, CachedEvent, Out, Request, Start, WatchStream};
+use crate::kv::{self, Event, EventKind, Revision};
+use crate::meta::status::Status;
+use crate::registry::resources::ResourceInfo;
+use crate::registry::store::{
+    self, encode_continue, kv_status, prefix_end, ListOptions, ListResult, ReadAt, Scope, Store,
+};
+
+/// How often the dispatcher checks that it is not behind the kv store without events (e.g.
+/// after a snapshot was installed).
+const STALL_CHECK: Duration = Duration::from_secs(1);
+
+/// A page of a list whose objects are shared with the cache.
+#[derive(Debug)]
+pub struct SharedList {
+    pub items: Vec<Arc<Value>>,
+    pub revision: Revision,
+    pub continue_token: Option<String>,
+    pub remaining: Option<i64>,
+}
+
+/// The watch cache. Clone is cheap.
+#[derive(Clone)]
+pub struct Cache {
+    inner: Arc<Inner>,
+}
+
+pub(super) struct Inner {
+    store: Store,
+    pub(super) opts: CacheOptions,
+    state: RwLock<State>,
+    /// The revision the cache has applied (published after the events were dispatched).
+    pub(super) revision: watch::Sender<Revision>,
+    next_id: AtomicU64,
+}
+
+struct State {
+    revision: Revision,
+    /// Revision the state was (re)loaded at: a resource without a ring buffer has had no
+    /// event since.
+    loaded_at: Revision,
+    resources: HashMap<Vec<u8>, Resource>,
+}
+
+struct Resource {
+    objects: BTreeMap<Vec<u8>, Arc<Value>>,
+    events: VecDeque<Arc<CachedEvent>>,
+    /// Every event of this resource with a revision > buffer_start is in `events`.
+    buffer_start: Revision,
+    watchers: Vec<Slot>,
+}
+
+impl Resource {
+    fn new(buffer_start: Revision) -> Resource {
+        Resource {
+            objects: BTreeMap::new(),
+            events: VecDeque::new(),
+            buffer_start,
+            watchers: Vec::new(),
+        }
+    }
+}
+
+/// A registered watcher, as the dispatcher sees it.
+struct Slot {
+    id: u64,
+    /// Key prefix (resource, and namespace when the watch is namespaced).
+    prefix: Vec<u8>,
+    info: &'static ResourceInfo,
+    opts: ListOptions,
+    /// Only events with a revision > from.
+    from: Revision,
+    tx: mpsc::Sender<Out>,
+    failed: Arc<OnceLock<Status>>,
+}
+
+/// `/<group>/<resource>/` of a key, if it has that shape.
+pub fn resource_prefix(key: &[u8]) -> Option<&[u8]> {
+    if key.first() != Some(&b'/') {
+        return None;
+    }
+    let mut slashes = 0;
+    for (i, b) in key.iter().enumerate() {
+        if *b == b'/' {
+            slashes += 1;
+            if slashes == 3 {
+                return Some(&key[..=i]);
+            }
+        }
+    }
+    None
+}
+
+fn decode_arc(kv: &kv::KeyValue) -> Option<Arc<Value>> {
+    store::decode(kv).ok().map(Arc::new)
+}
+
+fn filtered(opts: &ListOptions) -> bool {
+    opts.label_selector.as_ref().is_some_and(|s| !s.is_empty())
+        || opts.field_selector.as_ref().is_some_and(|s| !s.is_empty())
+}
+
+impl Cache {
+    /// Loads the current state from kv and starts the dispatcher.
+    pub async fn start(store: Store, opts: CacheOptions) -> Result<Cache, Status> {
+        let kv = store.kv().clone();
+        let feed = kv.subscribe();
+        let state = load(&kv)?;
+        let inner = Arc::new(Inner {
+            store,
+            opts,
+            revision: watch::Sender::new(state.revision),
+            state: RwLock::new(state),
+            next_id: AtomicU64::new(1),
+        });
+        tokio::spawn(dispatcher(Arc::downgrade(&inner), feed));
+        Ok(Cache { inner })
+    }
+
+    pub fn options(&self) -> &CacheOptions {
+        &self.inner.opts
+    }
+
+    /// The revision the cache has applied.
+    pub fn revision(&self) -> Revision {
+        *self.inner.revision.borrow()
+    }
+
+    /// Waits (bounded) until the cache has applied `rev`. true if reached.
+    pub async fn wait_fresh(&self, rev: Revision, timeout: Duration) -> bool {
+        let mut rx = self.inner.revision.subscribe();
+        if *rx.borrow() >= rev {
+            return true;
+        }
+        let reached = matches!(
+            tokio::time::timeout(timeout, rx.wait_for(|r| *r >= rev)).await,
+            Ok(Ok(_))
+        );
+        reached
+    }
+
+    /// The revision a read must reach: the read barrier for "most recent", the requested
+    /// revision for NotOlderThan (504 when it is not reached in time), 0 for "any".
+    async fn settle(&self, at: ReadAt) -> Result<Revision, Status> {
+        let wait = self.inner.opts.fresh_wait;
+        match at {
+            ReadAt::Latest => {
+                let rev = self
+                    .inner
+                    .store
+                    .kv()
+                    .read_barrier()
+                    .await
+                    .map_err(kv_status)?;
+                if !self.wait_fresh(rev, wait).await {
+                    return Err(Status::timeout(
+                        format!("Timeout: the watch cache did not reach revision {rev} in time"),
+                        1,
+                    ));
+                }
+                Ok(rev)
+            }
+            ReadAt::Any => Ok(0),
+            ReadAt::NotOlderThan(rev) | ReadAt::Exact(rev) => {
+                if !self.wait_fresh(rev, wait).await {
+                    return Err(Status::too_large_resource_version(rev, self.revision()));
+                }
+                Ok(rev)
+            }
+        }
+    }
+
+    /// LIST: from the cache for unset / "0" / NotOlderThan, from kv history for Exact and
+    /// continue tokens. Pages served from the cache carry a continue token at the cache
+    /// revision, so later pages read the same snapshot from history.
+    pub async fn list(&self, scope: Scope<'_>, opts: &ListOptions) -> Result<ListResult, Status> {
+        let l = self.list_shared(scope, opts).await?;
+        Ok(ListResult {
+            items: l.items.iter().map(|o| (**o).clone()).collect(),
+            revision: l.revision,
+            continue_token: l.continue_token,
+            remaining: l.remaining,
+        })
+    }
+
+    /// [`Cache::list`] with the cached objects shared (no copies) for encoders that only
+    /// read them.
+    pub async fn list_shared(
+        &self,
+        scope: Scope<'_>,
+        opts: &ListOptions,
+    ) -> Result<SharedList, Status> {
+        let at = opts.read_at.unwrap_or(ReadAt::Latest);
+        if opts.continue_token.is_some() || matches!(at, ReadAt::Exact(_)) {
+            let l = self.inner.store.list(scope, opts).await?;
+            return Ok(SharedList {
+                items: l.items.into_iter().map(Arc::new).collect(),
+                revision: l.revision,
+                continue_token: l.continue_token,
+                remaining: l.remaining,
+            });
+        }
+        self.settle(at).await?;
+        Ok(self.snapshot(scope, opts))
+    }
+
+    /// GET of one object: from the cache for unset / "0" / NotOlderThan (same waits as
+    /// [`Cache::list`]), from kv history for Exact.
+    pub async fn get(&self, scope: Scope<'_>, name: &str, at: ReadAt) -> Result<Value, Status> {
+        if matches!(at, ReadAt::Exact(_)) {
+            return self.inner.store.get(scope, name, at).await;
+        }
+        self.settle(at).await?;
+        let key = scope.key(name);
+        let found = {
+            let st = self.read();
+            resource_prefix(&key)
+                .and_then(|rp| st.resources.get(rp))
+                .and_then(|r| r.objects.get(&key).cloned())
+        };
+        match found {
+            Some(o) => Ok((*o).clone()),
+            None => Err(Status::not_found(scope.gr(), name)),
+        }
+    }
+
+    fn read(&self) -> RwLockReadGuard<'_, State> {
+        self.inner.state.read().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The matching objects at the cache revision (only `Arc` clones under the lock).
+    fn snapshot(&self, scope: Scope<'_>, opts: &ListOptions) -> SharedList {
+        let st = self.read();
+        let prefix = scope.prefix().into_bytes();
+        let end = prefix_end(&prefix);
+        let revision = st.revision;
+        let mut out = SharedList {
+            items: Vec::new(),
+            revision,
+            continue_token: None,
+            remaining: None,
+        };
+        let Some(res) = resource_prefix(&prefix).and_then(|rp| st.resources.get(rp)) else {
+            return out;
+        };
+        let is_filtered = filtered(opts);
+        let mut last: Option<&Vec<u8>> = None;
+        let range = res
+            .objects
+            .range::<Vec<u8>, _>((Bound::Included(&prefix), Bound::Excluded(&end)));
+        for (k, o) in range {
+            if is_filtered && !self.inner.store.matches(scope, opts, o) {
+                continue;
+            }
+            if opts.limit > 0 && out.items.len() >= opts.limit {
+                if let Some(lk) = last {
+                    let suffix = String::from_utf8_lossy(&lk[prefix.len()..]).into_owned();
+                    out.continue_token = Some(encode_continue(revision, &format!("{suffix}\u{0}")));
+                    if !is_filtered {
+                        let n = res
+                            .objects
+                            .range::<Vec<u8>, _>((Bound::Excluded(lk), Bound::Excluded(&end)))
+                            .count();
+                        out.remaining = Some(n as i64).filter(|n| *n > 0);
+                    }
+                }
+                break;
+            }
+            out.items.push(o.clone());
+            last = Some(k);
+        }
+        out
+    }
+
+    /// Starts a watch.
+    pub async fn watch(&self, req: Request) -> Result<WatchStream, Status> {
+        let scope = Scope {
+            info: req.info,
+            namespace: req.namespace.as_deref(),
+        };
+        let prefix = scope.prefix().into_bytes();
+        let rp = resource_prefix(&prefix)
+            .map(<[u8]>::to_vec)
+            .unwrap_or_else(|| prefix.clone());
+        let (tx, rx) = mpsc::channel(self.inner.opts.watcher_queue.max(1));
+        let failed = Arc::new(OnceLock::new());
+        let id = self.inner.next_id.fetch_add(1, Ordering::Relaxed);
+        let mut slot = Slot {
+            id,
+            prefix: prefix.clone(),
+            info: req.info,
+            opts: req.opts.clone(),
+            from: 0,
+            tx,
+            failed: failed.clone(),
+        };
+        let mut initial: VecDeque<Out> = VecDeque::new();
+        let mut history_from = None;
+        let from;
+        match req.start {
+            Start::Initial(at) | Start::Now(at) => {
+                self.settle(at).await?;
+                let mut st = self.write();
+                let rev = st.revision;
+                let loaded_at = st.loaded_at;
+                let res = st
+                    .resources
+                    .entry(rp.clone())
+                    .or_insert_with(|| Resource::new(loaded_at));
+                if matches!(req.start, Start::Initial(_)) {
+                    let end = prefix_end(&prefix);
+                    let range = res
+                        .objects
+                        .range::<Vec<u8>, _>((Bound::Included(&prefix), Bound::Excluded(&end)));
+                    for (_, o) in range {
+                        if self.inner.store.matches(scope, &req.opts, o) {
+                            initial.push_back(Out::Initial(o.clone()));
+                        }
+                    }
+                    if req.initial_events_end && req.bookmarks {
+                        initial.push_back(Out::Bookmark(rev, true));
+                    }
+                }
+                slot.from = rev;
+                from = rev;
+                res.watchers.push(slot);
+            }
+            Start::After(n) => {
+                let compacted = self.inner.store.kv().compacted_revision();
+                if n < compacted {
+                    initial.push_back(Out::Error(Box::new(too_old(n, compacted))));
+                    return Ok(WatchStream::new(
+                        self.clone_inner(),
+                        &req,
+                        rp,
+                        id,
+                        initial,
+                        None,
+                        failed,
+                        n,
+                    ));
+                }
+                let mut st = self.write();
+                let rev = st.revision;
+                let loaded_at = st.loaded_at;
+                let res = st
+                    .resources
+                    .entry(rp.clone())
+                    .or_insert_with(|| Resource::new(loaded_at));
+                if n >= rev {
+                    slot.from = n;
+                } else if n >= res.buffer_start {
+                    for e in res.events.iter().filter(|e| e.revision > n) {
+                        if !e.key.starts_with(&prefix) {
+                            continue;
+                        }
+                        if let Some(t) =
+                            e.type_for(|o| self.inner.store.matches(scope, &req.opts, o))
+                        {
+                            initial.push_back(Out::Event(e.clone(), t));
+                        }
+                    }
+                    slot.from = rev;
+                } else {
+                    history_from = Some((n, rev));
+                    slot.from = rev;
+                }
+                from = slot.from;
+                res.watchers.push(slot);
+            }
+        }
+        if let Some((n, upto)) = history_from {
+            let end = prefix_end(&prefix);
+            match self.inner.store.kv().events_since(n, &prefix, &end) {
+                Ok(events) => {
+                    let mut objects: HashMap<Vec<u8>, Arc<Value>> = HashMap::new();
+                    for ev in events.iter().filter(|e| e.kv.mod_revision <= upto) {
+                        let prev = match objects.get(&ev.kv.key) {
+                            Some(p) => Some(p.clone()),
+                            None => ev.prev_kv.as_ref().and_then(decode_arc),
+                        };
+                        let object = match ev.kind {
+                            EventKind::Put => decode_arc(&ev.kv),
+                            EventKind::Delete => None,
+                        };
+                        match &object {
+                            Some(o) => objects.insert(ev.kv.key.clone(), o.clone()),
+                            None => objects.remove(&ev.kv.key),
+                        };
+                        let ce =
+                            CachedEvent::new(ev.kv.mod_revision, ev.kv.key.clone(), object, prev);
+                        if let Some(t) =
+                            ce.type_for(|o| self.inner.store.matches(scope, &req.opts, o))
+                        {
+                            initial.push_back(Out::Event(Arc::new(ce), t));
+                        }
+                    }
+                }
+                Err(kv::Error::Compacted { compacted, .. }) => {
+                    initial.clear();
+                    initial.push_back(Out::Error(Box::new(too_old(n, compacted))));
+                    self.unregister(&rp, id);
+                    return Ok(WatchStream::new(
+                        self.clone_inner(),
+                        &req,
+                        rp,
+                        id,
+                        initial,
+                        None,
+                        failed,
+                        n,
+                    ));
+                }
+                Err(e) => {
+                    self.unregister(&rp, id);
+                    return Err(kv_status(e));
+                }
+            }
+        }
+        Ok(WatchStream::new(
+            self.clone_inner(),
+            &req,
+            rp,
+            id,
+            initial,
+            Some(rx),
+            failed,
+            from,
+        ))
+    }
+
+    fn clone_inner(&self) -> Weak<Inner> {
+        Arc::downgrade(&self.inner)
+    }
+
+    fn write(&self) -> RwLockWriteGuard<'_, State> {
+        self.inner.write()
+    }
+
+    fn unregister(&self, rp: &[u8], id: u64) {
+        self.inner.unregister(rp, id);
+    }
+
+    /// Number of registered watchers (for tests and metrics).
+    pub fn watchers(&self) -> usize {
+        self.read()
+            .resources
+            .values()
+            .map(|r| r.watchers.len())
+            .sum()
+    }
+}
+
+/// kube's message for a watch (or list) older than the retained history.
+pub fn too_old(requested: Revision, oldest: Revision) -> Status {
+    Status::gone(format!("too old resource version: {requested} ({oldest})"))
+}
+
+impl Inner {
+    fn write(&self) -> RwLockWriteGuard<'_, State> {
+        self.state.write().unwrap_or_else(|e| e.into_inner())
+    }
+
+    pub(super) fn unregister(&self, rp: &[u8], id: u64) {
+        let mut st = self.write();
+        if let Some(res) = st.resources.get_mut(rp) {
+            res.watchers.retain(|w| w.id != id);
+        }
+    }
+
+    /// Applies events (of one or more revisions, in order) newer than the cache revision,
+    /// dispatches them, then publishes the new revision.
+    fn apply(&self, events: &[Event]) {
+        let mut st = self.write();
+        let base = st.revision;
+        let mut top = base;
+        let cap = self.opts.events_per_resource.max(1);
+        let loaded_at = st.loaded_at;
+        for ev in events {
+            let rev = ev.kv.mod_revision;
+            if rev <= base {
+                continue;
+            }
+            top = top.max(rev);
+            let Some(rp) = resource_prefix(&ev.kv.key) else {
+                continue;
+            };
+            let res = st
+                .resources
+                .entry(rp.to_vec())
+                .or_insert_with(|| Resource::new(loaded_at));
+            let prev = match res.objects.get(&ev.kv.key) {
+                Some(p) => Some(p.clone()),
+                None => ev.prev_kv.as_ref().and_then(decode_arc),
+            };
+            let object = match ev.kind {
+                EventKind::Put => decode_arc(&ev.kv),
+                EventKind::Delete => None,
+            };
+            match &object {
+                Some(o) => res.objects.insert(ev.kv.key.clone(), o.clone()),
+                None => res.objects.remove(&ev.kv.key),
+            };
+            let ce = Arc::new(CachedEvent::new(rev, ev.kv.key.clone(), object, prev));
+            res.events.push_back(ce.clone());
+            while res.events.len() > cap {
+                if let Some(old) = res.events.pop_front() {
+                    res.buffer_start = res.buffer_start.max(old.revision);
+                }
+            }
+            let store = &self.store;
+            res.watchers.retain(|w| dispatch(store, w, &ce));
+        }
+        st.revision = top;
+        drop(st);
+        if top > base {
+            self.revision.send_replace(top);
+        }
+    }
+
+    /// Reloads everything from kv (after losing events); every watcher ends with a 410.
+    fn resync(&self) {
+        let kv = self.store.kv();
+        let fresh = match load(kv) {
+            Ok(s) => s,
+            Err(e) => {
+                tracing::warn!("watch cache resync failed: {e}");
+                return;
+            }
+        };
+        let mut st = self.write();
+        let old = std::mem::replace(&mut *st, fresh);
+        for res in old.resources.into_values() {
+            for w in res.watchers {
+                let _ = w.failed.set(too_old(w.from, kv.compacted_revision()));
+            }
+        }
+        let rev = st.revision;
+        drop(st);
+        self.revision.send_replace(rev);
+    }
+
+    /// Replays what the cache missed from kv history, or resyncs when that is compacted.
+    fn catch_up(&self) {
+        let from = *self.revision.borrow();
+        match self.store.kv().events_since(from, b"", b"") {
+            Ok(events) => self.apply(&events),
+            Err(e) => {
+                tracing::warn!("watch cache lost events after revision {from} ({e}); resyncing");
+                self.resync();
+            }
+        }
+    }
+}
+
+/// Pushes one event to one watcher; false when the watcher is to be removed.
+fn dispatch(store: &Store, w: &Slot, ev: &Arc<CachedEvent>) -> bool {
+    if ev.revision <= w.from || !ev.key.starts_with(&w.prefix) {
+        return !w.tx.is_closed();
+    }
+    let scope = Scope {
+        info: w.info,
+        namespace: None,
+    };
+    let Some(t) = ev.type_for(|o| store.matches(scope, &w.opts, o)) else {
+        return true;
+    };
+    match w.tx.try_send(Out::Event(ev.clone(), t)) {
+        Ok(()) => true,
+        Err(mpsc::error::TrySendError::Full(_)) => {
+            let _ = w.failed.set(Status::gone(format!(
+                "too old resource version: {} ({}): the watcher fell {} events behind and was stopped",
+                w.from,
+                ev.revision,
+                w.tx.max_capacity()
+            )));
+            false
+        }
+        Err(mpsc::error::TrySendError::Closed(_)) => false,
+    }
+}
+
+/// Reads the whole keyspace into a fresh state.
+fn load(kv: &kv::Kv) -> Result<State, Status> {
+    let all = kv.range(b"", b"", None, 0).map_err(kv_status)?;
+    let mut resources: HashMap<Vec<u8>, Resource> = HashMap::new();
+    for item in &all.kvs {
+        let Some(rp) = resource_prefix(&item.key) else {
+            continue;
+        };
+        let Some(obj) = decode_arc(item) else {
+            continue;
+        };
+        resources
+            .entry(rp.to_vec())
+            .or_insert_with(|| Resource::new(all.revision))
+            .objects
+            .insert(item.key.clone(), obj);
+    }
+    Ok(State {
+        revision: all.revision,
+        loaded_at: all.revision,
+        resources,
+    })
+}
+
+/// The one task that applies the kv feed to the cache.
+async fn dispatcher(weak: Weak<Inner>, mut feed: broadcast::Receiver<Arc<Vec<Event>>>) {
+    let mut check = tokio::time::interval(STALL_CHECK);
+    check.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    let mut seen_kv_rev: Revision = 0;
+    loop {
+        tokio::select! {
+            msg = feed.recv() => {
+                let Some(inner) = weak.upgrade() else { return };
+                match msg {
+                    // An empty batch: the replica installed a snapshot and jumped ahead.
+                    Ok(batch) if batch.is_empty() => inner.catch_up(),
+                    Ok(batch) => inner.apply(&batch),
+                    Err(broadcast::error::RecvError::Lagged(_)) => inner.catch_up(),
+                    Err(broadcast::error::RecvError::Closed) => return,
+                }
+            }
+            _ = check.tick() => {
+                let Some(inner) = weak.upgrade() else { return };
+                // The kv store reached `seen_kv_rev` a tick ago; its events should be here.
+                if *inner.revision.borrow() < seen_kv_rev {
+                    inner.catch_up();
+                }
+                seen_kv_rev = inner.store.kv().current_revision();
+            }
+        }
+    }
+}
