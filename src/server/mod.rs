@@ -34,6 +34,9 @@ use crate::registry::store::Store;
 
 pub type Body = BoxBody<Bytes, Infallible>;
 
+/// Concurrent streams per HTTP/2 connection (kube-apiserver's default).
+const HTTP2_MAX_STREAMS: u32 = 1000;
+
 /// The authenticated user of a request.
 #[derive(Clone, Debug, Default)]
 pub struct User {
@@ -207,7 +210,14 @@ async fn serve_connection(
         let user = user.clone();
         async move { Ok::<_, Infallible>(handle(app, user, req).await) }
     });
-    hyper_util::server::conn::auto::Builder::new(TokioExecutor::new())
+    let mut builder = hyper_util::server::conn::auto::Builder::new(TokioExecutor::new());
+    // Like kube-apiserver: up to 1000 concurrent streams per HTTP/2 connection (watches are
+    // long-lived streams); streams refused beyond that must not tear the connection down.
+    builder
+        .http2()
+        .max_concurrent_streams(HTTP2_MAX_STREAMS)
+        .max_local_error_reset_streams(Some(8 * HTTP2_MAX_STREAMS as usize));
+    builder
         .serve_connection_with_upgrades(TokioIo::new(tls), service)
         .await
         .map_err(|e| anyhow::anyhow!("{e}"))?;
