@@ -291,9 +291,38 @@ fn kubectl_through_haproxy_survives_leader_kill_and_watches_lose_nothing() {
 
     // The leader, from the admin API.
     let st = c.status(1).expect("admin status of replica 1");
-    let leader = st["leader"].as_u64().expect("a leader") as usize;
+    let mut leader = st["leader"].as_u64().expect("a leader") as usize;
     assert!((1..=n).contains(&leader), "{st}");
     assert_eq!(st["members"].as_array().unwrap().len(), n, "{st}");
+    if n >= 3 {
+        // Hand leadership to another replica with the CLI (issued on a third one).
+        let to = (1..=n).find(|i| *i != leader).unwrap();
+        let via = (1..=n).find(|i| *i != leader && *i != to).unwrap();
+        let out = Command::new("timeout")
+            .arg("30")
+            .arg(BIN)
+            .args(["admin", "transfer-leader", "--to", &to.to_string()])
+            .arg("--endpoint")
+            .arg(&c.ports[&format!("REPLICA_{via}_ADMIN")])
+            .arg("--data-dir")
+            .arg(c.dir().join(format!("replica-{via}")))
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "transfer-leader: {}", stderr(&out));
+        let deadline = Instant::now() + Duration::from_secs(20);
+        loop {
+            let now = c.status(via).and_then(|s| s["leader"].as_u64());
+            if now == Some(to as u64) {
+                break;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "leadership never moved to {to}: {now:?}"
+            );
+            std::thread::sleep(Duration::from_millis(200));
+        }
+        leader = to;
+    }
 
     // A watch through the load balancer from the list's revision, resumed on every break.
     let after: BTreeSet<String> = (0..10).map(|i| format!("after-{i}")).collect();
