@@ -2,8 +2,10 @@
 //!
 //! Connection flags (every command but `restore`): `--endpoint HOST:PORT` (or
 //! `RAFTER_ADMIN_ENDPOINT`); mutual TLS with `--ca/--cert/--key`, or `--data-dir DIR` to use a
-//! replica data folder's `ca.crt`, `admin.crt` and `admin.key`; plaintext when neither is given
-//! (for a server started with `--admin-insecure`).
+//! replica data folder's `ca.crt`, `admin.crt` and `admin.key` (also `RAFTER_ADMIN_DATA_DIR`).
+//! With none of these, the CLI looks for the local cluster of `cluster/up.sh`
+//! (`$RAFTER_RUN_DIR/replica-1`, default `cluster/run/replica-1`) and uses its credentials,
+//! falling back to plaintext (a server started with `--admin-insecure`).
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -40,7 +42,7 @@ pub struct Conn {
     #[arg(long, requires_all = ["ca", "cert"])]
     pub key: Option<PathBuf>,
     /// Use ca.crt, admin.crt and admin.key of this replica data folder.
-    #[arg(long, conflicts_with_all = ["ca", "cert", "key"])]
+    #[arg(long, env = "RAFTER_ADMIN_DATA_DIR", conflicts_with_all = ["ca", "cert", "key"])]
     pub data_dir: Option<PathBuf>,
     /// Bound on each call, in seconds.
     #[arg(long, default_value_t = 30)]
@@ -63,6 +65,19 @@ impl Conn {
 
     fn plaintext(&self) -> bool {
         self.files().is_none()
+    }
+
+    /// Credentials of the local `cluster/up.sh` cluster, when no others were given.
+    fn discovered(&self) -> Option<(PathBuf, PathBuf, PathBuf)> {
+        if self.files().is_some() {
+            return None;
+        }
+        let run = std::env::var_os("RAFTER_RUN_DIR")
+            .map(PathBuf::from)
+            .unwrap_or_else(|| PathBuf::from("cluster/run"));
+        let d = run.join("replica-1");
+        let files = (d.join("ca.crt"), d.join("admin.crt"), d.join("admin.key"));
+        (files.0.exists() && files.1.exists() && files.2.exists()).then_some(files)
     }
 }
 
@@ -281,14 +296,25 @@ fn read(path: &Path) -> Result<Vec<u8>> {
     std::fs::read(path).with_context(|| format!("reading {}", path.display()))
 }
 
-/// Opens a channel to the admin endpoint (mutual TLS when certificates are given).
+/// Opens a channel to the admin endpoint (mutual TLS when certificates are given or found).
 pub async fn connect(conn: &Conn) -> Result<AdminClient<Channel>> {
+    if let Some(found) = conn.discovered() {
+        if let Ok(c) = connect_with(conn, Some(found)).await {
+            return Ok(c);
+        }
+    }
+    connect_with(conn, conn.files()).await
+}
+
+async fn connect_with(
+    conn: &Conn,
+    files: Option<(PathBuf, PathBuf, PathBuf)>,
+) -> Result<AdminClient<Channel>> {
     let host_port = conn
         .endpoint
         .trim_start_matches("https://")
         .trim_start_matches("http://")
         .trim_end_matches('/');
-    let files = conn.files();
     let scheme = if files.is_some() { "https" } else { "http" };
     let mut ep = Endpoint::from_shared(format!("{scheme}://{host_port}"))
         .with_context(|| format!("invalid endpoint {:?}", conn.endpoint))?
