@@ -104,6 +104,13 @@ pub async fn handle(ctx: &Ctx, part: Part) -> Result<Response<Body>, Status> {
                     m.remove("resourceVersion");
                 }
             }
+            if !out.is_object() {
+                return Err(Status::bad_request(format!(
+                    "{kind} in version {:?} cannot be handled as a {kind}: the patched document is not a JSON object",
+                    ctx.info.version,
+                    kind = ctx.info.kind
+                )));
+            }
             super::check_types(ctx.info, &out)?;
             crate::openapi::prune_unknown(definition, &mut out);
             Ok(out)
