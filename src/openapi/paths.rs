@@ -427,19 +427,7 @@ fn resource_paths(r: &ResourceInfo, paths: &mut Map<String, Value>) {
 
     // Subresources.
     if r.has_status {
-        let mut sub = Map::new();
-        sub.insert(
-            "get".into(),
-            item_ops.read("Status", "status of the specified", def),
-        );
-        sub.insert(
-            "patch".into(),
-            item_ops.patch("Status", "status of the specified", def),
-        );
-        sub.insert(
-            "put".into(),
-            item_ops.replace("Status", "status of the specified", def),
-        );
+        let mut sub = item_ops.subresource("Status", "status of the specified", def);
         sub.insert("parameters".into(), Value::Array(item_scope.clone()));
         paths.insert(format!("{base}/{{name}}/status"), Value::Object(sub));
     }
@@ -448,19 +436,7 @@ fn resource_paths(r: &ResourceInfo, paths: &mut Map<String, Value>) {
             gvk: gvk("autoscaling", "v1", "Scale"),
             ..item_ops
         };
-        let mut sub = Map::new();
-        sub.insert(
-            "get".into(),
-            scale_ops.read("Scale", "scale of the specified", SCALE),
-        );
-        sub.insert(
-            "patch".into(),
-            scale_ops.patch("Scale", "scale of the specified", SCALE),
-        );
-        sub.insert(
-            "put".into(),
-            scale_ops.replace("Scale", "scale of the specified", SCALE),
-        );
+        let mut sub = scale_ops.subresource("Scale", "scale of the specified", SCALE);
         let mut scope = vec![name_param("Scale")];
         scope.extend(params(&scope_params));
         sub.insert("parameters".into(), Value::Array(scope));
@@ -555,6 +531,15 @@ impl ItemOps<'_> {
             tag: self.tag.to_string(),
             gvk: Some(self.gvk.clone()),
         }
+    }
+
+    /// The get/patch/put operations of a subresource path.
+    fn subresource(&self, sub: &str, what: &str, def: &'static str) -> Map<String, Value> {
+        let mut ops = Map::new();
+        ops.insert("get".into(), self.read(sub, what, def));
+        ops.insert("patch".into(), self.patch(sub, what, def));
+        ops.insert("put".into(), self.replace(sub, what, def));
+        ops
     }
 
     fn read(&self, sub: &str, what: &str, def: &'static str) -> Value {

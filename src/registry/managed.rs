@@ -38,11 +38,7 @@ pub fn record_update(
         }
         return;
     };
-    let api_version = if info.group.is_empty() {
-        info.version.to_string()
-    } else {
-        format!("{}/{}", info.group, info.version)
-    };
+    let api_version = info.api_version();
     let touched = field_set(obj, old);
     let mut entries: Vec<Value> = meta(obj)
         .get("managedFields")

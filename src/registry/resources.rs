@@ -52,6 +52,17 @@ pub struct ResourceInfo {
     pub preferred: bool,
 }
 
+impl ResourceInfo {
+    /// The `apiVersion` of this resource's objects: `v1` for core, `group/version` otherwise.
+    pub fn api_version(&self) -> String {
+        if self.group.is_empty() {
+            self.version.to_string()
+        } else {
+            format!("{}/{}", self.group, self.version)
+        }
+    }
+}
+
 /// Where the scale subresource reads and writes its numbers (dotted JSON paths).
 ///
 /// For the apps/v1 kinds `label_selector_path` points at `.spec.selector`, a `LabelSelector`

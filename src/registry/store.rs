@@ -14,7 +14,6 @@ use std::time::Duration;
 use serde_json::{json, Map, Value};
 
 use crate::kv::{self, Compare, KeyValue, Kv, Op, Revision, Txn};
-use crate::meta::field_error::FieldError;
 use crate::meta::fields::FieldSelector;
 use crate::meta::labels::Selector;
 use crate::meta::status::{GroupResource, Status};
@@ -875,9 +874,4 @@ fn expired_continue(prefix: &[u8], start: &[u8], store: &Store) -> Status {
     );
     s.continue_token = Some(encode_continue(store.kv.current_revision(), &suffix));
     s
-}
-
-/// Validation helper for strategies: a required field.
-pub fn required(field: &str) -> FieldError {
-    FieldError::required(field, "")
 }

@@ -58,12 +58,7 @@ pub fn prepare_for_create(info: &ResourceInfo, obj: &mut Value) {
 /// apiVersion and kind as this resource serves them.
 pub fn set_type_meta(info: &ResourceInfo, obj: &mut Value) {
     if let Some(o) = obj.as_object_mut() {
-        let api_version = if info.group.is_empty() {
-            info.version.to_string()
-        } else {
-            format!("{}/{}", info.group, info.version)
-        };
-        o.insert("apiVersion".into(), json!(api_version));
+        o.insert("apiVersion".into(), json!(info.api_version()));
         o.insert("kind".into(), json!(info.kind));
     }
 }

@@ -202,12 +202,7 @@ pub fn bookmark_object(info: &ResourceInfo, rev: Revision, end: bool) -> Value {
     if end {
         meta["annotations"] = json!({"k8s.io/initial-events-end": "true"});
     }
-    let api_version = if info.group.is_empty() {
-        info.version.to_string()
-    } else {
-        format!("{}/{}", info.group, info.version)
-    };
-    json!({"kind": info.kind, "apiVersion": api_version, "metadata": meta})
+    json!({"kind": info.kind, "apiVersion": info.api_version(), "metadata": meta})
 }
 
 /// Where a watch starts.

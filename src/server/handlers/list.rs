@@ -277,7 +277,7 @@ fn encode_list_json(
     out.extend_from_slice(b"{\"kind\":");
     put(&mut out, info.list_kind);
     out.extend_from_slice(b",\"apiVersion\":");
-    put(&mut out, &super::api_version(info));
+    put(&mut out, &info.api_version());
     out.extend_from_slice(b",\"metadata\":");
     put(&mut out, list_meta);
     out.extend_from_slice(b",\"items\":[");

@@ -155,7 +155,7 @@ impl Ctx {
                 "the body of the request was not a JSON object",
             ));
         }
-        let want_api = api_version(self.info);
+        let want_api = self.info.api_version();
         if let Some(k) = obj.get("kind").and_then(Value::as_str) {
             let api = obj.get("apiVersion").and_then(Value::as_str).unwrap_or("");
             if k != self.info.kind
@@ -244,14 +244,6 @@ fn same_group(api: &str, info: &ResourceInfo) -> bool {
     let group = api.rsplit_once('/').map(|(g, _)| g).unwrap_or("");
     group == info.group
         && resources::lookup(group, api.rsplit('/').next().unwrap_or(""), info.resource).is_some()
-}
-
-pub fn api_version(info: &ResourceInfo) -> String {
-    if info.group.is_empty() {
-        info.version.to_string()
-    } else {
-        format!("{}/{}", info.group, info.version)
-    }
 }
 
 /// A JSON/YAML response with a status code.
@@ -649,7 +641,7 @@ pub fn list_body(info: &ResourceInfo, items: Vec<Value>, list_meta: Map<String, 
         .collect();
     json!({
         "kind": info.list_kind,
-        "apiVersion": api_version(info),
+        "apiVersion": info.api_version(),
         "metadata": list_meta,
         "items": items,
     })
