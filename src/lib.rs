@@ -54,6 +54,8 @@ pub struct Config {
     pub admin_insecure: bool,
     /// Watch cache tunables (bookmark interval, buffer and queue sizes).
     pub watch: watch::CacheOptions,
+    /// The leader-only control loops that run (see `controllers::parse_enabled`).
+    pub controllers: Vec<&'static str>,
 }
 
 impl Config {
@@ -74,6 +76,7 @@ impl Config {
             admin_listen: None,
             admin_insecure: false,
             watch: watch::CacheOptions::default(),
+            controllers: controllers::KNOWN.to_vec(),
         }
     }
 }
@@ -185,18 +188,21 @@ pub async fn run(
         let kv = kv.clone();
         let port = local.port();
         async move {
-            let mut done = kv.is_leader();
+            // Checked at once on becoming leader, then every RECHECK while leading.
+            const RECHECK: Duration = Duration::from_secs(5);
+            let mut last: Option<Instant> = kv.is_leader().then(Instant::now);
             loop {
                 tokio::time::sleep(Duration::from_millis(500)).await;
-                let leader = kv.is_leader();
-                if leader && !done {
-                    match controllers::bootstrap::ensure(&store, port).await {
-                        Ok(()) => done = true,
-                        Err(e) => tracing::warn!("bootstrap objects: {e}"),
-                    }
+                if !kv.is_leader() {
+                    last = None;
+                    continue;
                 }
-                if !leader {
-                    done = false;
+                if last.is_some_and(|t| t.elapsed() < RECHECK) {
+                    continue;
+                }
+                match controllers::bootstrap::ensure(&store, port).await {
+                    Ok(()) => last = Some(Instant::now()),
+                    Err(e) => tracing::warn!("bootstrap objects: {e}"),
                 }
             }
         }
@@ -209,10 +215,12 @@ pub async fn run(
         started: Instant::now(),
         advertise_url: url.clone(),
     });
-    let ns_controller = tokio::spawn(controllers::namespace::run(
-        store.clone(),
-        Duration::from_millis(500),
-    ));
+    let ns_controller = cfg.controllers.contains(&"namespace").then(|| {
+        tokio::spawn(controllers::namespace::run(
+            store.clone(),
+            Duration::from_millis(500),
+        ))
+    });
     let (admin_stop, admin_stopped) = tokio::sync::oneshot::channel::<()>();
     let (admin_addr, admin_task) = match cfg.admin_listen {
         Some(addr) => {
@@ -256,7 +264,9 @@ pub async fn run(
             Err(_) => tracing::warn!("admin API did not stop within 5 s"),
         }
     }
-    ns_controller.abort();
+    if let Some(c) = ns_controller {
+        c.abort();
+    }
     bootstrapper.abort();
     kv.shutdown().await;
     Ok(())

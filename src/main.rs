@@ -75,6 +75,11 @@ enum Command {
         /// Queue size per watcher (events); a watcher that falls further behind gets a 410.
         #[arg(long, default_value_t = 1024)]
         watch_queue: usize,
+        /// Leader-only control loops to run, as kube-controller-manager's flag: `*` for all,
+        /// `-name` to turn one off (e.g. `*,-namespace` when a kube-controller-manager runs).
+        /// Known: namespace.
+        #[arg(long, default_value = "*", value_parser = parse_controllers)]
+        controllers: ControllerList,
     },
     /// Administer a cluster through a replica's admin API (status, membership, snapshot,
     /// compaction, backup) or restore a backup offline.
@@ -99,6 +104,14 @@ fn parse_duration(s: &str) -> Result<Duration, String> {
         }
     };
     Ok(Duration::from_secs(secs))
+}
+
+/// The loops `--controllers` turned on.
+#[derive(Clone, Debug)]
+struct ControllerList(Vec<&'static str>);
+
+fn parse_controllers(s: &str) -> Result<ControllerList, String> {
+    rafter::controllers::parse_enabled(s).map(ControllerList)
 }
 
 fn parse_members(s: &str) -> Result<BTreeMap<u64, String>, String> {
@@ -158,6 +171,7 @@ fn main() -> anyhow::Result<()> {
             watch_bookmark_interval,
             watch_cache_events,
             watch_queue,
+            controllers,
         } => rt.block_on(rafter::run(
             rafter::Config {
                 data_dir,
@@ -184,6 +198,7 @@ fn main() -> anyhow::Result<()> {
                     watcher_queue: watch_queue,
                     ..Default::default()
                 },
+                controllers: controllers.0,
             },
             |s| {
                 println!("rafter: serving the Kubernetes API on {}", s.url);

@@ -1,6 +1,8 @@
 //! Objects every cluster has from the start: the `default`, `kube-system`, `kube-public` and
 //! `kube-node-lease` namespaces and the `default/kubernetes` Service (like kube-apiserver's
-//! bootstrap controller). Creating them is idempotent; the leader does it on start.
+//! bootstrap controller). Creating them is idempotent; the leader checks them on start and
+//! then every few seconds (from its local state, so a pass that finds everything costs no
+//! write), so a system namespace someone deleted is back within seconds.
 
 use serde_json::json;
 
@@ -16,6 +18,17 @@ pub async fn ensure(store: &Store, advertise_port: u16) -> Result<(), crate::met
     };
     let ns_info = resources::lookup("", "v1", "namespaces").expect("namespaces resource");
     for ns in ["default", "kube-system", "kube-public", "kube-node-lease"] {
+        let scope = Scope {
+            info: ns_info,
+            namespace: None,
+        };
+        if store
+            .get(scope, ns, crate::registry::store::ReadAt::Any)
+            .await
+            .is_ok()
+        {
+            continue;
+        }
         let obj = json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns}});
         match store
             .create(

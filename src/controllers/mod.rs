@@ -1,6 +1,58 @@
 //! In-process control loops that only the Raft leader runs: namespace deletion now, the
 //! garbage collector and others later. They talk to the registry as a client would; leadership
-//! is re-checked on every pass so a new leader takes over by itself.
+//! is re-checked on every pass so a new leader takes over by itself. `--controllers` picks which
+//! run (kube-controller-manager's syntax), so an operator running a real controller-manager can
+//! turn Rafter's own off.
 
 pub mod bootstrap;
 pub mod namespace;
+
+/// The loops `--controllers` names, as kube-controller-manager names its own.
+pub const KNOWN: &[&str] = &["namespace"];
+
+/// Parses `--controllers` (kube-controller-manager's syntax): `*` turns on every loop,
+/// `name` turns one on, `-name` turns one off; the default is `*`. Returns the loops that run.
+pub fn parse_enabled(spec: &str) -> Result<Vec<&'static str>, String> {
+    let mut all = false;
+    let mut on: Vec<&str> = Vec::new();
+    let mut off: Vec<&str> = Vec::new();
+    for item in spec.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+        if item == "*" {
+            all = true;
+            continue;
+        }
+        let (name, list) = match item.strip_prefix('-') {
+            Some(n) => (n, &mut off),
+            None => (item, &mut on),
+        };
+        if !KNOWN.contains(&name) {
+            return Err(format!(
+                "{name:?} is not in the list of known controllers ({})",
+                KNOWN.join(", ")
+            ));
+        }
+        list.push(name);
+    }
+    Ok(KNOWN
+        .iter()
+        .copied()
+        .filter(|c| (all || on.contains(c)) && !off.contains(c))
+        .collect())
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn controllers_flag() {
+        assert_eq!(super::parse_enabled("*").unwrap(), vec!["namespace"]);
+        assert!(super::parse_enabled("*,-namespace").unwrap().is_empty());
+        assert!(super::parse_enabled("").unwrap().is_empty());
+        assert_eq!(
+            super::parse_enabled("namespace").unwrap(),
+            vec!["namespace"]
+        );
+        assert!(super::parse_enabled("gc")
+            .unwrap_err()
+            .contains("not in the list"));
+    }
+}

@@ -79,10 +79,17 @@ async fn pass(store: &Store) -> Result<(), crate::meta::status::Status> {
                     &opts,
                 )
                 .await?;
-            // Objects with finalizers stay until their owners remove them.
+            // Objects with finalizers stay until their owners remove them; pods on a node
+            // stay for their grace period, until the kubelet removes them.
             remaining += items
                 .iter()
-                .filter(|o| !store::finalizers(o).is_empty())
+                .filter(|o| {
+                    !store::finalizers(o).is_empty()
+                        || store::meta(o)
+                            .get("deletionGracePeriodSeconds")
+                            .and_then(Value::as_i64)
+                            .is_some_and(|g| g > 0)
+                })
                 .count();
         }
         if remaining > 0 {

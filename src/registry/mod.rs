@@ -3,6 +3,7 @@
 //! place where storage errors become API `Status` values.
 
 pub mod allocate;
+pub mod deletion;
 pub mod discovery;
 pub mod field_selectors;
 pub mod managed;

@@ -18,9 +18,9 @@ use crate::meta::fields::FieldSelector;
 use crate::meta::labels::Selector;
 use crate::meta::status::{GroupResource, Status};
 use crate::meta::validation;
-use crate::registry::field_selectors;
 use crate::registry::resources::ResourceInfo;
 use crate::registry::strategy;
+use crate::registry::{deletion, field_selectors};
 
 /// How long a read for a future resourceVersion waits before answering 504.
 const FUTURE_RV_WAIT: Duration = Duration::from_secs(3);
@@ -92,6 +92,8 @@ pub struct DeleteOptions {
     pub precondition_uid: Option<String>,
     pub precondition_rv: Option<String>,
     pub propagation_policy: Option<String>,
+    /// The deprecated `orphanDependents` (wins over `propagationPolicy`, as in kube).
+    pub orphan_dependents: Option<bool>,
     pub grace_period_seconds: Option<i64>,
 }
 
@@ -120,6 +122,9 @@ pub enum Part {
     Status,
     /// The namespace `/finalize` subresource (spec.finalizers only).
     Finalize,
+    /// A registry-internal write of spec and status together (pods/binding), with the system
+    /// fields of metadata still kept from the stored object.
+    Whole,
 }
 
 /// Where an object lives: a resource plus, for namespaced resources, a namespace.
@@ -668,13 +673,19 @@ impl Store {
         Err(Status::stale(scope.gr(), name))
     }
 
-    /// DELETE of one object, honouring preconditions and finalizers.
+    /// DELETE of one object, honouring preconditions, grace periods and finalizers as kube's
+    /// generic store does (the rules are in [`super::deletion`]).
     pub async fn delete(
         &self,
         scope: Scope<'_>,
         name: &str,
         opts: &DeleteOptions,
     ) -> Result<Deleted, Status> {
+        let req = deletion::Request {
+            grace_period_seconds: opts.grace_period_seconds,
+            propagation_policy: opts.propagation_policy.clone(),
+            orphan_dependents: opts.orphan_dependents,
+        };
         for _ in 0..UPDATE_RETRIES {
             let Some(cur) = self.current(scope, name)? else {
                 return Err(Status::not_found(scope.gr(), name));
@@ -700,57 +711,25 @@ impl Store {
                     ));
                 }
             }
-            let mut fins = finalizers(&obj);
-            match opts.propagation_policy.as_deref() {
-                Some("Foreground") if !fins.iter().any(|f| f == "foregroundDeletion") => {
-                    fins.push("foregroundDeletion".into())
+            let (new, then_remove) = match deletion::plan(scope.info, &obj, &req, &opts.write.now) {
+                deletion::Plan::Keep => return Ok(Deleted::Pending(obj)),
+                deletion::Plan::Remove => {
+                    if opts.write.dry_run {
+                        return Ok(Deleted::Gone(obj));
+                    }
+                    if self.remove(scope, name, cur.mod_revision).await? {
+                        return Ok(Deleted::Gone(obj));
+                    }
+                    continue;
                 }
-                Some("Orphan") if !fins.iter().any(|f| f == "orphan") => fins.push("orphan".into()),
-                _ => {}
-            }
-            let graceful = strategy::needs_graceful_delete(scope.info, &obj);
-            if fins.is_empty() && !graceful {
-                if opts.write.dry_run {
-                    return Ok(Deleted::Gone(obj));
-                }
-                let resp = self
-                    .kv
-                    .txn(Txn {
-                        compares: vec![Compare::ModRevision(scope.key(name), cur.mod_revision)],
-                        success: vec![Op::Delete {
-                            key: scope.key(name),
-                        }],
-                    })
-                    .await
-                    .map_err(kv_status)?;
-                if resp.succeeded {
-                    return Ok(Deleted::Gone(obj));
-                }
-                continue;
-            }
-            if !meta_str(&obj, "deletionTimestamp").is_empty() {
-                // Already being deleted: nothing more to do.
-                return Ok(Deleted::Pending(obj));
-            }
-            let mut new = obj.clone();
-            {
-                let m = meta_mut(&mut new);
-                m.insert("deletionTimestamp".into(), json!(opts.write.now));
-                m.insert(
-                    "deletionGracePeriodSeconds".into(),
-                    json!(opts.grace_period_seconds.unwrap_or(0)),
-                );
-                if !fins.is_empty() {
-                    m.insert("finalizers".into(), json!(fins));
-                }
-                if scope.info.generation {
-                    let g = m.get("generation").and_then(Value::as_i64).unwrap_or(0);
-                    m.insert("generation".into(), json!(g + 1));
-                }
-            }
-            strategy::prepare_for_delete(scope.info, &mut new);
+                deletion::Plan::Write { obj, then_remove } => (obj, then_remove),
+            };
             if opts.write.dry_run {
-                return Ok(Deleted::Pending(new));
+                return Ok(if then_remove {
+                    Deleted::Gone(new)
+                } else {
+                    Deleted::Pending(new)
+                });
             }
             let resp = self
                 .kv
@@ -763,12 +742,43 @@ impl Store {
                 })
                 .await
                 .map_err(kv_status)?;
-            if resp.succeeded {
-                set_rv(&mut new, resp.revision);
+            if !resp.succeeded {
+                continue;
+            }
+            let mut new = new;
+            set_rv(&mut new, resp.revision);
+            if !then_remove {
                 return Ok(Deleted::Pending(new));
+            }
+            // A zero grace period: the object goes right after its update. Someone else may
+            // have removed (or changed) it in between; then the last state we wrote answers.
+            if self.remove(scope, name, resp.revision).await?
+                || self.current(scope, name)?.is_none()
+            {
+                return Ok(Deleted::Gone(new));
             }
         }
         Err(Status::stale(scope.gr(), name))
+    }
+
+    /// Removes a key if it is still at `revision`; false when it changed in between.
+    async fn remove(
+        &self,
+        scope: Scope<'_>,
+        name: &str,
+        revision: Revision,
+    ) -> Result<bool, Status> {
+        let resp = self
+            .kv
+            .txn(Txn {
+                compares: vec![Compare::ModRevision(scope.key(name), revision)],
+                success: vec![Op::Delete {
+                    key: scope.key(name),
+                }],
+            })
+            .await
+            .map_err(kv_status)?;
+        Ok(resp.succeeded)
     }
 
     /// DELETECOLLECTION: deletes every object the list options select; returns the deleted

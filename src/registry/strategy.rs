@@ -32,6 +32,9 @@ pub fn prepare_for_create(info: &ResourceInfo, obj: &mut Value) {
         }
     }
     set_type_meta(info, obj);
+    if is(info, "batch", "jobs") {
+        generate_job_selector(obj);
+    }
     default_object(info, obj);
     if is(info, "", "namespaces") {
         let name = meta(obj)
@@ -83,7 +86,7 @@ pub fn prepare_for_update(info: &ResourceInfo, part: Part, new: &mut Value, old:
         }
         return;
     }
-    if info.has_status {
+    if info.has_status && part != Part::Whole {
         match old.get("status") {
             Some(s) => new["status"] = s.clone(),
             None => {
@@ -159,8 +162,8 @@ fn spec_changed(new: &Value, old: &Value) -> bool {
     strip(new) != strip(old)
 }
 
-/// Whether DELETE must leave the object in place with a deletionTimestamp even without
-/// finalizers (namespaces with spec finalizers; pods bound to a node, which the kubelet removes).
+/// Whether an object whose metadata finalizers are gone must still stay (a namespace keeps
+/// its `spec.finalizers` until the namespace controller has emptied it).
 pub fn needs_graceful_delete(info: &ResourceInfo, obj: &Value) -> bool {
     if is(info, "", "namespaces") {
         return obj
@@ -171,11 +174,61 @@ pub fn needs_graceful_delete(info: &ResourceInfo, obj: &Value) -> bool {
     false
 }
 
-/// Extra changes when an object enters graceful deletion.
-pub fn prepare_for_delete(info: &ResourceInfo, obj: &mut Value) {
-    if is(info, "", "namespaces") {
-        obj["status"] = json!({"phase": "Terminating"});
+/// A resource's default garbage-collection policy when a DELETE names none (kube's
+/// `DefaultGarbageCollectionPolicy`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum GcPolicy {
+    /// Dependents are deleted (in the background unless the request says Foreground).
+    DeleteDependents,
+    /// Dependents are orphaned: the `orphan` finalizer is added.
+    OrphanDependents,
+    /// The resource takes no part in garbage collection.
+    Unsupported,
+}
+
+/// ReplicationControllers in core/v1 and Jobs in batch/v1 orphan their pods by default, for
+/// backwards compatibility; everything else deletes dependents.
+pub fn default_gc_policy(info: &ResourceInfo) -> GcPolicy {
+    match (info.group, info.version, info.resource) {
+        ("", "v1", "replicationcontrollers") | ("batch", "v1", "jobs") => {
+            GcPolicy::OrphanDependents
+        }
+        _ => GcPolicy::DeleteDependents,
     }
+}
+
+/// The warning kube sends when a batch/v1 Job is deleted without a propagation policy.
+pub fn delete_warning(info: &ResourceInfo, policy_given: bool) -> Option<&'static str> {
+    (!policy_given && is(info, "batch", "jobs") && default_gc_policy(info) == GcPolicy::OrphanDependents)
+        .then_some("child pods are preserved by default when jobs are deleted; set propagationPolicy=Background to remove them or set propagationPolicy=Orphan to suppress this warning")
+}
+
+/// Graceful deletion (kube's `CheckGracefulDelete`): `None` for resources deleted at once
+/// (every kind but pods); for a pod, the grace period it gets: the request's, else the pod's
+/// `terminationGracePeriodSeconds`; 0 when it is not scheduled or has already terminated.
+pub fn graceful_delete_period(
+    info: &ResourceInfo,
+    obj: &Value,
+    requested: Option<i64>,
+) -> Option<i64> {
+    if !is(info, "", "pods") {
+        return None;
+    }
+    let spec = obj.get("spec");
+    let mut period = requested.unwrap_or_else(|| {
+        spec.and_then(|s| s.get("terminationGracePeriodSeconds"))
+            .and_then(Value::as_i64)
+            .unwrap_or(0)
+    });
+    let node = spec
+        .and_then(|s| s.get("nodeName"))
+        .and_then(Value::as_str)
+        .unwrap_or("");
+    let phase = obj.pointer("/status/phase").and_then(Value::as_str);
+    if node.is_empty() || matches!(phase, Some("Failed" | "Succeeded")) {
+        period = 0;
+    }
+    Some(period.max(0))
 }
 
 /// Per-type validation beyond ObjectMeta.
@@ -291,6 +344,31 @@ fn default_object(info: &ResourceInfo, obj: &mut Value) {
             spec.entry("replicas").or_insert(json!(1));
             default_template(spec);
         }
+        ("", "replicationcontrollers") => {
+            // SetDefaults_ReplicationController: selector and labels from the template's labels.
+            let labels = obj
+                .pointer("/spec/template/metadata/labels")
+                .filter(|l| l.as_object().is_some_and(|m| !m.is_empty()))
+                .cloned();
+            if let Some(labels) = labels {
+                let empty =
+                    |v: Option<&Value>| v.and_then(Value::as_object).is_none_or(Map::is_empty);
+                if empty(obj.pointer("/spec/selector")) {
+                    obj_entry(obj, "spec").insert("selector".into(), labels.clone());
+                }
+                if empty(obj.pointer("/metadata/labels")) {
+                    meta_mut(obj).insert("labels".into(), labels);
+                }
+            }
+            let spec = obj_entry(obj, "spec");
+            spec.entry("replicas").or_insert(json!(1));
+            default_template(spec);
+        }
+        ("", "podtemplates") => {
+            if let Some(t) = obj.get_mut("template").and_then(Value::as_object_mut) {
+                default_template_object(t);
+            }
+        }
         ("apps", "statefulsets") => {
             let spec = obj_entry(obj, "spec");
             spec.entry("replicas").or_insert(json!(1));
@@ -313,16 +391,45 @@ fn default_object(info: &ResourceInfo, obj: &mut Value) {
         }
         ("batch", "jobs") => {
             let spec = obj_entry(obj, "spec");
-            spec.entry("parallelism").or_insert(json!(1));
-            spec.entry("backoffLimit").or_insert(json!(6));
-            spec.entry("completionMode").or_insert(json!("NonIndexed"));
-            spec.entry("suspend").or_insert(json!(false));
-            spec.entry("podReplacementPolicy")
-                .or_insert(json!("TerminatingOrFailed"));
-            if !spec.contains_key("completions") {
+            // Both unset: a non-parallel job (1 and 1); completions stay unset otherwise.
+            if is_unset(spec.get("completions")) && is_unset(spec.get("parallelism")) {
                 spec.insert("completions".into(), json!(1));
             }
+            if is_unset(spec.get("parallelism")) {
+                spec.insert("parallelism".into(), json!(1));
+            }
+            if is_unset(spec.get("backoffLimit")) {
+                let per_index = !is_unset(spec.get("backoffLimitPerIndex"));
+                spec.insert(
+                    "backoffLimit".into(),
+                    json!(if per_index { i32::MAX as i64 } else { 6 }),
+                );
+            }
+            spec.entry("completionMode").or_insert(json!("NonIndexed"));
+            spec.entry("suspend").or_insert(json!(false));
+            let failure_policy = !is_unset(spec.get("podFailurePolicy"));
+            spec.entry("podReplacementPolicy")
+                .or_insert(json!(if failure_policy {
+                    "Failed"
+                } else {
+                    "TerminatingOrFailed"
+                }));
+            spec.entry("manualSelector").or_insert(json!(false));
             default_template(spec);
+            // SetDefaults_Job: the job's labels from the template's when it has none.
+            let labels = obj
+                .pointer("/spec/template/metadata/labels")
+                .filter(|l| l.as_object().is_some_and(|m| !m.is_empty()))
+                .cloned();
+            if let Some(labels) = labels {
+                if meta(obj)
+                    .get("labels")
+                    .and_then(Value::as_object)
+                    .is_none_or(Map::is_empty)
+                {
+                    meta_mut(obj).insert("labels".into(), labels);
+                }
+            }
         }
         ("batch", "cronjobs") => {
             let spec = obj_entry(obj, "spec");
@@ -330,10 +437,10 @@ fn default_object(info: &ResourceInfo, obj: &mut Value) {
             spec.entry("suspend").or_insert(json!(false));
             spec.entry("successfulJobsHistoryLimit").or_insert(json!(3));
             spec.entry("failedJobsHistoryLimit").or_insert(json!(1));
+            // Only the pod template inside jobTemplate is defaulted (JobTemplateSpec is not a
+            // Job: no SetDefaults_Job there).
             if let Some(jt) = spec.get_mut("jobTemplate").and_then(Value::as_object_mut) {
-                let js = jt.entry("spec").or_insert(json!({}));
-                if let Some(js) = js.as_object_mut() {
-                    js.entry("backoffLimit").or_insert(json!(6));
+                if let Some(js) = jt.get_mut("spec").and_then(Value::as_object_mut) {
                     default_template(js);
                 }
             }
@@ -341,6 +448,15 @@ fn default_object(info: &ResourceInfo, obj: &mut Value) {
         ("", "pods") => {
             if let Some(spec) = obj.get_mut("spec").and_then(Value::as_object_mut) {
                 default_pod_spec(spec);
+                // SetDefaults_Pod (pods only, not templates).
+                spec.entry("enableServiceLinks").or_insert(json!(true));
+                for list in ["containers", "initContainers"] {
+                    if let Some(cs) = spec.get_mut(list).and_then(Value::as_array_mut) {
+                        for c in cs.iter_mut().filter_map(Value::as_object_mut) {
+                            requests_from_limits(c);
+                        }
+                    }
+                }
             }
         }
         ("", "services") => {
@@ -359,7 +475,20 @@ fn default_object(info: &ResourceInfo, obj: &mut Value) {
                     }
                 }
             }
-            let external = spec.get("type").and_then(Value::as_str) == Some("ExternalName");
+            let ty = spec
+                .get("type")
+                .and_then(Value::as_str)
+                .unwrap_or("")
+                .to_string();
+            if matches!(ty.as_str(), "NodePort" | "LoadBalancer") {
+                spec.entry("externalTrafficPolicy")
+                    .or_insert(json!("Cluster"));
+            }
+            if ty == "LoadBalancer" {
+                spec.entry("allocateLoadBalancerNodePorts")
+                    .or_insert(json!(true));
+            }
+            let external = ty == "ExternalName";
             if !external {
                 spec.entry("internalTrafficPolicy")
                     .or_insert(json!("Cluster"));
@@ -399,11 +528,121 @@ fn obj_entry<'a>(obj: &'a mut Value, field: &str) -> &'a mut Map<String, Value> 
 
 fn default_template(spec: &mut Map<String, Value>) {
     if let Some(t) = spec.get_mut("template").and_then(Value::as_object_mut) {
-        t.entry("metadata").or_insert(json!({}));
-        let ps = t.entry("spec").or_insert(json!({}));
-        if let Some(ps) = ps.as_object_mut() {
-            default_pod_spec(ps);
+        default_template_object(t);
+    }
+}
+
+/// A PodTemplateSpec.
+fn default_template_object(t: &mut Map<String, Value>) {
+    t.entry("metadata").or_insert(json!({}));
+    let ps = t.entry("spec").or_insert(json!({}));
+    if let Some(ps) = ps.as_object_mut() {
+        default_pod_spec(ps);
+    }
+}
+
+/// Absent or JSON null (as a protobuf body leaves an optional field).
+fn is_unset(v: Option<&Value>) -> bool {
+    v.is_none_or(Value::is_null)
+}
+
+/// batch/v1 Job's PrepareForCreate without `manualSelector: true`: the job-name and
+/// controller-uid labels on the template and a `batch.kubernetes.io/controller-uid` selector.
+fn generate_job_selector(obj: &mut Value) {
+    if obj.pointer("/spec/manualSelector") == Some(&json!(true)) {
+        return;
+    }
+    let name = meta(obj)
+        .get("name")
+        .and_then(Value::as_str)
+        .unwrap_or("")
+        .to_string();
+    let uid = meta(obj)
+        .get("uid")
+        .and_then(Value::as_str)
+        .unwrap_or("")
+        .to_string();
+    let spec = obj_entry(obj, "spec");
+    let template = spec.entry("template").or_insert_with(|| json!({}));
+    if !template.is_object() {
+        return;
+    }
+    if !template.get("metadata").is_some_and(Value::is_object) {
+        template["metadata"] = json!({});
+    }
+    let tm = template["metadata"].as_object_mut().expect("object");
+    if !tm.get("labels").is_some_and(Value::is_object) {
+        tm.insert("labels".into(), json!({}));
+    }
+    let labels = tm["labels"].as_object_mut().expect("object");
+    for (k, v) in [
+        ("batch.kubernetes.io/controller-uid", &uid),
+        ("batch.kubernetes.io/job-name", &name),
+        ("controller-uid", &uid),
+        ("job-name", &name),
+    ] {
+        labels.entry(k).or_insert_with(|| json!(v));
+    }
+    if !spec.get("selector").is_some_and(Value::is_object) {
+        spec.insert("selector".into(), json!({}));
+    }
+    let sel = spec["selector"].as_object_mut().expect("object");
+    if !sel.get("matchLabels").is_some_and(Value::is_object) {
+        sel.insert("matchLabels".into(), json!({}));
+    }
+    if let Some(ml) = sel.get_mut("matchLabels").and_then(Value::as_object_mut) {
+        ml.entry("batch.kubernetes.io/controller-uid")
+            .or_insert_with(|| json!(uid));
+    }
+}
+
+/// A container's requests default to its limits (pods only).
+fn requests_from_limits(c: &mut Map<String, Value>) {
+    let Some(limits) = c
+        .get("resources")
+        .and_then(|r| r.get("limits"))
+        .and_then(Value::as_object)
+        .cloned()
+    else {
+        return;
+    };
+    let Some(res) = c.get_mut("resources").and_then(Value::as_object_mut) else {
+        return;
+    };
+    let req = res.entry("requests").or_insert_with(|| json!({}));
+    if let Some(req) = req.as_object_mut() {
+        for (k, v) in limits {
+            req.entry(k).or_insert(v);
         }
+    }
+}
+
+/// Volume sources that have a `defaultMode` (0644).
+const MODE_SOURCES: &[&str] = &["secret", "configMap", "downwardAPI", "projected"];
+
+fn default_volume(v: &mut Map<String, Value>) {
+    // A volume with no source is an emptyDir.
+    if v.iter().all(|(k, val)| k == "name" || val.is_null()) {
+        v.insert("emptyDir".into(), json!({}));
+    }
+    for src in MODE_SOURCES {
+        if let Some(s) = v.get_mut(*src).and_then(Value::as_object_mut) {
+            s.entry("defaultMode").or_insert(json!(420));
+        }
+    }
+    if let Some(h) = v.get_mut("hostPath").and_then(Value::as_object_mut) {
+        h.entry("type").or_insert(json!(""));
+    }
+}
+
+fn default_probe(p: &mut Map<String, Value>) {
+    p.entry("timeoutSeconds").or_insert(json!(1));
+    p.entry("periodSeconds").or_insert(json!(10));
+    p.entry("successThreshold").or_insert(json!(1));
+    p.entry("failureThreshold").or_insert(json!(3));
+    if let Some(h) = p.get_mut("httpGet").and_then(Value::as_object_mut) {
+        h.entry("path").or_insert(json!("/"));
+        h.entry("scheme").or_insert(json!("HTTP"));
     }
 }
 
@@ -415,7 +654,12 @@ fn default_pod_spec(ps: &mut Map<String, Value>) {
     ps.entry("securityContext").or_insert(json!({}));
     ps.entry("schedulerName")
         .or_insert(json!("default-scheduler"));
-    for list in ["containers", "initContainers"] {
+    if let Some(vs) = ps.get_mut("volumes").and_then(Value::as_array_mut) {
+        for v in vs.iter_mut().filter_map(Value::as_object_mut) {
+            default_volume(v);
+        }
+    }
+    for list in ["containers", "initContainers", "ephemeralContainers"] {
         if let Some(cs) = ps.get_mut(list).and_then(Value::as_array_mut) {
             for c in cs.iter_mut().filter_map(Value::as_object_mut) {
                 c.entry("terminationMessagePath")
@@ -432,6 +676,21 @@ fn default_pod_spec(ps: &mut Map<String, Value>) {
                 if let Some(ports) = c.get_mut("ports").and_then(Value::as_array_mut) {
                     for p in ports.iter_mut().filter_map(Value::as_object_mut) {
                         p.entry("protocol").or_insert(json!("TCP"));
+                    }
+                }
+                for probe in ["livenessProbe", "readinessProbe", "startupProbe"] {
+                    if let Some(p) = c.get_mut(probe).and_then(Value::as_object_mut) {
+                        default_probe(p);
+                    }
+                }
+                if let Some(env) = c.get_mut("env").and_then(Value::as_array_mut) {
+                    for e in env.iter_mut() {
+                        if let Some(f) = e
+                            .pointer_mut("/valueFrom/fieldRef")
+                            .and_then(Value::as_object_mut)
+                        {
+                            f.entry("apiVersion").or_insert(json!("v1"));
+                        }
                     }
                 }
             }

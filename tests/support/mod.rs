@@ -217,3 +217,60 @@ pub fn stdout(o: &Output) -> String {
 pub fn stderr(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
 }
+
+/// A response: code, headers and the body as JSON (a JSON string when it is not JSON).
+pub struct Reply {
+    pub code: reqwest::StatusCode,
+    pub headers: reqwest::header::HeaderMap,
+    pub body: serde_json::Value,
+}
+
+impl Server {
+    /// One HTTPS request with the admin identity; `body` is sent as is with `ctype`.
+    pub async fn send(
+        &self,
+        client: &reqwest::Client,
+        method: reqwest::Method,
+        path: &str,
+        ctype: &str,
+        body: Option<Vec<u8>>,
+    ) -> Reply {
+        let mut req = client.request(method, format!("{}{}", self.url, path));
+        if let Some(b) = body {
+            req = req.header("content-type", ctype).body(b);
+        }
+        let resp = req.send().await.expect("request");
+        let code = resp.status();
+        let headers = resp.headers().clone();
+        let text = resp.text().await.expect("body");
+        let body = serde_json::from_str(&text).unwrap_or(serde_json::Value::String(text));
+        Reply {
+            code,
+            headers,
+            body,
+        }
+    }
+
+    /// A JSON request.
+    pub async fn json(
+        &self,
+        client: &reqwest::Client,
+        method: reqwest::Method,
+        path: &str,
+        body: Option<serde_json::Value>,
+    ) -> Reply {
+        let ctype = if method == reqwest::Method::PATCH {
+            "application/merge-patch+json"
+        } else {
+            "application/json"
+        };
+        self.send(
+            client,
+            method,
+            path,
+            ctype,
+            body.map(|b| b.to_string().into_bytes()),
+        )
+        .await
+    }
+}

@@ -5,9 +5,10 @@ use serde_json::{json, Map, Value};
 
 use super::list::list_options;
 use super::{list_body, respond, respond_object, Ctx};
+use crate::meta::field_error::{ErrorType, FieldError};
 use crate::meta::status::Status;
-use crate::registry::store::{self, DeleteOptions, Deleted};
-use crate::server::negotiate::Output;
+use crate::registry::store::{self, DeleteOptions, Deleted, WriteOptions};
+use crate::server::negotiate::{self, Output};
 use crate::server::Body;
 
 /// Resources whose DELETE returns the deleted object rather than a Success Status.
@@ -19,71 +20,157 @@ fn returns_deleted_object(group: &str, resource: &str) -> bool {
     )
 }
 
+/// DeleteOptions as kube reads them: from the body when there is one (JSON, YAML or
+/// Kubernetes protobuf, through the one body decoder; any group-version's `DeleteOptions`),
+/// otherwise from the query. Then `ValidateDeleteOptions`.
 fn delete_options(ctx: &Ctx) -> Result<DeleteOptions, Status> {
-    let mut opts = DeleteOptions {
-        write: ctx.write_options("DeleteOptions")?,
-        ..Default::default()
-    };
-    if !ctx.body.is_empty() {
-        let body: Value = serde_json::from_slice(&ctx.body)
-            .map_err(|e| Status::bad_request(format!("error decoding DeleteOptions: {e}")))?;
-        if let Some(p) = body.get("preconditions") {
+    let mut opts = DeleteOptions::default();
+    if ctx.body.iter().all(u8::is_ascii_whitespace) {
+        opts.write = ctx.write_options("DeleteOptions")?;
+        if let Some(p) = ctx.query.get("propagationPolicy") {
+            opts.propagation_policy = Some(p.to_string());
+        }
+        if let Some(g) = ctx.query.get("gracePeriodSeconds") {
+            opts.grace_period_seconds = Some(g.parse().map_err(|_| {
+                Status::bad_request(format!("strconv.ParseInt: parsing {g:?}: invalid syntax"))
+            })?);
+        }
+        if let Some(o) = ctx.query.get("orphanDependents") {
+            opts.orphan_dependents = Some(match o {
+                "true" | "1" | "True" | "TRUE" | "t" | "T" => true,
+                "false" | "0" | "False" | "FALSE" | "f" | "F" => false,
+                _ => {
+                    return Err(Status::bad_request(format!(
+                        "strconv.ParseBool: parsing {o:?}: invalid syntax"
+                    )))
+                }
+            });
+        }
+    } else {
+        opts.write = WriteOptions {
+            dry_run: false,
+            ..ctx.write_options("DeleteOptions").unwrap_or_default()
+        };
+        opts.write.now = ctx.now.clone();
+        let body = negotiate::decode_body(ctx.content_type(), &ctx.body)?;
+        let Some(body) = body.as_object() else {
+            return Err(Status::bad_request(
+                "decoded object cannot be converted to DeleteOptions",
+            ));
+        };
+        if let Some(k) = body.get("kind").and_then(Value::as_str) {
+            if k != "DeleteOptions" {
+                return Err(Status::bad_request(
+                    "decoded object cannot be converted to DeleteOptions",
+                ));
+            }
+        }
+        let field_type = |field: &str, want: &str| {
+            let got = match body.get(field) {
+                Some(Value::String(_)) => "string",
+                Some(Value::Number(_)) => "number",
+                Some(Value::Bool(_)) => "bool",
+                Some(Value::Array(_)) => "array",
+                _ => "object",
+            };
+            Status::bad_request(format!(
+                "json: cannot unmarshal {got} into Go struct field DeleteOptions.{field} of type {want}"
+            ))
+        };
+        if let Some(p) = body.get("preconditions").filter(|p| !p.is_null()) {
             opts.precondition_uid = p.get("uid").and_then(Value::as_str).map(str::to_string);
             opts.precondition_rv = p
                 .get("resourceVersion")
                 .and_then(Value::as_str)
                 .map(str::to_string);
         }
-        if let Some(p) = body.get("propagationPolicy").and_then(Value::as_str) {
-            opts.propagation_policy = Some(p.to_string());
+        match body.get("propagationPolicy") {
+            None | Some(Value::Null) => {}
+            Some(Value::String(p)) => opts.propagation_policy = Some(p.clone()),
+            Some(_) => return Err(field_type("propagationPolicy", "v1.DeletionPropagation")),
         }
-        if let Some(g) = body.get("gracePeriodSeconds").and_then(Value::as_i64) {
-            opts.grace_period_seconds = Some(g);
+        match body.get("gracePeriodSeconds") {
+            None | Some(Value::Null) => {}
+            Some(g) => {
+                opts.grace_period_seconds = Some(
+                    g.as_i64()
+                        .ok_or_else(|| field_type("gracePeriodSeconds", "int64"))?,
+                )
+            }
         }
-        if let Some(o) = body.get("orphanDependents").and_then(Value::as_bool) {
-            opts.propagation_policy = Some(if o { "Orphan" } else { "Background" }.into());
+        match body.get("orphanDependents") {
+            None | Some(Value::Null) => {}
+            Some(Value::Bool(b)) => opts.orphan_dependents = Some(*b),
+            Some(_) => return Err(field_type("orphanDependents", "bool")),
         }
         if let Some(d) = body.get("dryRun").and_then(Value::as_array) {
             if d.iter().any(|v| v.as_str() != Some("All")) {
-                return Err(Status::bad_request(
-                    "dryRun: Unsupported value: supported values: \"All\"",
+                let quoted: Vec<String> = d.iter().map(|v| v.to_string()).collect();
+                return Err(Status::invalid(
+                    "DeleteOptions",
+                    "meta.k8s.io",
+                    "",
+                    &[FieldError {
+                        kind: ErrorType::NotSupported,
+                        field: "dryRun".into(),
+                        bad_value: None,
+                        detail: format!(
+                            "[]string{{{}}}: supported values: \"All\"",
+                            quoted.join(", ")
+                        ),
+                    }],
                 ));
             }
-            if !d.is_empty() {
-                opts.write.dry_run = true;
-            }
+            opts.write.dry_run = !d.is_empty();
         }
     }
-    if let Some(p) = ctx.query.get("propagationPolicy") {
-        opts.propagation_policy = Some(p.to_string());
-    }
-    if let Some(g) = ctx.query.get("gracePeriodSeconds") {
-        opts.grace_period_seconds = Some(
-            g.parse()
-                .map_err(|_| Status::bad_request(format!("invalid gracePeriodSeconds: {g:?}")))?,
-        );
+    let mut errs = Vec::new();
+    if opts.orphan_dependents.is_some() && opts.propagation_policy.is_some() {
+        errs.push(FieldError::invalid(
+            "propagationPolicy",
+            json!(opts.propagation_policy),
+            "orphanDependents and deletionPropagation cannot be both set",
+        ));
     }
     if let Some(p) = &opts.propagation_policy {
         if !matches!(p.as_str(), "Orphan" | "Background" | "Foreground") {
-            return Err(Status::invalid(
-                "DeleteOptions",
-                "meta.k8s.io",
-                "",
-                &[crate::meta::field_error::FieldError::not_supported(
-                    "propagationPolicy",
-                    json!(p),
-                    &["Foreground", "Background", "Orphan", "nil"],
-                )],
+            errs.push(FieldError::not_supported(
+                "propagationPolicy",
+                json!(p),
+                &["Foreground", "Background", "Orphan", "nil"],
             ));
         }
+    }
+    if !errs.is_empty() {
+        return Err(Status::invalid("DeleteOptions", "meta.k8s.io", "", &errs));
     }
     Ok(opts)
 }
 
+/// kube answers 202 when the object stays and the client asked for cascading deletion with the
+/// deprecated `orphanDependents: false`.
+fn pending_code(opts: &DeleteOptions) -> StatusCode {
+    if opts.orphan_dependents == Some(false) {
+        StatusCode::ACCEPTED
+    } else {
+        StatusCode::OK
+    }
+}
+
+fn warn_delete(ctx: &Ctx, opts: &DeleteOptions) {
+    let given = opts.propagation_policy.is_some() || opts.orphan_dependents.is_some();
+    if let Some(w) = crate::registry::strategy::delete_warning(ctx.info, given) {
+        if let Ok(mut ws) = ctx.warnings.lock() {
+            ws.push(w.to_string());
+        }
+    }
+}
+
 pub async fn handle(ctx: &Ctx) -> Result<Response<Body>, Status> {
     let opts = delete_options(ctx)?;
+    warn_delete(ctx, &opts);
     match ctx.app.store.delete(ctx.scope(), ctx.name(), &opts).await? {
-        Deleted::Pending(obj) => Ok(respond_object(ctx, StatusCode::OK, &obj)),
+        Deleted::Pending(obj) => Ok(respond_object(ctx, pending_code(&opts), &obj)),
         Deleted::Gone(obj) => {
             if returns_deleted_object(ctx.info.group, ctx.info.resource) {
                 return Ok(respond_object(ctx, StatusCode::OK, &obj));
@@ -112,6 +199,7 @@ pub async fn handle(ctx: &Ctx) -> Result<Response<Body>, Status> {
 pub async fn collection(ctx: &Ctx) -> Result<Response<Body>, Status> {
     let list = list_options(&ctx.query, ctx.info)?;
     let opts = delete_options(ctx)?;
+    warn_delete(ctx, &opts);
     let (items, rev) = ctx
         .app
         .store

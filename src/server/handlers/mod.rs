@@ -4,6 +4,7 @@
 //! dispatches resource requests, described by a [`RequestInfo`], to the verb handlers. Handlers
 //! decode, call the registry, and encode; they hold no resource-specific rules.
 
+mod binding;
 mod create;
 mod delete;
 mod get;
@@ -528,7 +529,8 @@ async fn route_inner(
             Status::method_not_allowed()
         });
     }
-    let item_verb = matches!(ri.verb, "get" | "update" | "patch" | "delete");
+    let item_verb = matches!(ri.verb, "get" | "update" | "patch" | "delete")
+        || (ri.verb == "create" && ri.subresource.is_some());
     if ri.name.is_some() != item_verb && !matches!(ri.verb, "watch") {
         return Err(Status::method_not_allowed());
     }
@@ -594,6 +596,9 @@ async fn route_inner(
             update::handle(&ctx, store::Part::Finalize).await
         }
         (Some("scale"), verb) if info.scale.is_some() => scale::handle(&ctx, verb).await,
+        (Some("binding"), "create") if info.resource == "pods" && info.group.is_empty() => {
+            binding::handle(&ctx).await
+        }
         (None, _) => Err(Status::method_not_allowed()),
         _ => Err(Status::path_not_found()),
     };
