@@ -73,6 +73,56 @@ fn group_body(group: &str, versions: &[&str]) -> Value {
     })
 }
 
+/// A `create`-only subresource that is not stored (the server acts on the parent).
+struct CreateSubresource {
+    group: &'static str,
+    resource: &'static str,
+    name: &'static str,
+    kind_group: &'static str,
+    kind_version: &'static str,
+    kind: &'static str,
+}
+
+/// The ones served (`server::handlers::{binding, eviction}`), sorted by name.
+const CREATE_SUBRESOURCES: &[CreateSubresource] = &[
+    CreateSubresource {
+        group: "",
+        resource: "pods",
+        name: "binding",
+        kind_group: "",
+        kind_version: "v1",
+        kind: "Binding",
+    },
+    CreateSubresource {
+        group: "",
+        resource: "pods",
+        name: "eviction",
+        kind_group: "policy",
+        kind_version: "v1",
+        kind: "Eviction",
+    },
+];
+
+impl CreateSubresource {
+    /// The legacy APIResourceList entry (`group`/`version` only when they differ).
+    fn legacy(&self, parent: &ResourceInfo) -> Value {
+        let mut e = Map::new();
+        e.insert(
+            "name".into(),
+            json!(format!("{}/{}", self.resource, self.name)),
+        );
+        e.insert("singularName".into(), json!(""));
+        e.insert("namespaced".into(), json!(parent.namespaced));
+        if self.kind_group != parent.group {
+            e.insert("group".into(), json!(self.kind_group));
+            e.insert("version".into(), json!(self.kind_version));
+        }
+        e.insert("kind".into(), json!(self.kind));
+        e.insert("verbs".into(), json!(["create"]));
+        Value::Object(e)
+    }
+}
+
 /// `GET /api/v1` (group `""`) or `GET /apis/<group>/<version>` → APIResourceList, including the
 /// `<resource>/status` and `<resource>/scale` subresource entries. `None` if not served.
 pub fn api_resource_list(group: &str, version: &str) -> Option<Value> {
@@ -100,7 +150,13 @@ pub fn api_resource_list(group: &str, version: &str) -> Option<Value> {
             e.insert("storageVersionHash".into(), json!(h));
         }
         list.push(Value::Object(e));
-        // Subresources sort after their parent, by name: "scale" < "status".
+        // Subresources sort after their parent, by name: binding < eviction < scale < status.
+        for sub in CREATE_SUBRESOURCES
+            .iter()
+            .filter(|s| s.group == r.group && s.resource == r.resource)
+        {
+            list.push(sub.legacy(r));
+        }
         if r.scale.is_some() {
             list.push(json!({
                 "name": format!("{}/scale", r.resource),
@@ -196,6 +252,16 @@ fn aggregated_resource(r: &'static ResourceInfo) -> Value {
         e.insert("categories".into(), json!(r.categories));
     }
     let mut subs = Vec::new();
+    for sub in CREATE_SUBRESOURCES
+        .iter()
+        .filter(|s| s.group == r.group && s.resource == r.resource)
+    {
+        subs.push(json!({
+            "subresource": sub.name,
+            "responseKind": {"group": sub.kind_group, "version": sub.kind_version, "kind": sub.kind},
+            "verbs": ["create"],
+        }));
+    }
     if r.scale.is_some() {
         subs.push(json!({
             "subresource": "scale",

@@ -47,11 +47,6 @@ fn delete_options(ctx: &Ctx) -> Result<DeleteOptions, Status> {
             });
         }
     } else {
-        opts.write = WriteOptions {
-            dry_run: false,
-            ..ctx.write_options("DeleteOptions").unwrap_or_default()
-        };
-        opts.write.now = ctx.now.clone();
         let body = negotiate::decode_body(ctx.content_type(), &ctx.body)?;
         let Some(body) = body.as_object() else {
             return Err(Status::bad_request(
@@ -65,65 +60,88 @@ fn delete_options(ctx: &Ctx) -> Result<DeleteOptions, Status> {
                 ));
             }
         }
-        let field_type = |field: &str, want: &str| {
-            let got = match body.get(field) {
-                Some(Value::String(_)) => "string",
-                Some(Value::Number(_)) => "number",
-                Some(Value::Bool(_)) => "bool",
-                Some(Value::Array(_)) => "array",
-                _ => "object",
-            };
-            Status::bad_request(format!(
-                "json: cannot unmarshal {got} into Go struct field DeleteOptions.{field} of type {want}"
-            ))
+        opts = options_from_body(ctx, body)?;
+    }
+    validate(&opts)?;
+    Ok(opts)
+}
+
+/// DeleteOptions from a decoded body object (a DELETE's body, or an Eviction's
+/// `deleteOptions`); the query's dryRun and fieldManager do not apply.
+pub(super) fn options_from_body(
+    ctx: &Ctx,
+    body: &serde_json::Map<String, Value>,
+) -> Result<DeleteOptions, Status> {
+    let mut opts = DeleteOptions {
+        write: WriteOptions {
+            now: ctx.now.clone(),
+            ..Default::default()
+        },
+        ..Default::default()
+    };
+    let field_type = |field: &str, want: &str| {
+        let got = match body.get(field) {
+            Some(Value::String(_)) => "string",
+            Some(Value::Number(_)) => "number",
+            Some(Value::Bool(_)) => "bool",
+            Some(Value::Array(_)) => "array",
+            _ => "object",
         };
-        if let Some(p) = body.get("preconditions").filter(|p| !p.is_null()) {
-            opts.precondition_uid = p.get("uid").and_then(Value::as_str).map(str::to_string);
-            opts.precondition_rv = p
-                .get("resourceVersion")
-                .and_then(Value::as_str)
-                .map(str::to_string);
-        }
-        match body.get("propagationPolicy") {
-            None | Some(Value::Null) => {}
-            Some(Value::String(p)) => opts.propagation_policy = Some(p.clone()),
-            Some(_) => return Err(field_type("propagationPolicy", "v1.DeletionPropagation")),
-        }
-        match body.get("gracePeriodSeconds") {
-            None | Some(Value::Null) => {}
-            Some(g) => {
-                opts.grace_period_seconds = Some(
-                    g.as_i64()
-                        .ok_or_else(|| field_type("gracePeriodSeconds", "int64"))?,
-                )
-            }
-        }
-        match body.get("orphanDependents") {
-            None | Some(Value::Null) => {}
-            Some(Value::Bool(b)) => opts.orphan_dependents = Some(*b),
-            Some(_) => return Err(field_type("orphanDependents", "bool")),
-        }
-        if let Some(d) = body.get("dryRun").and_then(Value::as_array) {
-            if d.iter().any(|v| v.as_str() != Some("All")) {
-                let quoted: Vec<String> = d.iter().map(|v| v.to_string()).collect();
-                return Err(Status::invalid(
-                    "DeleteOptions",
-                    "meta.k8s.io",
-                    "",
-                    &[FieldError {
-                        kind: ErrorType::NotSupported,
-                        field: "dryRun".into(),
-                        bad_value: None,
-                        detail: format!(
-                            "[]string{{{}}}: supported values: \"All\"",
-                            quoted.join(", ")
-                        ),
-                    }],
-                ));
-            }
-            opts.write.dry_run = !d.is_empty();
+        Status::bad_request(format!(
+            "json: cannot unmarshal {got} into Go struct field DeleteOptions.{field} of type {want}"
+        ))
+    };
+    if let Some(p) = body.get("preconditions").filter(|p| !p.is_null()) {
+        opts.precondition_uid = p.get("uid").and_then(Value::as_str).map(str::to_string);
+        opts.precondition_rv = p
+            .get("resourceVersion")
+            .and_then(Value::as_str)
+            .map(str::to_string);
+    }
+    match body.get("propagationPolicy") {
+        None | Some(Value::Null) => {}
+        Some(Value::String(p)) => opts.propagation_policy = Some(p.clone()),
+        Some(_) => return Err(field_type("propagationPolicy", "v1.DeletionPropagation")),
+    }
+    match body.get("gracePeriodSeconds") {
+        None | Some(Value::Null) => {}
+        Some(g) => {
+            opts.grace_period_seconds = Some(
+                g.as_i64()
+                    .ok_or_else(|| field_type("gracePeriodSeconds", "int64"))?,
+            )
         }
     }
+    match body.get("orphanDependents") {
+        None | Some(Value::Null) => {}
+        Some(Value::Bool(b)) => opts.orphan_dependents = Some(*b),
+        Some(_) => return Err(field_type("orphanDependents", "bool")),
+    }
+    if let Some(d) = body.get("dryRun").and_then(Value::as_array) {
+        if d.iter().any(|v| v.as_str() != Some("All")) {
+            let quoted: Vec<String> = d.iter().map(|v| v.to_string()).collect();
+            return Err(Status::invalid(
+                "DeleteOptions",
+                "meta.k8s.io",
+                "",
+                &[FieldError {
+                    kind: ErrorType::NotSupported,
+                    field: "dryRun".into(),
+                    bad_value: None,
+                    detail: format!(
+                        "[]string{{{}}}: supported values: \"All\"",
+                        quoted.join(", ")
+                    ),
+                }],
+            ));
+        }
+        opts.write.dry_run = !d.is_empty();
+    }
+    Ok(opts)
+}
+
+/// kube's `ValidateDeleteOptions`.
+pub(super) fn validate(opts: &DeleteOptions) -> Result<(), Status> {
     let mut errs = Vec::new();
     if opts.orphan_dependents.is_some() && opts.propagation_policy.is_some() {
         errs.push(FieldError::invalid(
@@ -141,10 +159,11 @@ fn delete_options(ctx: &Ctx) -> Result<DeleteOptions, Status> {
             ));
         }
     }
-    if !errs.is_empty() {
-        return Err(Status::invalid("DeleteOptions", "meta.k8s.io", "", &errs));
+    if errs.is_empty() {
+        Ok(())
+    } else {
+        Err(Status::invalid("DeleteOptions", "meta.k8s.io", "", &errs))
     }
-    Ok(opts)
 }
 
 /// kube answers 202 when the object stays and the client asked for cascading deletion with the

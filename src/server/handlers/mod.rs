@@ -7,6 +7,7 @@
 mod binding;
 mod create;
 mod delete;
+mod eviction;
 mod get;
 pub mod list;
 mod patch;
@@ -598,6 +599,9 @@ async fn route_inner(
         (Some("scale"), verb) if info.scale.is_some() => scale::handle(&ctx, verb).await,
         (Some("binding"), "create") if info.resource == "pods" && info.group.is_empty() => {
             binding::handle(&ctx).await
+        }
+        (Some("eviction"), "create") if info.resource == "pods" && info.group.is_empty() => {
+            eviction::handle(&ctx).await
         }
         (None, _) => Err(Status::method_not_allowed()),
         _ => Err(Status::path_not_found()),
