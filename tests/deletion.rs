@@ -7,31 +7,14 @@
 mod support;
 
 use k8s_pb::apimachinery::pkg::apis::meta::v1 as meta;
-use k8s_pb::apimachinery::pkg::runtime::{TypeMeta, Unknown};
-use prost014::Message;
 use reqwest::{Method, StatusCode};
 use serde_json::{json, Value};
-use support::Server;
+use support::{pb_envelope, Server};
 
 const PB: &str = "application/vnd.kubernetes.protobuf";
 
-fn envelope(api_version: &str, kind: &str, obj: &impl Message) -> Vec<u8> {
-    let unknown = Unknown {
-        type_meta: Some(TypeMeta {
-            api_version: Some(api_version.into()),
-            kind: Some(kind.into()),
-        }),
-        raw: Some(obj.encode_to_vec()),
-        content_encoding: Some(String::new()),
-        content_type: Some(String::new()),
-    };
-    let mut out = b"k8s\0".to_vec();
-    out.extend(unknown.encode_to_vec());
-    out
-}
-
 fn delete_options_pb(grace: Option<i64>, policy: Option<&str>) -> Vec<u8> {
-    envelope(
+    pb_envelope(
         "meta.k8s.io/v1",
         "DeleteOptions",
         &meta::DeleteOptions {
@@ -314,7 +297,7 @@ async fn options_defaults_warnings_and_errors() {
     assert_eq!(r.code, StatusCode::UNPROCESSABLE_ENTITY, "{}", r.body);
     assert!(!gone(&s, &c, &format!("{base}/c")).await);
     // A protobuf dry run deletes nothing.
-    let dry = envelope(
+    let dry = pb_envelope(
         "v1",
         "DeleteOptions",
         &meta::DeleteOptions {
@@ -328,7 +311,7 @@ async fn options_defaults_warnings_and_errors() {
     assert_eq!(r.code, StatusCode::OK, "{}", r.body);
     assert!(!gone(&s, &c, &format!("{base}/c")).await);
     // Preconditions in a protobuf body.
-    let pre = envelope(
+    let pre = pb_envelope(
         "v1",
         "DeleteOptions",
         &meta::DeleteOptions {

@@ -6,11 +6,9 @@ mod support;
 
 use k8s_pb::api::policy::v1 as policy;
 use k8s_pb::apimachinery::pkg::apis::meta::v1 as meta;
-use k8s_pb::apimachinery::pkg::runtime::{TypeMeta, Unknown};
-use prost014::Message;
 use reqwest::{Method, StatusCode};
 use serde_json::{json, Value};
-use support::Server;
+use support::{pb_envelope, Server};
 
 const PODS: &str = "/api/v1/namespaces/default/pods";
 const PDBS: &str = "/apis/policy/v1/namespaces/default/poddisruptionbudgets";
@@ -27,18 +25,7 @@ fn eviction_pb(name: &str, dry_run: bool) -> Vec<u8> {
             ..Default::default()
         }),
     };
-    let unknown = Unknown {
-        type_meta: Some(TypeMeta {
-            api_version: Some("policy/v1".into()),
-            kind: Some("Eviction".into()),
-        }),
-        raw: Some(ev.encode_to_vec()),
-        content_encoding: Some(String::new()),
-        content_type: Some(String::new()),
-    };
-    let mut out = b"k8s\0".to_vec();
-    out.extend(unknown.encode_to_vec());
-    out
+    pb_envelope("policy/v1", "Eviction", &ev)
 }
 
 async fn evict(s: &Server, c: &reqwest::Client, name: &str, dry_run: bool) -> support::Reply {
@@ -55,8 +42,13 @@ async fn evict(s: &Server, c: &reqwest::Client, name: &str, dry_run: bool) -> su
 /// A pod on node-1, Running and Ready (as a kubelet would report it).
 async fn running_pod(s: &Server, c: &reqwest::Client, name: &str, ready: bool) {
     let r = s
-        .json(c, Method::POST, PODS, Some(json!({"metadata": {"name": name, "labels": {"app": "db"}},
-            "spec": {"nodeName": "node-1", "containers": [{"name": "c", "image": "db:1"}]}})))
+        .json(
+            c,
+            Method::POST,
+            PODS,
+            Some(json!({"metadata": {"name": name, "labels": {"app": "db"}},
+            "spec": {"nodeName": "node-1", "containers": [{"name": "c", "image": "db:1"}]}})),
+        )
         .await;
     assert_eq!(r.code, StatusCode::CREATED, "{}", r.body);
     let mut pod = r.body;
@@ -71,8 +63,13 @@ async fn running_pod(s: &Server, c: &reqwest::Client, name: &str, ready: bool) {
 /// A PDB selecting app=db with the status the disruption controller would have written.
 async fn budget(s: &Server, c: &reqwest::Client, name: &str, allowed: i64, observed: i64) -> Value {
     let r = s
-        .json(c, Method::POST, PDBS, Some(json!({"metadata": {"name": name},
-            "spec": {"minAvailable": 1, "selector": {"matchLabels": {"app": "db"}}}})))
+        .json(
+            c,
+            Method::POST,
+            PDBS,
+            Some(json!({"metadata": {"name": name},
+            "spec": {"minAvailable": 1, "selector": {"matchLabels": {"app": "db"}}}})),
+        )
         .await;
     assert_eq!(r.code, StatusCode::CREATED, "{}", r.body);
     let mut pdb = r.body;
@@ -99,14 +96,23 @@ async fn budgets_are_honoured() {
 
     // A pending (unscheduled) pod costs no disruption: deleted at once.
     let r = s
-        .json(&c, Method::POST, PODS, Some(json!({"metadata": {"name": "pending", "labels": {"app": "db"}},
-            "spec": {"containers": [{"name": "c", "image": "db:1"}]}})))
+        .json(
+            &c,
+            Method::POST,
+            PODS,
+            Some(
+                json!({"metadata": {"name": "pending", "labels": {"app": "db"}},
+            "spec": {"containers": [{"name": "c", "image": "db:1"}]}}),
+            ),
+        )
         .await;
     assert_eq!(r.code, StatusCode::CREATED);
     let r = evict(&s, &c, "pending", false).await;
     assert_eq!((r.code, &r.body), (StatusCode::CREATED, &created));
     assert_eq!(
-        s.json(&c, Method::GET, &format!("{PODS}/pending"), None).await.code,
+        s.json(&c, Method::GET, &format!("{PODS}/pending"), None)
+            .await
+            .code,
         StatusCode::NOT_FOUND
     );
 
@@ -132,12 +138,19 @@ async fn budgets_are_honoured() {
     let mut p = exists(&s, &c, &format!("{PDBS}/db")).await;
     p["status"]["disruptionsAllowed"] = json!(1);
     p["status"]["observedGeneration"] = json!(generation);
-    let r = s.json(&c, Method::PUT, &format!("{PDBS}/db/status"), Some(p)).await;
+    let r = s
+        .json(&c, Method::PUT, &format!("{PDBS}/db/status"), Some(p))
+        .await;
     assert_eq!(r.code, StatusCode::OK, "{}", r.body);
     let r = evict(&s, &c, "db-0", true).await;
     assert_eq!(r.code, StatusCode::CREATED, "{}", r.body);
-    assert_eq!(exists(&s, &c, &format!("{PDBS}/db")).await["status"]["disruptionsAllowed"], 1);
-    assert!(exists(&s, &c, &format!("{PODS}/db-0")).await["metadata"].get("deletionTimestamp").is_none());
+    assert_eq!(
+        exists(&s, &c, &format!("{PDBS}/db")).await["status"]["disruptionsAllowed"],
+        1
+    );
+    assert!(exists(&s, &c, &format!("{PODS}/db-0")).await["metadata"]
+        .get("deletionTimestamp")
+        .is_none());
     let r = evict(&s, &c, "db-0", false).await;
     assert_eq!((r.code, &r.body), (StatusCode::CREATED, &created));
     let p = exists(&s, &c, &format!("{PDBS}/db")).await;
@@ -146,7 +159,11 @@ async fn budgets_are_honoured() {
     let cond = &p["status"]["conditions"][0];
     assert_eq!(
         (&cond["type"], &cond["status"], &cond["reason"]),
-        (&json!("DisruptionAllowed"), &json!("False"), &json!("InsufficientPods"))
+        (
+            &json!("DisruptionAllowed"),
+            &json!("False"),
+            &json!("InsufficientPods")
+        )
     );
     // The pod is on a node: it terminates gracefully (the kubelet finishes it).
     let pod = exists(&s, &c, &format!("{PODS}/db-0")).await;
@@ -160,7 +177,8 @@ async fn budgets_are_honoured() {
     let mut p = exists(&s, &c, &format!("{PDBS}/db")).await;
     p["status"]["disruptionsAllowed"] = json!(1);
     p["status"]["observedGeneration"] = json!(generation - 1);
-    s.json(&c, Method::PUT, &format!("{PDBS}/db/status"), Some(p)).await;
+    s.json(&c, Method::PUT, &format!("{PDBS}/db/status"), Some(p))
+        .await;
     if generation > 0 {
         let r = evict(&s, &c, "db-1", false).await;
         assert_eq!(r.code, StatusCode::TOO_MANY_REQUESTS, "{}", r.body);
@@ -175,10 +193,14 @@ async fn budgets_are_honoured() {
     let mut p = exists(&s, &c, &format!("{PDBS}/db")).await;
     p["status"]["disruptionsAllowed"] = json!(0);
     p["status"]["observedGeneration"] = json!(generation);
-    s.json(&c, Method::PUT, &format!("{PDBS}/db/status"), Some(p)).await;
+    s.json(&c, Method::PUT, &format!("{PDBS}/db/status"), Some(p))
+        .await;
     let r = evict(&s, &c, "db-2", false).await;
     assert_eq!(r.code, StatusCode::CREATED, "{}", r.body);
-    assert_eq!(exists(&s, &c, &format!("{PDBS}/db")).await["status"]["disruptionsAllowed"], 0);
+    assert_eq!(
+        exists(&s, &c, &format!("{PDBS}/db")).await["status"]["disruptionsAllowed"],
+        0
+    );
 
     // Two budgets for one pod: kube's 500.
     budget(&s, &c, "db-too", 5, 1).await;
@@ -195,7 +217,10 @@ async fn budgets_are_honoured() {
             Some(json!({"apiVersion": "policy/v1", "kind": "Eviction", "metadata": {"name": "other"}})))
         .await;
     assert_eq!(r.code, StatusCode::BAD_REQUEST, "{}", r.body);
-    assert_eq!(r.body["message"], "name in URL does not match name in Eviction object");
+    assert_eq!(
+        r.body["message"],
+        "name in URL does not match name in Eviction object"
+    );
     let r = s
         .json(&c, Method::POST, &format!("{PODS}/ghost/eviction"),
             Some(json!({"apiVersion": "policy/v1", "kind": "Eviction", "metadata": {"name": "ghost"}})))
@@ -211,7 +236,10 @@ async fn budgets_are_honoured() {
         .filter_map(|r| r["name"].as_str())
         .filter(|n| n.starts_with("pods"))
         .collect();
-    assert_eq!(names, ["pods", "pods/binding", "pods/eviction", "pods/status"]);
+    assert_eq!(
+        names,
+        ["pods", "pods/binding", "pods/eviction", "pods/status"]
+    );
 }
 
 #[test]
@@ -225,10 +253,23 @@ fn kubectl_drain_evicts() {
    "spec": {"nodeName": "node-1", "containers": [{"name": "c", "image": "x:1"}]}}]}"#,
     );
     let out = s.ok(&[
-        "drain", "node-1", "--force", "--grace-period=0", "--timeout=60s",
+        "drain",
+        "node-1",
+        "--force",
+        "--grace-period=0",
+        "--timeout=60s",
     ]);
-    assert!(out.contains("evicting pod default/a") || out.contains("pod/a evicted"), "{out}");
-    let node = s.ok(&["get", "node", "node-1", "-o", "jsonpath={.spec.unschedulable}"]);
+    assert!(
+        out.contains("evicting pod default/a") || out.contains("pod/a evicted"),
+        "{out}"
+    );
+    let node = s.ok(&[
+        "get",
+        "node",
+        "node-1",
+        "-o",
+        "jsonpath={.spec.unschedulable}",
+    ]);
     assert_eq!(node.trim(), "true");
     assert!(!s.kubectl(&["get", "pod", "a"]).status.success());
 }

@@ -5,6 +5,8 @@
 //!
 //! Owns nothing at run time. Does not test HTTP content negotiation.
 
+mod support;
+
 use std::collections::BTreeMap;
 
 use k8s_pb::api::apps::v1 as apps;
@@ -17,22 +19,7 @@ use k8s_pb::apimachinery::pkg::util::intstr::IntOrString;
 use prost014::Message;
 use rafter::server::protobuf::{decode_object, MEDIA_TYPE};
 use serde_json::{json, Value};
-
-/// The envelope client-go's protobuf serializer writes (gogo writes the empty strings too).
-fn envelope(api_version: &str, kind: &str, obj: &impl Message) -> Vec<u8> {
-    let unknown = Unknown {
-        type_meta: Some(TypeMeta {
-            api_version: Some(api_version.into()),
-            kind: Some(kind.into()),
-        }),
-        raw: Some(obj.encode_to_vec()),
-        content_encoding: Some(String::new()),
-        content_type: Some(String::new()),
-    };
-    let mut out = b"k8s\0".to_vec();
-    out.extend(unknown.encode_to_vec());
-    out
-}
+use support::pb_envelope as envelope;
 
 fn s(v: &str) -> Option<String> {
     Some(v.into())

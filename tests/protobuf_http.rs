@@ -15,28 +15,11 @@ use k8s_pb::api::coordination::v1 as coordination;
 use k8s_pb::api::core::v1 as core;
 use k8s_pb::api::rbac::v1 as rbac;
 use k8s_pb::apimachinery::pkg::apis::meta::v1 as meta;
-use k8s_pb::apimachinery::pkg::runtime::{TypeMeta, Unknown};
-use prost014::Message;
 use reqwest::{Method, StatusCode};
 use serde_json::{json, Value};
-use support::Server;
+use support::{pb_envelope, Server};
 
 const PB: &str = "application/vnd.kubernetes.protobuf";
-
-fn envelope(api_version: &str, kind: &str, obj: &impl Message) -> Vec<u8> {
-    let unknown = Unknown {
-        type_meta: Some(TypeMeta {
-            api_version: Some(api_version.into()),
-            kind: Some(kind.into()),
-        }),
-        raw: Some(obj.encode_to_vec()),
-        content_encoding: Some(String::new()),
-        content_type: Some(String::new()),
-    };
-    let mut out = b"k8s\0".to_vec();
-    out.extend(unknown.encode_to_vec());
-    out
-}
 
 fn om(name: &str) -> Option<meta::ObjectMeta> {
     Some(meta::ObjectMeta {
@@ -90,7 +73,7 @@ type Case = (
 fn cases() -> Vec<Case> {
     vec![
         ("/api/v1/namespaces", "v1", "Namespace", |n| {
-            envelope(
+            pb_envelope(
                 "v1",
                 "Namespace",
                 &core::Namespace {
@@ -104,7 +87,7 @@ fn cases() -> Vec<Case> {
             "v1",
             "ConfigMap",
             |n| {
-                envelope(
+                pb_envelope(
                     "v1",
                     "ConfigMap",
                     &core::ConfigMap {
@@ -116,7 +99,7 @@ fn cases() -> Vec<Case> {
             },
         ),
         ("/api/v1/namespaces/default/secrets", "v1", "Secret", |n| {
-            envelope(
+            pb_envelope(
                 "v1",
                 "Secret",
                 &core::Secret {
@@ -127,7 +110,7 @@ fn cases() -> Vec<Case> {
             )
         }),
         ("/api/v1/namespaces/default/pods", "v1", "Pod", |n| {
-            envelope(
+            pb_envelope(
                 "v1",
                 "Pod",
                 &core::Pod {
@@ -142,7 +125,7 @@ fn cases() -> Vec<Case> {
             "v1",
             "Service",
             |n| {
-                envelope(
+                pb_envelope(
                     "v1",
                     "Service",
                     &core::Service {
@@ -165,7 +148,7 @@ fn cases() -> Vec<Case> {
             "v1",
             "ServiceAccount",
             |n| {
-                envelope(
+                pb_envelope(
                     "v1",
                     "ServiceAccount",
                     &core::ServiceAccount {
@@ -180,7 +163,7 @@ fn cases() -> Vec<Case> {
             "v1",
             "ReplicationController",
             |n| {
-                envelope(
+                pb_envelope(
                     "v1",
                     "ReplicationController",
                     &core::ReplicationController {
@@ -196,7 +179,7 @@ fn cases() -> Vec<Case> {
             },
         ),
         ("/api/v1/nodes", "v1", "Node", |n| {
-            envelope(
+            pb_envelope(
                 "v1",
                 "Node",
                 &core::Node {
@@ -210,7 +193,7 @@ fn cases() -> Vec<Case> {
             "apps/v1",
             "Deployment",
             |n| {
-                envelope(
+                pb_envelope(
                     "apps/v1",
                     "Deployment",
                     &apps::Deployment {
@@ -231,7 +214,7 @@ fn cases() -> Vec<Case> {
             "apps/v1",
             "ReplicaSet",
             |n| {
-                envelope(
+                pb_envelope(
                     "apps/v1",
                     "ReplicaSet",
                     &apps::ReplicaSet {
@@ -251,7 +234,7 @@ fn cases() -> Vec<Case> {
             "apps/v1",
             "StatefulSet",
             |n| {
-                envelope(
+                pb_envelope(
                     "apps/v1",
                     "StatefulSet",
                     &apps::StatefulSet {
@@ -272,7 +255,7 @@ fn cases() -> Vec<Case> {
             "apps/v1",
             "DaemonSet",
             |n| {
-                envelope(
+                pb_envelope(
                     "apps/v1",
                     "DaemonSet",
                     &apps::DaemonSet {
@@ -292,7 +275,7 @@ fn cases() -> Vec<Case> {
             "batch/v1",
             "CronJob",
             |n| {
-                envelope(
+                pb_envelope(
                     "batch/v1",
                     "CronJob",
                     &batch::CronJob {
@@ -318,7 +301,7 @@ fn cases() -> Vec<Case> {
             "coordination.k8s.io/v1",
             "Lease",
             |n| {
-                envelope(
+                pb_envelope(
                     "coordination.k8s.io/v1",
                     "Lease",
                     &coordination::Lease {
@@ -337,7 +320,7 @@ fn cases() -> Vec<Case> {
             "rbac.authorization.k8s.io/v1",
             "RoleBinding",
             |n| {
-                envelope(
+                pb_envelope(
                     "rbac.authorization.k8s.io/v1",
                     "RoleBinding",
                     &rbac::RoleBinding {
@@ -493,7 +476,7 @@ async fn subresource_bodies() {
             Method::PUT,
             "/apis/apps/v1/namespaces/default/deployments/web/status",
             PB,
-            Some(envelope("apps/v1", "Deployment", &status)),
+            Some(pb_envelope("apps/v1", "Deployment", &status)),
         )
         .await;
     assert_eq!(r.code, StatusCode::OK, "{}", r.body);
@@ -519,7 +502,7 @@ async fn subresource_bodies() {
             Method::PUT,
             "/apis/apps/v1/namespaces/default/deployments/web/scale",
             PB,
-            Some(envelope("autoscaling/v1", "Scale", &scale)),
+            Some(pb_envelope("autoscaling/v1", "Scale", &scale)),
         )
         .await;
     assert_eq!(r.code, StatusCode::OK, "{}", r.body);
@@ -549,7 +532,7 @@ async fn subresource_bodies() {
             ..Default::default()
         }),
     };
-    let body = envelope("v1", "Binding", &binding);
+    let body = pb_envelope("v1", "Binding", &binding);
     let r = s
         .send(
             &c,
@@ -617,7 +600,7 @@ async fn subresource_bodies() {
             Method::PUT,
             "/api/v1/namespaces/default/pods/p/status",
             PB,
-            Some(envelope("v1", "Pod", &status)),
+            Some(pb_envelope("v1", "Pod", &status)),
         )
         .await;
     assert_eq!(r.code, StatusCode::OK, "{}", r.body);
@@ -636,7 +619,7 @@ async fn malformed_bodies_are_400_and_store_nothing() {
         ("not protobuf", b"{\"kind\":\"ConfigMap\"}".to_vec()),
         (
             "wrong kind",
-            envelope("v1", "Nope", &core::ConfigMap::default()),
+            pb_envelope("v1", "Nope", &core::ConfigMap::default()),
         ),
     ] {
         let r = s

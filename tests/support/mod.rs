@@ -274,3 +274,22 @@ impl Server {
         .await
     }
 }
+
+/// A Kubernetes protobuf body as client-go writes it: "k8s\0" and a runtime.Unknown envelope
+/// (gogo writes the empty strings too) around the object encoded with the `k8s-pb` bindings.
+pub fn pb_envelope(api_version: &str, kind: &str, obj: &impl prost014::Message) -> Vec<u8> {
+    use k8s_pb::apimachinery::pkg::runtime::{TypeMeta, Unknown};
+    use prost014::Message;
+    let unknown = Unknown {
+        type_meta: Some(TypeMeta {
+            api_version: Some(api_version.into()),
+            kind: Some(kind.into()),
+        }),
+        raw: Some(obj.encode_to_vec()),
+        content_encoding: Some(String::new()),
+        content_type: Some(String::new()),
+    };
+    let mut out = b"k8s\0".to_vec();
+    out.extend(unknown.encode_to_vec());
+    out
+}

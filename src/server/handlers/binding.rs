@@ -8,7 +8,7 @@ use super::{respond, Ctx};
 use crate::meta::field_error::FieldError;
 use crate::meta::status::{GroupResource, Status};
 use crate::registry::store::{self, Part};
-use crate::server::negotiate::{self, Output};
+use crate::server::negotiate;
 use crate::server::Body;
 
 pub async fn handle(ctx: &Ctx) -> Result<Response<Body>, Status> {
@@ -121,11 +121,7 @@ pub async fn handle(ctx: &Ctx) -> Result<Response<Body>, Status> {
             Ok(next)
         })
         .await?;
-    let out = if ctx.output == Output::Yaml {
-        Output::Yaml
-    } else {
-        Output::Json
-    };
+    let out = ctx.plain_output();
     Ok(respond(
         out,
         StatusCode::CREATED,

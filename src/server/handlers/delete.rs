@@ -5,10 +5,10 @@ use serde_json::{json, Map, Value};
 
 use super::list::list_options;
 use super::{list_body, respond, respond_object, Ctx};
-use crate::meta::field_error::{ErrorType, FieldError};
+use crate::meta::field_error::FieldError;
 use crate::meta::status::Status;
 use crate::registry::store::{self, DeleteOptions, Deleted, WriteOptions};
-use crate::server::negotiate::{self, Output};
+use crate::server::negotiate;
 use crate::server::Body;
 
 /// Resources whose DELETE returns the deleted object rather than a Success Status.
@@ -120,20 +120,7 @@ pub(super) fn options_from_body(
     if let Some(d) = body.get("dryRun").and_then(Value::as_array) {
         if d.iter().any(|v| v.as_str() != Some("All")) {
             let quoted: Vec<String> = d.iter().map(|v| v.to_string()).collect();
-            return Err(Status::invalid(
-                "DeleteOptions",
-                "meta.k8s.io",
-                "",
-                &[FieldError {
-                    kind: ErrorType::NotSupported,
-                    field: "dryRun".into(),
-                    bad_value: None,
-                    detail: format!(
-                        "[]string{{{}}}: supported values: \"All\"",
-                        quoted.join(", ")
-                    ),
-                }],
-            ));
+            return Err(super::dry_run_unsupported("DeleteOptions", &quoted));
         }
         opts.write.dry_run = !d.is_empty();
     }
@@ -202,15 +189,7 @@ pub async fn handle(ctx: &Ctx) -> Result<Response<Body>, Status> {
             details.insert("kind".into(), json!(ctx.info.resource));
             details.insert("uid".into(), json!(store::meta_str(&obj, "uid")));
             let s = Status::success_details(Value::Object(details));
-            Ok(respond(
-                if ctx.output == Output::Yaml {
-                    Output::Yaml
-                } else {
-                    Output::Json
-                },
-                StatusCode::OK,
-                &s.to_json(),
-            ))
+            Ok(respond(ctx.plain_output(), StatusCode::OK, &s.to_json()))
         }
     }
 }
@@ -227,11 +206,7 @@ pub async fn collection(ctx: &Ctx) -> Result<Response<Body>, Status> {
     let mut meta = Map::new();
     meta.insert("resourceVersion".into(), json!(rev.to_string()));
     Ok(respond(
-        if ctx.output == Output::Yaml {
-            Output::Yaml
-        } else {
-            Output::Json
-        },
+        ctx.plain_output(),
         StatusCode::OK,
         &list_body(ctx.info, items, meta),
     ))

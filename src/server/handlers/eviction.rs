@@ -80,11 +80,7 @@ pub async fn handle(ctx: &Ctx) -> Result<Response<Body>, Status> {
 }
 
 fn success(ctx: &Ctx) -> Response<Body> {
-    let out = if ctx.output == Output::Yaml {
-        Output::Yaml
-    } else {
-        Output::Json
-    };
+    let out = ctx.plain_output();
     respond(
         out,
         StatusCode::CREATED,

@@ -104,20 +104,7 @@ impl Ctx {
         let dry: Vec<&str> = self.query.all("dryRun");
         if dry.iter().any(|d| *d != "All") {
             let quoted: Vec<String> = dry.iter().map(|d| format!("{d:?}")).collect();
-            return Err(Status::invalid(
-                options_kind,
-                "meta.k8s.io",
-                "",
-                &[FieldError {
-                    kind: ErrorType::NotSupported,
-                    field: "dryRun".into(),
-                    bad_value: None,
-                    detail: format!(
-                        "[]string{{{}}}: supported values: \"All\"",
-                        quoted.join(", ")
-                    ),
-                }],
-            ));
+            return Err(dry_run_unsupported(options_kind, &quoted));
         }
         let field_manager = match self.query.get("fieldManager") {
             Some(m) if m.len() > 128 => {
@@ -147,6 +134,16 @@ impl Ctx {
             field_manager,
             now: self.now.clone(),
         })
+    }
+
+    /// The representation of a response that is not the resource itself (a Status, a list
+    /// of a subresource): YAML when asked for, else JSON (never a Table).
+    pub fn plain_output(&self) -> Output {
+        if self.output == Output::Yaml {
+            Output::Yaml
+        } else {
+            Output::Json
+        }
     }
 
     /// Decodes the body as the resource's kind, reconciling apiVersion/kind/namespace/name.
@@ -226,6 +223,24 @@ impl Ctx {
             unknown.join(", ")
         )))
     }
+}
+
+/// kube's message for a `dryRun` other than `All` (values already quoted).
+pub fn dry_run_unsupported(options_kind: &str, quoted: &[String]) -> Status {
+    Status::invalid(
+        options_kind,
+        "meta.k8s.io",
+        "",
+        &[FieldError {
+            kind: ErrorType::NotSupported,
+            field: "dryRun".into(),
+            bad_value: None,
+            detail: format!(
+                "[]string{{{}}}: supported values: \"All\"",
+                quoted.join(", ")
+            ),
+        }],
+    )
 }
 
 /// Rejects values of the wrong JSON type, as kube-apiserver's decode into the Go type does.

@@ -9,7 +9,6 @@ use crate::meta::labels::Selector;
 use crate::meta::status::Status;
 use crate::registry::resources::ResourceInfo;
 use crate::registry::store::{self, Part, ReadAt};
-use crate::server::negotiate::Output;
 use crate::server::Body;
 
 fn pointer(path: &str) -> String {
@@ -76,11 +75,7 @@ fn scale_of(info: &ResourceInfo, obj: &Value) -> Value {
 }
 
 pub async fn handle(ctx: &Ctx, verb: &str) -> Result<Response<Body>, Status> {
-    let out = if ctx.output == Output::Yaml {
-        Output::Yaml
-    } else {
-        Output::Json
-    };
+    let out = ctx.plain_output();
     match verb {
         "get" => {
             let obj = ctx
