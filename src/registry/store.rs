@@ -615,12 +615,17 @@ impl Store {
             if !errs.is_empty() {
                 return Err(Status::invalid(info.kind, info.group, name, &errs));
             }
-            // An object being deleted whose last finalizer went away is removed now.
+            // An object being deleted whose last finalizer went away is removed now (kube's
+            // ShouldDeleteDuringUpdate). Only pods wait out a grace period (for the kubelet);
+            // a grace period stored on any other kind (by an older Rafter) does not count.
             let deleting = !meta_str(&new, "deletionTimestamp").is_empty();
-            let grace = meta(&new)
-                .get("deletionGracePeriodSeconds")
-                .and_then(Value::as_i64)
-                .unwrap_or(0);
+            let grace = match strategy::graceful_delete_period(info, &new, None) {
+                None => 0,
+                Some(_) => meta(&new)
+                    .get("deletionGracePeriodSeconds")
+                    .and_then(Value::as_i64)
+                    .unwrap_or(0),
+            };
             if deleting
                 && finalizers(&new).is_empty()
                 && grace == 0
