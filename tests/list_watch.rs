@@ -775,3 +775,54 @@ async fn slow_watcher_is_ended_with_410_and_never_blocks_writes() {
         assert_eq!(ev(e), ("ADDED".to_string(), format!("big{i}")));
     }
 }
+
+/// client-go's metadata informers (kube-controller-manager's garbage collector and namespace
+/// controller) watch with `as=PartialObjectMetadata`: every event, bookmarks included, carries
+/// a PartialObjectMetadata, never the full object.
+#[tokio::test]
+async fn metadata_only_watch() {
+    let api = Api::new(&["--watch-bookmark-interval", "1s"]);
+    api.create("m1", json!({"app": "meta"})).await;
+    let resp = api
+        .c
+        .get(format!(
+            "{}{CMS}?watch=1&resourceVersion=0&allowWatchBookmarks=true&timeoutSeconds=20",
+            api.s.url
+        ))
+        .header(
+            "accept",
+            "application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1,application/json",
+        )
+        .timeout(Duration::from_secs(30))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(resp.status(), StatusCode::OK);
+    let mut w = Watch {
+        resp,
+        buf: Vec::new(),
+    };
+    let added = w.next().await;
+    assert_eq!(added["type"], "ADDED");
+    assert_eq!(
+        added["object"],
+        json!({"kind": "PartialObjectMetadata", "apiVersion": "meta.k8s.io/v1",
+               "metadata": added["object"]["metadata"].clone()})
+    );
+    assert_eq!(added["object"]["metadata"]["name"], "m1");
+    api.patch_merge("m1", json!({"data": {"k": "2"}})).await;
+    let mut saw_bookmark = false;
+    let mut saw_modified = false;
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while !(saw_bookmark && saw_modified) && Instant::now() < deadline {
+        let e = w.next().await;
+        assert_eq!(e["object"]["kind"], "PartialObjectMetadata", "{e}");
+        assert!(e["object"].get("data").is_none(), "{e}");
+        match e["type"].as_str() {
+            Some("BOOKMARK") => saw_bookmark = true,
+            Some("MODIFIED") => saw_modified = true,
+            _ => {}
+        }
+    }
+    assert!(saw_bookmark && saw_modified);
+}

@@ -1,7 +1,9 @@
 //! WATCH over HTTP: a chunked (HTTP/1.1) or streamed (HTTP/2) body of newline-delimited
 //! `{"type":...,"object":...}` JSON events, flushed per event. JSON lines of shared events
 //! come serialized once from the watch cache. Table output turns each object into a one-row
-//! Table (column definitions in the first event only, as kube-apiserver does).
+//! Table (column definitions in the first event only, as kube-apiserver does);
+//! PartialObjectMetadata output (client-go's metadata informers) turns every object and
+//! bookmark into a PartialObjectMetadata.
 
 use std::time::Duration;
 
@@ -80,6 +82,18 @@ pub async fn handle(ctx: Ctx) -> Result<Response<Body>, Status> {
                 first_next = false;
                 watch::event_line(t.as_str(), &tbl)
             }
+            (Output::PartialMetadata(version), Some((t, obj))) => {
+                watch::event_line(t.as_str(), &super::handlers::partial(&obj, version))
+            }
+            (Output::PartialMetadata(version), None) => match &out {
+                // client-go's metadata informers decode every event, bookmarks included, as
+                // PartialObjectMetadata.
+                watch::Out::Bookmark(rev, end) => watch::event_line(
+                    "BOOKMARK",
+                    &super::handlers::partial(&watch::bookmark_object(info, *rev, *end), version),
+                ),
+                _ => out.line(info),
+            },
             _ => out.line(info),
         };
         Some((
