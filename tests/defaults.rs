@@ -213,6 +213,29 @@ async fn workloads_read_back_with_kube_defaults() {
     );
     assert_eq!(pod["status"]["phase"], "Pending");
 
+    // ObjectMeta's collections are omitempty: empty ones are not stored (a GC patch that
+    // removes the last owner reference leaves no `ownerReferences: []`).
+    let cm = create(&s, &c, &format!("{ns}/configmaps"),
+        json!({"metadata": {"name": "empty-meta", "labels": {}, "annotations": {}, "ownerReferences": [], "finalizers": []}})).await;
+    for f in ["labels", "annotations", "ownerReferences", "finalizers"] {
+        assert!(cm["metadata"].get(f).is_none(), "{f}: {cm}");
+    }
+    let r = s
+        .json(
+            &c,
+            Method::PATCH,
+            &format!("{ns}/configmaps/empty-meta"),
+            Some(json!({"metadata": {"labels": {"a": "b"}, "ownerReferences": []}})),
+        )
+        .await;
+    assert_eq!(r.code, StatusCode::OK);
+    assert!(
+        r.body["metadata"].get("ownerReferences").is_none(),
+        "{}",
+        r.body
+    );
+    assert_eq!(r.body["metadata"]["labels"], json!({"a": "b"}));
+
     // Service.
     let svc = create(&s, &c, &format!("{ns}/services"),
         json!({"metadata": {"name": "svc"}, "spec": {"ports": [{"port": 80}], "selector": {"app": "x"}}})).await;

@@ -510,6 +510,7 @@ impl Store {
             m.insert("creationTimestamp".into(), json!(opts.now));
         }
         strategy::prepare_for_create(info, &mut obj);
+        drop_empty_meta(&mut obj);
         let name_given = !meta_str(&obj, "name").is_empty();
         let generate_name = meta_str(&obj, "generateName").to_string();
         // As upstream: the name is generated first, then the object is validated.
@@ -610,6 +611,7 @@ impl Store {
             } else {
                 strategy::prepare_for_update(info, part, &mut new, &old);
             }
+            drop_empty_meta(&mut new);
             let mut errs = validation::validate_object_meta_update(&new, &old);
             errs.extend(strategy::validate(info, &new));
             if !errs.is_empty() {
@@ -814,6 +816,30 @@ impl Store {
             }
         }
         Ok((out, self.kv.current_revision()))
+    }
+}
+
+/// ObjectMeta's list and map fields are `omitempty` in kube's Go types: an empty one (a GC
+/// patch that removed the last owner reference, say) is not stored.
+fn drop_empty_meta(obj: &mut Value) {
+    if let Some(m) = obj.get_mut("metadata").and_then(Value::as_object_mut) {
+        for f in [
+            "labels",
+            "annotations",
+            "ownerReferences",
+            "finalizers",
+            "managedFields",
+        ] {
+            let empty = match m.get(f) {
+                Some(Value::Array(a)) => a.is_empty(),
+                Some(Value::Object(o)) => o.is_empty(),
+                Some(Value::Null) => true,
+                _ => false,
+            };
+            if empty {
+                m.remove(f);
+            }
+        }
     }
 }
 
