@@ -255,14 +255,19 @@ async fn system_namespaces_are_recreated() {
     let s = Server::start();
     let c = s.client();
     let r = s
-        .json(&c, Method::DELETE, "/api/v1/namespaces/kube-public", None)
+        .json(
+            &c,
+            Method::DELETE,
+            "/api/v1/namespaces/kube-node-lease",
+            None,
+        )
         .await;
     assert_eq!(r.code, StatusCode::OK, "{}", r.body);
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
     let mut gone_once = false;
     loop {
         let r = s
-            .json(&c, Method::GET, "/api/v1/namespaces/kube-public", None)
+            .json(&c, Method::GET, "/api/v1/namespaces/kube-node-lease", None)
             .await;
         if r.code == StatusCode::NOT_FOUND {
             gone_once = true;
@@ -271,7 +276,7 @@ async fn system_namespaces_are_recreated() {
         }
         assert!(
             std::time::Instant::now() < deadline,
-            "kube-public not re-created: {}",
+            "kube-node-lease not re-created: {}",
             r.body
         );
         tokio::time::sleep(std::time::Duration::from_millis(200)).await;

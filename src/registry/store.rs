@@ -688,6 +688,9 @@ impl Store {
         name: &str,
         opts: &DeleteOptions,
     ) -> Result<Deleted, Status> {
+        if let Some(why) = strategy::delete_forbidden(scope.info, name) {
+            return Err(Status::forbidden(scope.gr(), name, why));
+        }
         let req = deletion::Request {
             grace_period_seconds: opts.grace_period_seconds,
             propagation_policy: opts.propagation_policy.clone(),

@@ -174,6 +174,13 @@ pub fn needs_graceful_delete(info: &ResourceInfo, obj: &Value) -> bool {
     false
 }
 
+/// Why a DELETE of this object is refused outright, if it is: the `default`, `kube-system` and
+/// `kube-public` namespaces may never be deleted (kube's NamespaceLifecycle rule).
+pub fn delete_forbidden(info: &ResourceInfo, name: &str) -> Option<&'static str> {
+    (is(info, "", "namespaces") && matches!(name, "default" | "kube-system" | "kube-public"))
+        .then_some("this namespace may not be deleted")
+}
+
 /// A resource's default garbage-collection policy when a DELETE names none (kube's
 /// `DefaultGarbageCollectionPolicy`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

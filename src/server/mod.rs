@@ -36,6 +36,20 @@ pub type Body = BoxBody<Bytes, Infallible>;
 
 /// Concurrent streams per HTTP/2 connection (kube-apiserver's default).
 const HTTP2_MAX_STREAMS: u32 = 1000;
+/// TLS handshake deadline (Go's net/http server in kube-apiserver: 10 s).
+const TLS_HANDSHAKE_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
+/// How long an HTTP/1 connection may take to send a request head, idle keep-alive included
+/// (kube-apiserver's ReadHeaderTimeout is 32 s).
+const HEADER_READ_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(32);
+/// HTTP/2 keep-alive ping interval and the time to wait for the answer.
+const HTTP2_KEEPALIVE: std::time::Duration = std::time::Duration::from_secs(30);
+const HTTP2_KEEPALIVE_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(20);
+/// A connection without requests for this long is closed (kube-apiserver: 90 s).
+const IDLE_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(90);
+const IDLE_CHECK: std::time::Duration = std::time::Duration::from_secs(5);
+/// Accept-error backoff bounds.
+const ACCEPT_BACKOFF_MIN: std::time::Duration = std::time::Duration::from_millis(5);
+const ACCEPT_BACKOFF_MAX: std::time::Duration = std::time::Duration::from_secs(1);
 
 /// The authenticated user of a request.
 #[derive(Clone, Debug, Default)]
@@ -165,17 +179,35 @@ pub async fn serve(
 ) {
     let acceptor = TlsAcceptor::from(Arc::new(tls));
     tokio::pin!(shutdown);
+    // Accept errors (EMFILE at the descriptor limit, ...) back off exponentially up to 1 s and
+    // are logged once per streak, so a full descriptor table neither spins a core nor floods
+    // the log.
+    let mut backoff = ACCEPT_BACKOFF_MIN;
+    let mut failing = false;
     loop {
         let (tcp, peer) = tokio::select! {
             _ = &mut shutdown => return,
             r = listener.accept() => match r {
                 Ok(x) => x,
                 Err(e) => {
-                    tracing::warn!("accept failed: {e}");
+                    if !failing {
+                        tracing::warn!("accept failed: {e} (backing off)");
+                        failing = true;
+                    }
+                    tokio::select! {
+                        _ = &mut shutdown => return,
+                        _ = tokio::time::sleep(backoff) => {}
+                    }
+                    backoff = (backoff * 2).min(ACCEPT_BACKOFF_MAX);
                     continue;
                 }
             },
         };
+        if failing {
+            tracing::warn!("accepting connections again");
+            failing = false;
+            backoff = ACCEPT_BACKOFF_MIN;
+        }
         let acceptor = acceptor.clone();
         let app = app.clone();
         tokio::spawn(async move {
@@ -193,7 +225,11 @@ async fn serve_connection(
     app: Arc<App>,
 ) -> anyhow::Result<()> {
     let _ = tcp.set_nodelay(true);
-    let tls = acceptor.accept(tcp).await?;
+    // A connection that has not finished its TLS handshake in time is closed (kube's
+    // handshake timeout is 10 s).
+    let tls = tokio::time::timeout(TLS_HANDSHAKE_TIMEOUT, acceptor.accept(tcp))
+        .await
+        .map_err(|_| anyhow::anyhow!("TLS handshake timed out"))??;
     let user = tls
         .get_ref()
         .1
@@ -205,21 +241,113 @@ async fn serve_connection(
             name: "system:anonymous".into(),
             groups: vec!["system:unauthenticated".into()],
         });
-    let service = hyper::service::service_fn(move |req| {
-        let app = app.clone();
-        let user = user.clone();
-        async move { Ok::<_, Infallible>(handle(app, user, req).await) }
+    let activity = Arc::new(Activity::default());
+    let service = hyper::service::service_fn({
+        let activity = activity.clone();
+        move |req| {
+            let app = app.clone();
+            let user = user.clone();
+            let guard = Activity::start(&activity);
+            async move {
+                let resp = handle(app, user, req).await;
+                // The request counts as active until its body (a watch stream, say) is done.
+                Ok::<_, Infallible>(resp.map(|b| {
+                    GuardedBody {
+                        inner: b,
+                        _guard: guard,
+                    }
+                    .boxed()
+                }))
+            }
+        }
     });
     let mut builder = hyper_util::server::conn::auto::Builder::new(TokioExecutor::new());
     // Like kube-apiserver: up to 1000 concurrent streams per HTTP/2 connection (watches are
     // long-lived streams); streams refused beyond that must not tear the connection down.
     builder
         .http2()
+        .timer(hyper_util::rt::TokioTimer::new())
         .max_concurrent_streams(HTTP2_MAX_STREAMS)
-        .max_local_error_reset_streams(Some(8 * HTTP2_MAX_STREAMS as usize));
+        .max_local_error_reset_streams(Some(8 * HTTP2_MAX_STREAMS as usize))
+        .keep_alive_interval(HTTP2_KEEPALIVE)
+        .keep_alive_timeout(HTTP2_KEEPALIVE_TIMEOUT);
+    // HTTP/1: the request head must arrive in time (idle keep-alive connections included).
     builder
-        .serve_connection_with_upgrades(TokioIo::new(tls), service)
-        .await
-        .map_err(|e| anyhow::anyhow!("{e}"))?;
-    Ok(())
+        .http1()
+        .timer(hyper_util::rt::TokioTimer::new())
+        .header_read_timeout(HEADER_READ_TIMEOUT);
+    let conn = builder.serve_connection_with_upgrades(TokioIo::new(tls), service);
+    tokio::pin!(conn);
+    // A connection with no request in flight for IDLE_TIMEOUT is closed gracefully (HTTP/2:
+    // GOAWAY), as Go's IdleTimeout in kube-apiserver does.
+    let mut closing = false;
+    loop {
+        tokio::select! {
+            r = conn.as_mut() => return r.map_err(|e| anyhow::anyhow!("{e}")),
+            _ = tokio::time::sleep(IDLE_CHECK), if !closing => {
+                if activity.idle_for() >= IDLE_TIMEOUT {
+                    conn.as_mut().graceful_shutdown();
+                    closing = true;
+                }
+            }
+        }
+    }
+}
+
+/// Requests in flight on one connection, and when the last one ended.
+#[derive(Default)]
+struct Activity {
+    inflight: std::sync::atomic::AtomicUsize,
+    idle_since: std::sync::Mutex<Option<Instant>>,
+}
+
+impl Activity {
+    fn start(this: &Arc<Activity>) -> ActivityGuard {
+        this.inflight.fetch_add(1, Ordering::SeqCst);
+        ActivityGuard(this.clone())
+    }
+
+    fn idle_for(&self) -> std::time::Duration {
+        if self.inflight.load(Ordering::SeqCst) > 0 {
+            return std::time::Duration::ZERO;
+        }
+        let mut since = self.idle_since.lock().unwrap_or_else(|e| e.into_inner());
+        since.get_or_insert_with(Instant::now).elapsed()
+    }
+}
+
+struct ActivityGuard(Arc<Activity>);
+
+impl Drop for ActivityGuard {
+    fn drop(&mut self) {
+        if self.0.inflight.fetch_sub(1, Ordering::SeqCst) == 1 {
+            *self.0.idle_since.lock().unwrap_or_else(|e| e.into_inner()) = Some(Instant::now());
+        }
+    }
+}
+
+/// A response body that keeps its request counted as in flight until it is dropped.
+struct GuardedBody {
+    inner: Body,
+    _guard: ActivityGuard,
+}
+
+impl hyper::body::Body for GuardedBody {
+    type Data = Bytes;
+    type Error = Infallible;
+
+    fn poll_frame(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Option<Result<hyper::body::Frame<Bytes>, Infallible>>> {
+        std::pin::Pin::new(&mut self.inner).poll_frame(cx)
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.inner.is_end_stream()
+    }
+
+    fn size_hint(&self) -> hyper::body::SizeHint {
+        self.inner.size_hint()
+    }
 }

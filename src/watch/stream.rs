@@ -61,7 +61,11 @@ impl WatchStream {
             revision,
             from,
             last_sent: from,
-            deadline: Instant::now() + req.timeout,
+            // A huge timeoutSeconds must not overflow the clock: cap at a year.
+            deadline: Instant::now()
+                + req
+                    .timeout
+                    .min(std::time::Duration::from_secs(365 * 24 * 3600)),
             bookmarks: req.bookmarks,
             ticker,
             bookmark_due: false,

@@ -15,6 +15,10 @@ pub struct Server {
     pub url: String,
     pub kubeconfig: PathBuf,
     extra_args: Vec<String>,
+    /// A command the binary runs under (e.g. `prlimit --nofile=256:256`).
+    wrapper: Vec<String>,
+    /// Where the server's stderr goes (inherited when unset).
+    pub stderr_path: Option<PathBuf>,
 }
 
 pub fn free_port() -> u16 {
@@ -31,8 +35,15 @@ impl Server {
     }
 
     pub fn start_with(extra: &[&str]) -> Server {
+        Server::start_wrapped(&[], extra, false)
+    }
+
+    /// Starts the binary under `wrapper` (empty: directly); with `capture_stderr` its stderr
+    /// goes to `stderr_path` in the data folder's parent.
+    pub fn start_wrapped(wrapper: &[&str], extra: &[&str], capture_stderr: bool) -> Server {
         let dir = tempfile::tempdir().unwrap();
         let port = free_port();
+        let stderr_path = capture_stderr.then(|| dir.path().join("stderr.log"));
         let mut s = Server {
             child: None,
             kubeconfig: dir.path().join("admin.kubeconfig"),
@@ -40,13 +51,34 @@ impl Server {
             port,
             url: format!("https://127.0.0.1:{port}"),
             extra_args: extra.iter().map(|s| s.to_string()).collect(),
+            wrapper: wrapper.iter().map(|s| s.to_string()).collect(),
+            stderr_path,
         };
         s.spawn();
         s
     }
 
     fn spawn(&mut self) {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_rafter"))
+        let bin = env!("CARGO_BIN_EXE_rafter");
+        let mut cmd = match self.wrapper.split_first() {
+            Some((first, rest)) => {
+                let mut c = Command::new(first);
+                c.args(rest).arg(bin);
+                c
+            }
+            None => Command::new(bin),
+        };
+        let stderr = match &self.stderr_path {
+            Some(p) => Stdio::from(
+                std::fs::OpenOptions::new()
+                    .create(true)
+                    .append(true)
+                    .open(p)
+                    .expect("stderr log"),
+            ),
+            None => Stdio::inherit(),
+        };
+        let mut child = cmd
             .arg("serve")
             .arg("--data-dir")
             .arg(self.dir.path())
@@ -54,7 +86,7 @@ impl Server {
             .arg(format!("127.0.0.1:{}", self.port))
             .args(&self.extra_args)
             .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
+            .stderr(stderr)
             .spawn()
             .expect("start rafter");
         let stdout = child.stdout.take().unwrap();

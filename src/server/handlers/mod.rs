@@ -601,7 +601,9 @@ async fn route_inner(
         (None, "update") => update::handle(&ctx, store::Part::Main).await,
         (None, "patch") => patch::handle(&ctx, store::Part::Main).await,
         (None, "delete") => delete::handle(&ctx).await,
-        (None, "deletecollection") => delete::collection(&ctx).await,
+        (None, "deletecollection") if info.verbs.contains(&"deletecollection") => {
+            delete::collection(&ctx).await
+        }
         (Some("status"), verb) if info.has_status => match verb {
             "get" => get::handle(&ctx).await,
             "update" => update::handle(&ctx, store::Part::Status).await,

@@ -1,0 +1,133 @@
+//! The HTTPS edge under abuse, against the real binary: idle and half-handshaken connections
+//! are closed by the handshake deadline while normal requests keep working; at the descriptor
+//! limit the accept loop backs off (the log stays small) and recovers; a huge watch
+//! `timeoutSeconds` is served, never a panic.
+
+mod support;
+
+use std::io::{Read, Write};
+use std::net::TcpStream;
+use std::time::{Duration, Instant};
+
+use reqwest::{Method, StatusCode};
+use support::Server;
+
+/// Raises this process's descriptor limit when it is too low for the test (no unsafe code:
+/// prlimit(1) on our own pid).
+fn ensure_fd_limit(n: u64) {
+    let _ = std::process::Command::new("prlimit")
+        .arg(format!("--pid={}", std::process::id()))
+        .arg(format!("--nofile={n}:{n}"))
+        .status();
+}
+
+/// Whether the server closed its side (EOF or reset), without blocking.
+fn closed(s: &mut TcpStream) -> bool {
+    s.set_nonblocking(true).unwrap();
+    let mut buf = [0u8; 64];
+    match s.read(&mut buf) {
+        Ok(0) => true,
+        Ok(_) => false,
+        Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => false,
+        Err(_) => true,
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn idle_and_half_handshaken_connections_are_closed() {
+    ensure_fd_limit(8192);
+    let s = Server::start();
+    let c = s.client();
+    let addr = format!("127.0.0.1:{}", s.port);
+    let mut conns = Vec::new();
+    for i in 0..2000 {
+        let mut t = TcpStream::connect(&addr).expect("connect");
+        if i % 2 == 1 {
+            // A TLS record header promising a 512-byte ClientHello that never comes.
+            t.write_all(&[0x16, 0x03, 0x01, 0x02, 0x00, 0x01]).unwrap();
+        }
+        conns.push(t);
+    }
+    let opened = Instant::now();
+    // Normal requests keep working meanwhile.
+    for _ in 0..5 {
+        let r = s.json(&c, Method::GET, "/api/v1/namespaces", None).await;
+        assert_eq!(r.code, StatusCode::OK);
+    }
+    let deadline = opened + Duration::from_secs(30);
+    loop {
+        let mut open = 0;
+        for t in conns.iter_mut() {
+            if !closed(t) {
+                open += 1;
+            }
+        }
+        if open == 0 {
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "{open} of 2000 connections still open after {:?}",
+            opened.elapsed()
+        );
+        tokio::time::sleep(Duration::from_millis(500)).await;
+    }
+    let r = s.json(&c, Method::GET, "/api/v1/namespaces", None).await;
+    assert_eq!(r.code, StatusCode::OK);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn accept_backs_off_at_the_descriptor_limit() {
+    ensure_fd_limit(8192);
+    let s = Server::start_wrapped(&["prlimit", "--nofile=300:300"], &[], true);
+    let c = s.client();
+    let addr = format!("127.0.0.1:{}", s.port);
+    let log = s.stderr_path.clone().unwrap();
+    let before = std::fs::metadata(&log).map(|m| m.len()).unwrap_or(0);
+    let mut conns: Vec<TcpStream> = (0..600)
+        .filter_map(|_| TcpStream::connect(&addr).ok())
+        .collect();
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    let grown = std::fs::metadata(&log).map(|m| m.len()).unwrap_or(0) - before;
+    assert!(grown < 16 * 1024, "the log grew by {grown} bytes in 3 s");
+    let text = std::fs::read_to_string(&log).unwrap_or_default();
+    assert!(
+        text.contains("accept failed"),
+        "the descriptor limit was never reached: {text}"
+    );
+    conns.clear();
+    // Recovers once descriptors are free again.
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let ok = tokio::time::timeout(
+            Duration::from_secs(5),
+            s.json(&c, Method::GET, "/api/v1/namespaces", None),
+        )
+        .await
+        .is_ok_and(|r| r.code == StatusCode::OK);
+        if ok {
+            break;
+        }
+        assert!(Instant::now() < deadline, "no recovery after the fd storm");
+        tokio::time::sleep(Duration::from_millis(500)).await;
+    }
+}
+
+#[tokio::test]
+async fn huge_watch_timeout_is_served() {
+    let s = Server::start();
+    let c = s.client();
+    let resp = c
+        .get(format!(
+            "{}/api/v1/namespaces/default/configmaps?watch=1&timeoutSeconds=9223372036854775807",
+            s.url
+        ))
+        .timeout(Duration::from_secs(5))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(resp.status(), StatusCode::OK);
+    drop(resp);
+    let r = s.json(&c, Method::GET, "/readyz", None).await;
+    assert_eq!(r.code, StatusCode::OK);
+}
