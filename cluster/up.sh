@@ -139,15 +139,23 @@ wait_for() { # description, command...
   done
 }
 
-# Replica 1 creates the cluster CA; the others get a copy before their first start, so
-# every replica's certificates (and the kubeconfig) chain to one CA.
+# Replica 1 creates the cluster CA and the service-account signing key; the others get a
+# copy before their first start, so every replica's certificates (and the kubeconfig) chain to
+# one CA and every replica verifies the tokens any of them issued.
 start_replica 1
 wait_for "replica 1's CA" test -s "$run/replica-1/ca.key"
+if "$bin" serve --help | grep -q -- --service-account-signing-key-file; then
+  wait_for "replica 1's service-account key" test -s "$run/replica-1/sa.key"
+fi
 sleep 0.2
 for i in $(seq 2 "$n"); do
   mkdir -p "$run/replica-$i"
   cp "$run/replica-1/ca.crt" "$run/replica-1/ca.key" "$run/replica-$i/"
   chmod 600 "$run/replica-$i/ca.key"
+  if [ -s "$run/replica-1/sa.key" ]; then
+    cp "$run/replica-1/sa.key" "$run/replica-$i/"
+    chmod 600 "$run/replica-$i/sa.key"
+  fi
   start_replica "$i"
 done
 

@@ -8,6 +8,8 @@
 
 pub mod admin;
 pub mod apply;
+pub mod authn;
+pub mod authz;
 pub mod controllers;
 pub mod kv;
 pub mod meta;
@@ -56,6 +58,8 @@ pub struct Config {
     pub watch: watch::CacheOptions,
     /// The leader-only control loops that run (see `controllers::parse_enabled`).
     pub controllers: Vec<&'static str>,
+    /// Authentication flags.
+    pub authn: authn::Config,
 }
 
 impl Config {
@@ -77,6 +81,7 @@ impl Config {
             admin_insecure: false,
             watch: watch::CacheOptions::default(),
             controllers: controllers::KNOWN.to_vec(),
+            authn: authn::Config::default(),
         }
     }
 }
@@ -131,6 +136,10 @@ pub async fn run(
         .map(|a| a.ip().to_string())
         .collect();
     pki.ensure(&extra_sans)?;
+    // Before the replicated store opens (which may wait for peers): the service-account key
+    // must be on disk for cluster scripts to copy it to the other replicas.
+    let authenticator = authn::Authenticator::from_config(&cfg.authn, &cfg.data_dir)
+        .map_err(|e| anyhow::anyhow!("authentication: {e}"))?;
     // Build the OpenAPI documents off the request path (about half a second in debug builds).
     std::thread::spawn(|| {
         openapi::v2();
@@ -214,6 +223,7 @@ pub async fn run(
         metrics: metrics_handle(),
         started: Instant::now(),
         advertise_url: url.clone(),
+        authn: authenticator,
     });
     let ns_controller = cfg.controllers.contains(&"namespace").then(|| {
         tokio::spawn(controllers::namespace::run(

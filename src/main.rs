@@ -80,6 +80,33 @@ enum Command {
         /// Known: namespace.
         #[arg(long, default_value = "*", value_parser = parse_controllers)]
         controllers: ControllerList,
+        /// Static bearer tokens: a CSV file of token,user,uid,"group1,group2".
+        #[arg(long)]
+        token_auth_file: Option<PathBuf>,
+        /// Requests without credentials are system:anonymous (else 401).
+        #[arg(long, default_value_t = true, action = clap::ArgAction::Set)]
+        anonymous_auth: bool,
+        /// Issuer of service-account tokens (repeatable; the first one issues).
+        #[arg(long)]
+        service_account_issuer: Vec<String>,
+        /// Audiences the API accepts in service-account tokens (default: the issuers).
+        #[arg(long, value_delimiter = ',')]
+        api_audiences: Vec<String>,
+        /// Private key (PKCS#8 PEM, P-256 or RSA) that signs service-account tokens
+        /// (default: sa.key in the data folder, generated once).
+        #[arg(long)]
+        service_account_signing_key_file: Option<PathBuf>,
+        /// Extra keys that verify service-account tokens (PEM public keys, certificates or
+        /// private keys; repeatable).
+        #[arg(long)]
+        service_account_key_file: Vec<PathBuf>,
+        /// Service-account tokens are valid only while their ServiceAccount (and bound
+        /// Pod/Secret) still exist.
+        #[arg(long, default_value_t = true, action = clap::ArgAction::Set)]
+        service_account_lookup: bool,
+        /// Longest lifetime of an issued token (e.g. 24h; default: none).
+        #[arg(long, value_parser = parse_duration)]
+        service_account_max_token_expiration: Option<Duration>,
     },
     /// Administer a cluster through a replica's admin API (status, membership, snapshot,
     /// compaction, backup) or restore a backup offline.
@@ -172,6 +199,14 @@ fn main() -> anyhow::Result<()> {
             watch_cache_events,
             watch_queue,
             controllers,
+            token_auth_file,
+            anonymous_auth,
+            service_account_issuer,
+            api_audiences,
+            service_account_signing_key_file,
+            service_account_key_file,
+            service_account_lookup,
+            service_account_max_token_expiration,
         } => rt.block_on(rafter::run(
             rafter::Config {
                 data_dir,
@@ -199,6 +234,19 @@ fn main() -> anyhow::Result<()> {
                     ..Default::default()
                 },
                 controllers: controllers.0,
+                authn: rafter::authn::Config {
+                    token_auth_file,
+                    anonymous: anonymous_auth,
+                    service_accounts: rafter::authn::serviceaccount::Config {
+                        issuers: service_account_issuer,
+                        audiences: api_audiences,
+                        signing_key_file: service_account_signing_key_file,
+                        key_files: service_account_key_file,
+                        lookup: service_account_lookup,
+                        max_expiration: service_account_max_token_expiration
+                            .map(|d| d.as_secs() as i64),
+                    },
+                },
             },
             |s| {
                 println!("rafter: serving the Kubernetes API on {}", s.url);

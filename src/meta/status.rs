@@ -173,6 +173,11 @@ impl Status {
         .with_details(Value::Object(d))
     }
 
+    /// 401: a credential was presented and refused (or none, with anonymous auth off).
+    pub fn unauthorized() -> Status {
+        Status::new(401, "Unauthorized", "Unauthorized")
+    }
+
     pub fn bad_request(message: impl Into<String>) -> Status {
         Status::new(400, "BadRequest", message)
     }

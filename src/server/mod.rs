@@ -2,7 +2,8 @@
 //! handlers that turn requests into registry calls.
 //!
 //! The filter chain is assembled in ONE function, [`handle`], outermost first:
-//! recover (panics become 500 Status) → metrics → authentication (client certificate) →
+//! recover (panics become 500 Status) → metrics → authentication (per request: client
+//! certificate, bearer token, anonymous; 401 on a bad credential) → authorization (403) →
 //! routing (non-resource paths, discovery, resources). Every error that reaches the edge is a
 //! [`Status`] rendered once by [`status_response`].
 
@@ -52,11 +53,7 @@ const ACCEPT_BACKOFF_MIN: std::time::Duration = std::time::Duration::from_millis
 const ACCEPT_BACKOFF_MAX: std::time::Duration = std::time::Duration::from_secs(1);
 
 /// The authenticated user of a request.
-#[derive(Clone, Debug, Default)]
-pub struct User {
-    pub name: String,
-    pub groups: Vec<String>,
-}
+pub type User = crate::authn::UserInfo;
 
 /// Everything a request handler may reach.
 pub struct App {
@@ -68,6 +65,8 @@ pub struct App {
     pub started: Instant,
     /// `https://host:port` clients use to reach this replica.
     pub advertise_url: String,
+    /// Who a request is.
+    pub authn: crate::authn::Authenticator,
 }
 
 impl App {
@@ -97,8 +96,13 @@ pub fn status_response(s: &Status) -> Response<Body> {
     resp
 }
 
-/// The filter chain, outermost first.
-pub async fn handle(app: Arc<App>, user: User, req: Request<Incoming>) -> Response<Body> {
+/// The filter chain, outermost first. `cert_user` is the identity of the connection's
+/// verified client certificate, if it presented one.
+pub async fn handle(
+    app: Arc<App>,
+    cert_user: Option<User>,
+    mut req: Request<Incoming>,
+) -> Response<Body> {
     let start = Instant::now();
     let watch = req
         .uri()
@@ -107,10 +111,41 @@ pub async fn handle(app: Arc<App>, user: User, req: Request<Incoming>) -> Respon
     let info = request_info::parse(req.method(), req.uri().path(), watch);
     let method = req.method().to_string();
     let chain = async {
-        // authentication: the TLS layer verified the certificate against our CA; requests
-        // without one are anonymous. Authorization arrives with its own issue: allow all.
-        let _ = &user;
-        handlers::route(app.clone(), user.clone(), req).await
+        // authentication, per request: the certificate (verified by the handshake), else a
+        // bearer token, else anonymous. A credential that fails is a 401, no work done.
+        let authorization = req
+            .headers()
+            .get(header::AUTHORIZATION)
+            .and_then(|v| v.to_str().ok());
+        let user = match app
+            .authn
+            .authenticate(&app.store, cert_user.as_ref(), authorization)
+            .await
+        {
+            Ok(u) => u,
+            Err(why) => {
+                tracing::info!(path = %req.uri().path(), "authentication failed: {}", why.0);
+                return status_response(&Status::unauthorized());
+            }
+        };
+        // The credential goes no further than authentication.
+        req.headers_mut().remove(header::AUTHORIZATION);
+        // authorization (interim until RBAC: authenticated users may do everything).
+        let attrs = match &info {
+            Some(i) => crate::authz::Attributes::Resource(crate::authz::ResourceAttributes {
+                verb: i.verb,
+                group: &i.group,
+                resource: &i.resource,
+                subresource: i.subresource.as_deref(),
+                namespace: i.namespace.as_deref(),
+                name: i.name.as_deref(),
+            }),
+            None => crate::authz::Attributes::path(req.method(), req.uri().path()),
+        };
+        if let Err(s) = crate::authz::authorize(&user, &attrs) {
+            return status_response(&s);
+        }
+        handlers::route(app.clone(), user, req).await
     };
     // recover: a panic anywhere below becomes a 500 Status, never a dropped connection.
     let resp = match std::panic::AssertUnwindSafe(chain).catch_unwind().await {
@@ -236,10 +271,10 @@ async fn serve_connection(
         .peer_certificates()
         .and_then(|certs| certs.first())
         .and_then(|c| pki::cert_identity(c))
-        .map(|(name, groups)| User { name, groups })
-        .unwrap_or_else(|| User {
-            name: "system:anonymous".into(),
-            groups: vec!["system:unauthenticated".into()],
+        .map(|(name, groups)| User {
+            name,
+            groups,
+            ..Default::default()
         });
     let activity = Arc::new(Activity::default());
     let service = hyper::service::service_fn({

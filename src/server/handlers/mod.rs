@@ -4,6 +4,7 @@
 //! dispatches resource requests, described by a [`RequestInfo`], to the verb handlers. Handlers
 //! decode, call the registry, and encode; they hold no resource-specific rules.
 
+mod authentication;
 mod binding;
 mod create;
 mod delete;
@@ -491,6 +492,9 @@ async fn route_inner(
             return Ok(raw_json(StatusCode::OK, crate::openapi::v2()));
         }
         "/openapi/v3" => return Ok(raw_json(StatusCode::OK, crate::openapi::v3_index())),
+        "/.well-known/openid-configuration" | "/openid/v1/jwks" => {
+            return authentication::discovery(&app, trimmed)
+        }
         "/api" => {
             let mut plain = discovery::api_versions();
             plain["serverAddressByClientCIDRs"] = json!([{"clientCIDR": "0.0.0.0/0", "serverAddress": app.advertise_url.trim_start_matches("https://")}]);
@@ -534,6 +538,17 @@ async fn route_inner(
     let Some(ri) = request_info::parse(req.method(), &path, query.flag("watch")) else {
         return Err(Status::path_not_found());
     };
+    if ri.group == "authentication.k8s.io" && ri.version == "v1" {
+        if let Some(kind) = authentication::review_kind(&ri.resource) {
+            if ri.verb != "create" || ri.name.is_some() || ri.namespace.is_some() {
+                return Err(Status::method_not_allowed());
+            }
+            let output = negotiate::output(accept)?;
+            let (parts, body) = req.into_parts();
+            let body = read_body(body).await?;
+            return authentication::review(&app, &user, kind, &parts.headers, &body, output).await;
+        }
+    }
     let info = resources::lookup(&ri.group, &ri.version, &ri.resource)
         .ok_or_else(Status::path_not_found)?;
     // Scope: namespaced resources are addressed inside a namespace, except list/watch across
@@ -555,21 +570,7 @@ async fn route_inner(
     }
     let output = negotiate::output(accept)?;
     let (parts, body) = req.into_parts();
-    let body = http_body_util::Limited::new(body, MAX_BODY)
-        .collect()
-        .await
-        .map_err(|e| {
-            if e.to_string().contains("length limit") {
-                Status::new(
-                    413,
-                    "RequestEntityTooLarge",
-                    "Request entity too large: limit is 3145728",
-                )
-            } else {
-                Status::bad_request(format!("error reading request body: {e}"))
-            }
-        })?
-        .to_bytes();
+    let body = read_body(body).await?;
     let ctx = Ctx {
         app,
         user,
@@ -620,10 +621,34 @@ async fn route_inner(
         (Some("eviction"), "create") if info.resource == "pods" && info.group.is_empty() => {
             eviction::handle(&ctx).await
         }
+        (Some("token"), "create")
+            if info.resource == "serviceaccounts" && info.group.is_empty() =>
+        {
+            authentication::token_request(&ctx).await
+        }
         (None, _) => Err(Status::method_not_allowed()),
         _ => Err(Status::path_not_found()),
     };
     warnings(resp, &ctx)
+}
+
+/// Reads a request body, up to kube-apiserver's limit (413 beyond it).
+async fn read_body(body: Incoming) -> Result<Bytes, Status> {
+    Ok(http_body_util::Limited::new(body, MAX_BODY)
+        .collect()
+        .await
+        .map_err(|e| {
+            if e.to_string().contains("length limit") {
+                Status::new(
+                    413,
+                    "RequestEntityTooLarge",
+                    "Request entity too large: limit is 3145728",
+                )
+            } else {
+                Status::bad_request(format!("error reading request body: {e}"))
+            }
+        })?
+        .to_bytes())
 }
 
 fn root_paths() -> Vec<String> {

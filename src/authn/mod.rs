@@ -1,0 +1,210 @@
+//! Authentication: who a request is, decided per request (kube-apiserver's union of
+//! authenticators). A verified TLS client certificate (CN = user, O = groups), then a bearer
+//! token (static token file, service-account JWT); the first success wins. A credential that
+//! is present but invalid is a 401 (never anonymous); a request with no credential at all is
+//! `system:anonymous` in `system:unauthenticated` when `--anonymous-auth` allows it, else 401.
+//! Every authenticated user also gets `system:authenticated`.
+//!
+//! Owns: [`UserInfo`], credential extraction, the static token file and service-account token
+//! issuing/verification ([`serviceaccount`]). Does not know: authorization (what a user may do
+//! is the `authz` module's), HTTP routing, TLS (the handshake verified the certificate).
+//! Credentials never reach a log line: failures are logged by kind only.
+
+pub mod serviceaccount;
+pub mod token_file;
+
+use std::collections::BTreeMap;
+
+use serde_json::{json, Value};
+
+use crate::registry::store::Store;
+
+pub const ANONYMOUS: &str = "system:anonymous";
+pub const UNAUTHENTICATED: &str = "system:unauthenticated";
+pub const AUTHENTICATED: &str = "system:authenticated";
+
+/// kube's `user.Info`.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct UserInfo {
+    pub name: String,
+    pub uid: String,
+    pub groups: Vec<String>,
+    pub extra: BTreeMap<String, Vec<String>>,
+}
+
+impl UserInfo {
+    pub fn anonymous() -> UserInfo {
+        UserInfo {
+            name: ANONYMOUS.into(),
+            groups: vec![UNAUTHENTICATED.into()],
+            ..Default::default()
+        }
+    }
+
+    pub fn is_anonymous(&self) -> bool {
+        self.name == ANONYMOUS
+    }
+
+    /// Adds `system:authenticated` (once) to an authenticated user.
+    fn authenticated(mut self) -> UserInfo {
+        if !self.groups.iter().any(|g| g == AUTHENTICATED) {
+            self.groups.push(AUTHENTICATED.into());
+        }
+        self
+    }
+
+    /// `authentication.k8s.io/v1` UserInfo as JSON.
+    pub fn to_json(&self) -> Value {
+        let mut m = serde_json::Map::new();
+        m.insert("username".into(), json!(self.name));
+        if !self.uid.is_empty() {
+            m.insert("uid".into(), json!(self.uid));
+        }
+        if !self.groups.is_empty() {
+            m.insert("groups".into(), json!(self.groups));
+        }
+        if !self.extra.is_empty() {
+            m.insert("extra".into(), json!(self.extra));
+        }
+        Value::Object(m)
+    }
+}
+
+/// Why a credential was refused (logged, never the credential itself).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Refused(pub String);
+
+/// The authentication flags.
+#[derive(Clone, Debug)]
+pub struct Config {
+    /// `--token-auth-file`.
+    pub token_auth_file: Option<std::path::PathBuf>,
+    /// `--anonymous-auth`.
+    pub anonymous: bool,
+    pub service_accounts: serviceaccount::Config,
+}
+
+impl Default for Config {
+    fn default() -> Config {
+        Config {
+            token_auth_file: None,
+            anonymous: true,
+            service_accounts: serviceaccount::Config {
+                lookup: true,
+                ..Default::default()
+            },
+        }
+    }
+}
+
+/// The configured authenticators.
+pub struct Authenticator {
+    pub tokens: token_file::Tokens,
+    pub service_accounts: Option<serviceaccount::ServiceAccounts>,
+    pub anonymous: bool,
+}
+
+impl Authenticator {
+    /// Builds the authenticators from the flags (`data_dir` holds the generated
+    /// service-account key).
+    pub fn from_config(cfg: &Config, data_dir: &std::path::Path) -> Result<Authenticator, String> {
+        let tokens = match &cfg.token_auth_file {
+            Some(p) => token_file::Tokens::load(p)?,
+            None => token_file::Tokens::default(),
+        };
+        Ok(Authenticator {
+            tokens,
+            service_accounts: Some(serviceaccount::ServiceAccounts::load(
+                &cfg.service_accounts,
+                data_dir,
+            )?),
+            anonymous: cfg.anonymous,
+        })
+    }
+
+    /// Authenticates one request: `cert_user` is the identity of the connection's verified
+    /// client certificate, `authorization` the request's Authorization header.
+    pub async fn authenticate(
+        &self,
+        store: &Store,
+        cert_user: Option<&UserInfo>,
+        authorization: Option<&str>,
+    ) -> Result<UserInfo, Refused> {
+        if let Some(u) = cert_user {
+            return Ok(u.clone().authenticated());
+        }
+        match bearer(authorization) {
+            Some(token) => self
+                .authenticate_token(store, token, &[])
+                .await
+                .map(|(u, _)| u),
+            None if self.anonymous => Ok(UserInfo::anonymous()),
+            None => Err(Refused("no credentials".into())),
+        }
+    }
+
+    /// A bearer token alone (requests, TokenReview). `audiences` narrows what a
+    /// service-account token must be meant for (empty: the API server's own); returns the
+    /// user and the audiences the token is valid for.
+    pub async fn authenticate_token(
+        &self,
+        store: &Store,
+        token: &str,
+        audiences: &[String],
+    ) -> Result<(UserInfo, Vec<String>), Refused> {
+        if let Some(u) = self.tokens.lookup(token) {
+            return Ok((u.clone().authenticated(), audiences.to_vec()));
+        }
+        if let Some(sa) = &self.service_accounts {
+            if serviceaccount::looks_like_jwt(token) {
+                return sa
+                    .verify(store, token, audiences)
+                    .await
+                    .map(|(u, a)| (u.authenticated(), a));
+            }
+        }
+        Err(Refused("invalid bearer token".into()))
+    }
+}
+
+/// The token of an `Authorization: Bearer <token>` header (scheme case-insensitive; an empty
+/// token counts as none, as in kube).
+pub fn bearer(header: Option<&str>) -> Option<&str> {
+    let h = header?.trim();
+    let (scheme, rest) = h.split_once(' ')?;
+    if !scheme.eq_ignore_ascii_case("bearer") {
+        return None;
+    }
+    let token = rest.trim();
+    (!token.is_empty()).then_some(token)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bearer_headers() {
+        assert_eq!(bearer(Some("Bearer abc")), Some("abc"));
+        assert_eq!(bearer(Some("bearer  abc ")), Some("abc"));
+        assert_eq!(bearer(Some("Bearer ")), None);
+        assert_eq!(bearer(Some("Basic abc")), None);
+        assert_eq!(bearer(None), None);
+    }
+
+    #[test]
+    fn user_json() {
+        let mut u = UserInfo {
+            name: "alice".into(),
+            groups: vec!["dev".into()],
+            ..Default::default()
+        }
+        .authenticated();
+        u.extra.insert("k".into(), vec!["v".into()]);
+        assert_eq!(
+            u.to_json(),
+            json!({"username": "alice", "groups": ["dev", "system:authenticated"], "extra": {"k": ["v"]}})
+        );
+        assert!(UserInfo::anonymous().is_anonymous());
+    }
+}
