@@ -60,6 +60,9 @@ pub struct Config {
     pub controllers: Vec<&'static str>,
     /// Authentication flags.
     pub authn: authn::Config,
+    /// In-flight budgets of non-long-running requests (0: unlimited).
+    pub max_requests_inflight: usize,
+    pub max_mutating_requests_inflight: usize,
 }
 
 impl Config {
@@ -82,6 +85,8 @@ impl Config {
             watch: watch::CacheOptions::default(),
             controllers: controllers::KNOWN.to_vec(),
             authn: authn::Config::default(),
+            max_requests_inflight: 400,
+            max_mutating_requests_inflight: 200,
         }
     }
 }
@@ -224,6 +229,10 @@ pub async fn run(
         started: Instant::now(),
         advertise_url: url.clone(),
         authn: authenticator,
+        inflight: server::Inflight::new(
+            cfg.max_requests_inflight,
+            cfg.max_mutating_requests_inflight,
+        ),
     });
     let ns_controller = cfg.controllers.contains(&"namespace").then(|| {
         tokio::spawn(controllers::namespace::run(

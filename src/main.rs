@@ -107,6 +107,13 @@ enum Command {
         /// Longest lifetime of an issued token (e.g. 24h; default: none).
         #[arg(long, value_parser = parse_duration)]
         service_account_max_token_expiration: Option<Duration>,
+        /// Most non-mutating requests in flight at once (0: no limit); long-running requests
+        /// and system:masters are exempt. More is a 429 with Retry-After.
+        #[arg(long, default_value_t = 400)]
+        max_requests_inflight: usize,
+        /// Most mutating requests in flight at once (0: no limit).
+        #[arg(long, default_value_t = 200)]
+        max_mutating_requests_inflight: usize,
     },
     /// Administer a cluster through a replica's admin API (status, membership, snapshot,
     /// compaction, backup) or restore a backup offline.
@@ -207,6 +214,8 @@ fn main() -> anyhow::Result<()> {
             service_account_key_file,
             service_account_lookup,
             service_account_max_token_expiration,
+            max_requests_inflight,
+            max_mutating_requests_inflight,
         } => rt.block_on(rafter::run(
             rafter::Config {
                 data_dir,
@@ -247,6 +256,8 @@ fn main() -> anyhow::Result<()> {
                             .map(|d| d.as_secs() as i64),
                     },
                 },
+                max_requests_inflight,
+                max_mutating_requests_inflight,
             },
             |s| {
                 println!("rafter: serving the Kubernetes API on {}", s.url);

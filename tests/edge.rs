@@ -131,3 +131,70 @@ async fn huge_watch_timeout_is_served() {
     let r = s.json(&c, Method::GET, "/readyz", None).await;
     assert_eq!(r.code, StatusCode::OK);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn max_inflight_answers_429() {
+    let dir = tempfile::tempdir().unwrap();
+    let tokens = dir.path().join("tokens.csv");
+    std::fs::write(&tokens, "tok-alice,alice,1\n").unwrap();
+    let s = Server::start_with(&[
+        "--token-auth-file",
+        tokens.to_str().unwrap(),
+        "--max-requests-inflight",
+        "1",
+    ]);
+    let ca = std::fs::read(s.dir.path().join("ca.crt")).unwrap();
+    let alice = reqwest::Client::builder()
+        .use_rustls_tls()
+        .tls_built_in_root_certs(false)
+        .add_root_certificate(reqwest::Certificate::from_pem(&ca).unwrap())
+        .build()
+        .unwrap();
+    let get = |path: &str| {
+        alice
+            .get(format!("{}{path}", s.url))
+            .bearer_auth("tok-alice")
+            .send()
+    };
+    // A read that waits (a future resourceVersion: up to 3 s, then 504) holds the one slot.
+    let slow = tokio::spawn(
+        alice
+            .get(format!(
+                "{}/api/v1/namespaces/default/configmaps?resourceVersion=999999999&resourceVersionMatch=NotOlderThan",
+                s.url
+            ))
+            .bearer_auth("tok-alice")
+            .send(),
+    );
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let r = get("/api/v1/namespaces").await.unwrap();
+    assert_eq!(r.status(), StatusCode::TOO_MANY_REQUESTS);
+    assert_eq!(r.headers()["retry-after"], "1");
+    assert_eq!(
+        r.text().await.unwrap(),
+        "Too many requests, please try again later.\n"
+    );
+    // Watches and system:masters are exempt.
+    let w = alice
+        .get(format!(
+            "{}/api/v1/namespaces?watch=1&timeoutSeconds=1",
+            s.url
+        ))
+        .bearer_auth("tok-alice")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(w.status(), StatusCode::OK);
+    let r = s
+        .json(&s.client(), Method::GET, "/api/v1/namespaces", None)
+        .await;
+    assert_eq!(r.code, StatusCode::OK);
+    assert_eq!(
+        slow.await.unwrap().unwrap().status(),
+        StatusCode::GATEWAY_TIMEOUT
+    );
+    assert_eq!(
+        get("/api/v1/namespaces").await.unwrap().status(),
+        StatusCode::OK
+    );
+}

@@ -4,7 +4,7 @@
 //! The filter chain is assembled in ONE function, [`handle`], outermost first:
 //! recover (panics become 500 Status) → metrics → authentication (per request: client
 //! certificate, bearer token, anonymous; 401 on a bad credential) → authorization (403) →
-//! routing (non-resource paths, discovery, resources). Every error that reaches the edge is a
+//! max-in-flight (429) → routing (non-resource paths, discovery, resources). Every error that reaches the edge is a
 //! [`Status`] rendered once by [`status_response`].
 
 pub mod handlers;
@@ -67,6 +67,63 @@ pub struct App {
     pub advertise_url: String,
     /// Who a request is.
     pub authn: crate::authn::Authenticator,
+    /// `--max-requests-inflight` / `--max-mutating-requests-inflight`.
+    pub inflight: Inflight,
+}
+
+/// kube-apiserver's max-in-flight filter: separate budgets for read-only and mutating
+/// requests (`None`: unlimited); long-running requests (watches) and `system:masters` are
+/// exempt. Over budget is a 429 with `Retry-After: 1`.
+pub struct Inflight {
+    readonly: Option<Arc<tokio::sync::Semaphore>>,
+    mutating: Option<Arc<tokio::sync::Semaphore>>,
+}
+
+impl Inflight {
+    pub fn new(readonly: usize, mutating: usize) -> Inflight {
+        let sem = |n: usize| (n > 0).then(|| Arc::new(tokio::sync::Semaphore::new(n)));
+        Inflight {
+            readonly: sem(readonly),
+            mutating: sem(mutating),
+        }
+    }
+
+    /// A permit for one request, `Err` when the budget is spent.
+    fn admit(
+        &self,
+        user: &User,
+        verb: &str,
+    ) -> Result<Option<tokio::sync::OwnedSemaphorePermit>, ()> {
+        if verb == "watch" || user.groups.iter().any(|g| g == "system:masters") {
+            return Ok(None);
+        }
+        let mutating = matches!(
+            verb,
+            "create" | "update" | "patch" | "delete" | "deletecollection"
+        );
+        let sem = if mutating {
+            &self.mutating
+        } else {
+            &self.readonly
+        };
+        match sem {
+            None => Ok(None),
+            Some(s) => s.clone().try_acquire_owned().map(Some).map_err(|_| ()),
+        }
+    }
+}
+
+/// kube's answer when the in-flight budget is spent (plain text, as its filter writes it).
+fn too_many_requests() -> Response<Body> {
+    let mut r = Response::new(full("Too many requests, please try again later.\n"));
+    *r.status_mut() = StatusCode::TOO_MANY_REQUESTS;
+    r.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("text/plain; charset=utf-8"),
+    );
+    r.headers_mut()
+        .insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
+    r
 }
 
 impl App {
@@ -145,6 +202,10 @@ pub async fn handle(
         if let Err(s) = crate::authz::authorize(&user, &attrs) {
             return status_response(&s);
         }
+        let verb = info.as_ref().map(|i| i.verb).unwrap_or("get");
+        let Ok(_permit) = app.inflight.admit(&user, verb) else {
+            return too_many_requests();
+        };
         handlers::route(app.clone(), user, req).await
     };
     // recover: a panic anywhere below becomes a 500 Status, never a dropped connection.
