@@ -83,7 +83,7 @@ impl Config {
             admin_listen: None,
             admin_insecure: false,
             watch: watch::CacheOptions::default(),
-            controllers: controllers::KNOWN.to_vec(),
+            controllers: controllers::parse_enabled("*").expect("default controllers"),
             authn: authn::Config::default(),
             max_requests_inflight: 400,
             max_mutating_requests_inflight: 200,
@@ -240,6 +240,18 @@ pub async fn run(
             Duration::from_millis(500),
         ))
     });
+    let token_loops = {
+        let cleaner = cfg.controllers.contains(&"tokencleaner");
+        let signer = cfg.controllers.contains(&"bootstrapsigner");
+        (cleaner || signer).then(|| {
+            tokio::spawn(controllers::bootstrap_tokens::run(
+                store.clone(),
+                Duration::from_secs(1),
+                cleaner,
+                signer,
+            ))
+        })
+    };
     let (admin_stop, admin_stopped) = tokio::sync::oneshot::channel::<()>();
     let (admin_addr, admin_task) = match cfg.admin_listen {
         Some(addr) => {
@@ -283,7 +295,7 @@ pub async fn run(
             Err(_) => tracing::warn!("admin API did not stop within 5 s"),
         }
     }
-    if let Some(c) = ns_controller {
+    for c in [ns_controller, token_loops].into_iter().flatten() {
         c.abort();
     }
     bootstrapper.abort();

@@ -77,7 +77,7 @@ enum Command {
         watch_queue: usize,
         /// Leader-only control loops to run, as kube-controller-manager's flag: `*` for all,
         /// `-name` to turn one off (e.g. `*,-namespace` when a kube-controller-manager runs).
-        /// Known: namespace.
+        /// Known: namespace; tokencleaner and bootstrapsigner run only when named.
         #[arg(long, default_value = "*", value_parser = parse_controllers)]
         controllers: ControllerList,
         /// Static bearer tokens: a CSV file of token,user,uid,"group1,group2".
@@ -86,6 +86,10 @@ enum Command {
         /// Requests without credentials are system:anonymous (else 401).
         #[arg(long, default_value_t = true, action = clap::ArgAction::Set)]
         anonymous_auth: bool,
+        /// Bootstrap tokens (Secrets of type bootstrap.kubernetes.io/token in kube-system)
+        /// authenticate as system:bootstrap:<id>.
+        #[arg(long)]
+        enable_bootstrap_token_auth: bool,
         /// Issuer of service-account tokens (repeatable; the first one issues).
         #[arg(long)]
         service_account_issuer: Vec<String>,
@@ -208,6 +212,7 @@ fn main() -> anyhow::Result<()> {
             controllers,
             token_auth_file,
             anonymous_auth,
+            enable_bootstrap_token_auth,
             service_account_issuer,
             api_audiences,
             service_account_signing_key_file,
@@ -246,6 +251,7 @@ fn main() -> anyhow::Result<()> {
                 authn: rafter::authn::Config {
                     token_auth_file,
                     anonymous: anonymous_auth,
+                    bootstrap_tokens: enable_bootstrap_token_auth,
                     service_accounts: rafter::authn::serviceaccount::Config {
                         issuers: service_account_issuer,
                         audiences: api_audiences,

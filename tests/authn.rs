@@ -294,3 +294,115 @@ async fn anonymous_off() {
         .await;
     assert_eq!(r.code, StatusCode::OK);
 }
+
+fn bootstrap_secret(id: &str, secret: &str, expiration: &str, extra: &[(&str, &str)]) -> Value {
+    let mut data = json!({"token-id": id, "token-secret": secret, "expiration": expiration});
+    for (k, v) in extra {
+        data[*k] = json!(v);
+    }
+    json!({"apiVersion": "v1", "kind": "Secret", "type": "bootstrap.kubernetes.io/token",
+           "metadata": {"name": format!("bootstrap-token-{id}"), "namespace": "kube-system"},
+           "stringData": data})
+}
+
+#[tokio::test]
+async fn bootstrap_tokens() {
+    let s = Server::start_with(&[
+        "--enable-bootstrap-token-auth",
+        "--controllers=*,tokencleaner,bootstrapsigner",
+    ]);
+    let admin = s.client();
+    let bare = bare_client(&s);
+    let later = (jiff::Timestamp::now() + jiff::SignedDuration::from_hours(1))
+        .strftime("%Y-%m-%dT%H:%M:%SZ")
+        .to_string();
+    let secrets = "/api/v1/namespaces/kube-system/secrets";
+    for body in [
+        bootstrap_secret(
+            "abcdef",
+            "0123456789abcdef",
+            &later,
+            &[
+                ("usage-bootstrap-authentication", "true"),
+                ("usage-bootstrap-signing", "true"),
+                ("auth-extra-groups", "system:bootstrappers:worker"),
+            ],
+        ),
+        bootstrap_secret(
+            "noauth",
+            "0123456789abcdef",
+            &later,
+            &[("usage-bootstrap-signing", "true")],
+        ),
+        bootstrap_secret(
+            "old000",
+            "0123456789abcdef",
+            "2020-01-01T00:00:00Z",
+            &[("usage-bootstrap-authentication", "true")],
+        ),
+    ] {
+        let r = s.json(&admin, Method::POST, secrets, Some(body)).await;
+        assert_eq!(r.code, StatusCode::CREATED, "{}", r.body);
+    }
+    let kc = token_kubeconfig(&s, "boot", "abcdef.0123456789abcdef");
+    assert_eq!(
+        whoami(&kc).unwrap(),
+        json!({"username": "system:bootstrap:abcdef",
+               "groups": ["system:bootstrappers", "system:bootstrappers:worker", "system:authenticated"]})
+    );
+    for bad in [
+        "abcdef.0123456789abcdee",
+        "noauth.0123456789abcdef",
+        "old000.0123456789abcdef",
+        "zzzzzz.0123456789abcdef",
+    ] {
+        let (code, _) = get_with(&bare, &s, "/api/v1/namespaces", Some(bad)).await;
+        assert_eq!(code, StatusCode::UNAUTHORIZED, "{bad}");
+    }
+    // The token cleaner deletes the expired token; the signer signs cluster-info.
+    let cm = json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "cluster-info"},
+                    "data": {"kubeconfig": "apiVersion: v1\nkind: Config\n"}});
+    let r = s
+        .json(
+            &admin,
+            Method::POST,
+            "/api/v1/namespaces/kube-public/configmaps",
+            Some(cm),
+        )
+        .await;
+    assert_eq!(r.code, StatusCode::CREATED, "{}", r.body);
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    loop {
+        let old = s
+            .json(
+                &admin,
+                Method::GET,
+                &format!("{secrets}/bootstrap-token-old000"),
+                None,
+            )
+            .await;
+        let info = s
+            .json(
+                &admin,
+                Method::GET,
+                "/api/v1/namespaces/kube-public/configmaps/cluster-info",
+                None,
+            )
+            .await;
+        let data = &info.body["data"];
+        if old.code == StatusCode::NOT_FOUND && data.get("jws-kubeconfig-abcdef").is_some() {
+            assert!(data.get("jws-kubeconfig-noauth").is_some(), "{data}");
+            assert!(data.get("jws-kubeconfig-old000").is_none(), "{data}");
+            let jws = data["jws-kubeconfig-abcdef"].as_str().unwrap();
+            assert!(jws.contains(".."), "{jws}");
+            break;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "cleaner/signer did not act: {} {}",
+            old.code,
+            info.body
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    }
+}

@@ -1,6 +1,6 @@
 //! Authentication: who a request is, decided per request (kube-apiserver's union of
 //! authenticators). A verified TLS client certificate (CN = user, O = groups), then a bearer
-//! token (static token file, service-account JWT); the first success wins. A credential that
+//! token (static token file, bootstrap token, service-account JWT); the first success wins. A credential that
 //! is present but invalid is a 401 (never anonymous); a request with no credential at all is
 //! `system:anonymous` in `system:unauthenticated` when `--anonymous-auth` allows it, else 401.
 //! Every authenticated user also gets `system:authenticated`.
@@ -10,6 +10,7 @@
 //! is the `authz` module's), HTTP routing, TLS (the handshake verified the certificate).
 //! Credentials never reach a log line: failures are logged by kind only.
 
+pub mod bootstrap;
 pub mod serviceaccount;
 pub mod token_file;
 
@@ -81,6 +82,8 @@ pub struct Config {
     pub token_auth_file: Option<std::path::PathBuf>,
     /// `--anonymous-auth`.
     pub anonymous: bool,
+    /// `--enable-bootstrap-token-auth`.
+    pub bootstrap_tokens: bool,
     pub service_accounts: serviceaccount::Config,
 }
 
@@ -89,6 +92,7 @@ impl Default for Config {
         Config {
             token_auth_file: None,
             anonymous: true,
+            bootstrap_tokens: false,
             service_accounts: serviceaccount::Config {
                 lookup: true,
                 ..Default::default()
@@ -101,6 +105,7 @@ impl Default for Config {
 pub struct Authenticator {
     pub tokens: token_file::Tokens,
     pub service_accounts: Option<serviceaccount::ServiceAccounts>,
+    pub bootstrap_tokens: bool,
     pub anonymous: bool,
 }
 
@@ -118,6 +123,7 @@ impl Authenticator {
                 &cfg.service_accounts,
                 data_dir,
             )?),
+            bootstrap_tokens: cfg.bootstrap_tokens,
             anonymous: cfg.anonymous,
         })
     }
@@ -154,6 +160,11 @@ impl Authenticator {
     ) -> Result<(UserInfo, Vec<String>), Refused> {
         if let Some(u) = self.tokens.lookup(token) {
             return Ok((u.clone().authenticated(), audiences.to_vec()));
+        }
+        if self.bootstrap_tokens {
+            if let Some(r) = bootstrap::authenticate(store, token).await {
+                return r.map(|u| (u.authenticated(), audiences.to_vec()));
+            }
         }
         if let Some(sa) = &self.service_accounts {
             if serviceaccount::looks_like_jwt(token) {

@@ -5,10 +5,13 @@
 //! turn Rafter's own off.
 
 pub mod bootstrap;
+pub mod bootstrap_tokens;
 pub mod namespace;
 
 /// The loops `--controllers` names, as kube-controller-manager names its own.
-pub const KNOWN: &[&str] = &["namespace"];
+pub const KNOWN: &[&str] = &["namespace", "tokencleaner", "bootstrapsigner"];
+/// The loops `*` does not turn on (kube-controller-manager's disabled-by-default ones).
+pub const OFF_BY_DEFAULT: &[&str] = &["tokencleaner", "bootstrapsigner"];
 
 /// Parses `--controllers` (kube-controller-manager's syntax): `*` turns on every loop,
 /// `name` turns one on, `-name` turns one off; the default is `*`. Returns the loops that run.
@@ -36,7 +39,7 @@ pub fn parse_enabled(spec: &str) -> Result<Vec<&'static str>, String> {
     Ok(KNOWN
         .iter()
         .copied()
-        .filter(|c| (all || on.contains(c)) && !off.contains(c))
+        .filter(|c| ((all && !OFF_BY_DEFAULT.contains(c)) || on.contains(c)) && !off.contains(c))
         .collect())
 }
 
