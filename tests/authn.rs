@@ -406,3 +406,72 @@ async fn bootstrap_tokens() {
         tokio::time::sleep(std::time::Duration::from_millis(300)).await;
     }
 }
+
+/// Access reviews answer with the authorizer's decision (interim: authenticated users may do
+/// everything, anonymous ones only health, version and discovery): `kubectl auth can-i`.
+#[tokio::test]
+async fn access_reviews() {
+    let s = Server::start();
+    let admin = s.client();
+    assert_eq!(s.ok(&["auth", "can-i", "delete", "secrets"]).trim(), "yes");
+    let list = s.ok(&["auth", "can-i", "--list"]);
+    assert!(list.contains("*.*"), "{list}");
+    let sar = |user: &str, body: Value| {
+        let mut spec = body;
+        if !user.is_empty() {
+            spec["user"] = json!(user);
+        }
+        json!({"apiVersion": "authorization.k8s.io/v1", "kind": "SubjectAccessReview", "spec": spec})
+    };
+    let r = s
+        .json(&admin, Method::POST, "/apis/authorization.k8s.io/v1/subjectaccessreviews",
+            Some(sar("alice", json!({"resourceAttributes": {"verb": "get", "resource": "pods", "namespace": "default"}}))))
+        .await;
+    assert_eq!(r.code, StatusCode::CREATED, "{}", r.body);
+    assert_eq!(r.body["status"]["allowed"], true);
+    let r = s
+        .json(
+            &admin,
+            Method::POST,
+            "/apis/authorization.k8s.io/v1/subjectaccessreviews",
+            Some(sar(
+                "system:anonymous",
+                json!({"nonResourceAttributes": {"verb": "get", "path": "/metrics"}}),
+            )),
+        )
+        .await;
+    assert_eq!(r.body["status"]["allowed"], false, "{}", r.body);
+    let r = s
+        .json(
+            &admin,
+            Method::POST,
+            "/apis/authorization.k8s.io/v1/subjectaccessreviews",
+            Some(sar(
+                "",
+                json!({"nonResourceAttributes": {"verb": "get", "path": "/metrics"}}),
+            )),
+        )
+        .await;
+    assert_eq!(r.code, StatusCode::UNPROCESSABLE_ENTITY, "{}", r.body);
+    let r = s
+        .json(
+            &admin,
+            Method::POST,
+            "/apis/authorization.k8s.io/v1/namespaces/default/localsubjectaccessreviews",
+            Some(
+                json!({"kind": "LocalSubjectAccessReview", "spec": {"user": "bob",
+                "resourceAttributes": {"verb": "list", "resource": "pods", "namespace": "other"}}}),
+            ),
+        )
+        .await;
+    assert_eq!(r.code, StatusCode::UNPROCESSABLE_ENTITY, "{}", r.body);
+    let r = s
+        .json(
+            &admin,
+            Method::POST,
+            "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews",
+            Some(json!({"kind": "SelfSubjectAccessReview", "spec": {}})),
+        )
+        .await;
+    assert_eq!(r.code, StatusCode::UNPROCESSABLE_ENTITY, "{}", r.body);
+}

@@ -4,6 +4,7 @@
 //! dispatches resource requests, described by a [`RequestInfo`], to the verb handlers. Handlers
 //! decode, call the registry, and encode; they hold no resource-specific rules.
 
+mod access_review;
 mod authentication;
 mod binding;
 mod create;
@@ -547,6 +548,31 @@ async fn route_inner(
             let (parts, body) = req.into_parts();
             let body = read_body(body).await?;
             return authentication::review(&app, &user, kind, &parts.headers, &body, output).await;
+        }
+    }
+    if ri.group == "authorization.k8s.io" && ri.version == "v1" {
+        if let Some(review) = access_review::Review::of(&ri.resource) {
+            // Local reviews live in a namespace; the others are cluster-scoped.
+            let scoped_ok =
+                (review == access_review::Review::LocalSubjectAccess) == ri.namespace.is_some();
+            if !scoped_ok {
+                return Err(Status::path_not_found());
+            }
+            if ri.verb != "create" || ri.name.is_some() {
+                return Err(Status::method_not_allowed());
+            }
+            let output = negotiate::output(accept)?;
+            let (parts, body) = req.into_parts();
+            let body = read_body(body).await?;
+            return access_review::handle(
+                &user,
+                review,
+                ri.namespace.as_deref(),
+                &parts.headers,
+                &body,
+                output,
+            )
+            .await;
         }
     }
     let info = resources::lookup(&ri.group, &ri.version, &ri.resource)

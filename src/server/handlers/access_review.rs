@@ -1,0 +1,206 @@
+//! authorization.k8s.io/v1 access reviews, answered by the configured authorizer (today the
+//! interim one of `authz`): SelfSubjectAccessReview (`kubectl auth can-i`),
+//! SubjectAccessReview, LocalSubjectAccessReview and SelfSubjectRulesReview
+//! (`kubectl auth can-i --list`). Not stored; bodies come through the one body decoder.
+
+use http::{header, Response, StatusCode};
+use serde_json::{json, Map, Value};
+
+use super::respond;
+use crate::authn::UserInfo;
+use crate::authz::{self, Attributes, ResourceAttributes};
+use crate::meta::field_error::FieldError;
+use crate::meta::status::Status;
+use crate::server::negotiate::{self, Output};
+use crate::server::{Body, User};
+
+const GROUP_VERSION: &str = "authorization.k8s.io/v1";
+
+/// The review resources.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Review {
+    SelfSubjectAccess,
+    SubjectAccess,
+    LocalSubjectAccess,
+    SelfSubjectRules,
+}
+
+impl Review {
+    pub fn of(resource: &str) -> Option<Review> {
+        match resource {
+            "selfsubjectaccessreviews" => Some(Review::SelfSubjectAccess),
+            "subjectaccessreviews" => Some(Review::SubjectAccess),
+            "localsubjectaccessreviews" => Some(Review::LocalSubjectAccess),
+            "selfsubjectrulesreviews" => Some(Review::SelfSubjectRules),
+            _ => None,
+        }
+    }
+
+    fn kind(self) -> &'static str {
+        match self {
+            Review::SelfSubjectAccess => "SelfSubjectAccessReview",
+            Review::SubjectAccess => "SubjectAccessReview",
+            Review::LocalSubjectAccess => "LocalSubjectAccessReview",
+            Review::SelfSubjectRules => "SelfSubjectRulesReview",
+        }
+    }
+}
+
+fn strings(v: Option<&Value>) -> Vec<String> {
+    v.and_then(Value::as_array)
+        .map(|a| {
+            a.iter()
+                .filter_map(|s| s.as_str().map(str::to_string))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+fn s<'a>(v: &'a Value, k: &str) -> &'a str {
+    v.get(k).and_then(Value::as_str).unwrap_or("")
+}
+
+/// POST one review. `namespace` is the URL's (local reviews).
+pub async fn handle(
+    requester: &User,
+    review: Review,
+    namespace: Option<&str>,
+    headers: &http::HeaderMap,
+    body: &[u8],
+    out: Output,
+) -> Result<Response<Body>, Status> {
+    let kind = review.kind();
+    let ctype = headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok());
+    let obj = negotiate::decode_body(ctype, body)?;
+    let Value::Object(obj) = obj else {
+        return Err(Status::bad_request(
+            "the body of the request was not a JSON object",
+        ));
+    };
+    if let Some(k) = obj.get("kind").and_then(Value::as_str) {
+        if k != kind {
+            return Err(Status::bad_request(format!(
+                "the kind in the data ({k}) does not match the expected kind ({kind})"
+            )));
+        }
+    }
+    let spec = obj.get("spec").cloned().unwrap_or(json!({}));
+    let invalid = |e: FieldError| Status::invalid(kind, "authorization.k8s.io", "", &[e]);
+    let status = match review {
+        Review::SelfSubjectRules => rules(requester),
+        _ => {
+            let subject = match review {
+                Review::SelfSubjectAccess => requester.clone(),
+                _ => {
+                    let mut extra = std::collections::BTreeMap::new();
+                    if let Some(m) = spec.get("extra").and_then(Value::as_object) {
+                        for (k, v) in m {
+                            extra.insert(k.clone(), strings(Some(v)));
+                        }
+                    }
+                    let u = UserInfo {
+                        name: s(&spec, "user").to_string(),
+                        uid: s(&spec, "uid").to_string(),
+                        groups: strings(spec.get("groups")),
+                        extra,
+                    };
+                    if u.name.is_empty() && u.groups.is_empty() {
+                        return Err(invalid(FieldError::invalid(
+                            "spec.user",
+                            json!(""),
+                            "at least one of user or group must be specified",
+                        )));
+                    }
+                    u
+                }
+            };
+            let res = spec.get("resourceAttributes").filter(|v| v.is_object());
+            let non = spec.get("nonResourceAttributes").filter(|v| v.is_object());
+            if res.is_some() == non.is_some() {
+                return Err(invalid(FieldError::invalid(
+                    "spec.resourceAttributes",
+                    res.cloned().unwrap_or(Value::Null),
+                    "exactly one of nonResourceAttributes or resourceAttributes must be specified",
+                )));
+            }
+            if review == Review::LocalSubjectAccess {
+                let ns = res.map(|r| s(r, "namespace")).unwrap_or("");
+                if Some(ns) != namespace {
+                    return Err(invalid(FieldError::invalid(
+                        "spec.resourceAttributes.namespace",
+                        json!(ns),
+                        "must match metadata.namespace",
+                    )));
+                }
+            }
+            let decision = match (res, non) {
+                (Some(r), _) => {
+                    let ns = s(r, "namespace");
+                    let name = s(r, "name");
+                    let sub = s(r, "subresource");
+                    authz::authorize(
+                        &subject,
+                        &Attributes::Resource(ResourceAttributes {
+                            verb: s(r, "verb"),
+                            group: s(r, "group"),
+                            resource: s(r, "resource"),
+                            subresource: (!sub.is_empty()).then_some(sub),
+                            namespace: (!ns.is_empty()).then_some(ns),
+                            name: (!name.is_empty()).then_some(name),
+                        }),
+                    )
+                }
+                (None, n) => {
+                    let n = n.unwrap_or(&Value::Null);
+                    authz::authorize(
+                        &subject,
+                        &Attributes::NonResource {
+                            path: s(n, "path"),
+                            verb: s(n, "verb").to_string(),
+                        },
+                    )
+                }
+            };
+            match decision {
+                Ok(()) => json!({"allowed": true}),
+                Err(_) => json!({"allowed": false}),
+            }
+        }
+    };
+    let mut meta = Map::new();
+    meta.insert("creationTimestamp".into(), Value::Null);
+    if let Some(ns) = namespace {
+        meta.insert("namespace".into(), json!(ns));
+    }
+    let plain = if out == Output::Yaml {
+        Output::Yaml
+    } else {
+        Output::Json
+    };
+    Ok(respond(
+        plain,
+        StatusCode::CREATED,
+        &json!({"kind": kind, "apiVersion": GROUP_VERSION, "metadata": meta,
+                "spec": spec, "status": status}),
+    ))
+}
+
+/// SelfSubjectRulesReview status under the interim authorizer: everything for authenticated
+/// users; the public paths for anonymous ones.
+fn rules(user: &User) -> Value {
+    if user.is_anonymous() {
+        return json!({
+            "resourceRules": [],
+            "nonResourceRules": [{"verbs": ["get"], "nonResourceURLs":
+                ["/api", "/api/*", "/apis", "/apis/*", "/healthz", "/livez", "/readyz", "/version", "/version/"]}],
+            "incomplete": false,
+        });
+    }
+    json!({
+        "resourceRules": [{"verbs": ["*"], "apiGroups": ["*"], "resources": ["*"]}],
+        "nonResourceRules": [{"verbs": ["*"], "nonResourceURLs": ["*"]}],
+        "incomplete": false,
+    })
+}
