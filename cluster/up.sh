@@ -152,6 +152,10 @@ for i in $(seq 2 "$n"); do
   mkdir -p "$run/replica-$i"
   cp "$run/replica-1/ca.crt" "$run/replica-1/ca.key" "$run/replica-$i/"
   chmod 600 "$run/replica-$i/ca.key"
+  if [ -s "$run/replica-1/peer-ca.key" ]; then
+    cp "$run/replica-1/peer-ca.crt" "$run/replica-1/peer-ca.key" "$run/replica-$i/"
+    chmod 600 "$run/replica-$i/peer-ca.key"
+  fi
   if [ -s "$run/replica-1/sa.key" ]; then
     cp "$run/replica-1/sa.key" "$run/replica-$i/"
     chmod 600 "$run/replica-$i/sa.key"

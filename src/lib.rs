@@ -91,17 +91,18 @@ impl Config {
     }
 }
 
-/// Peer TLS: explicit files, else — for a replica that has peers — the data folder's cluster
-/// CA and serving certificate (replicas of one cluster share the CA), unless `peer_insecure`.
+/// Peer TLS: explicit files, else — for a replica that has peers — the data folder's peer CA
+/// and peer certificate (replicas of one cluster share the peer CA; it signs nothing else, so
+/// client and admin certificates cannot reach the peer service), unless `peer_insecure`.
 fn peer_tls(cfg: &Config) -> Option<kv::PeerTls> {
     if cfg.peer_tls.is_some() || cfg.peer_insecure {
         return cfg.peer_tls.clone();
     }
     let has_peers = cfg.join || cfg.initial_members.len() > 1;
     has_peers.then(|| kv::PeerTls {
-        ca: cfg.data_dir.join("ca.crt"),
-        cert: cfg.data_dir.join("server.crt"),
-        key: cfg.data_dir.join("server.key"),
+        ca: cfg.data_dir.join("peer-ca.crt"),
+        cert: cfg.data_dir.join("peer.crt"),
+        key: cfg.data_dir.join("peer.key"),
     })
 }
 

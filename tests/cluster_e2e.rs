@@ -256,6 +256,10 @@ fn replicas_supported() -> bool {
 #[test]
 fn kubectl_through_haproxy_survives_leader_kill_and_watches_lose_nothing() {
     if Command::new("haproxy").arg("-v").output().is_err() {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "CI is set but haproxy is missing (.ci/run installs it)"
+        );
         eprintln!("SKIPPED: haproxy is not installed (apt-get install haproxy)");
         return;
     }
@@ -417,4 +421,46 @@ fn kubectl_through_haproxy_survives_leader_kill_and_watches_lose_nothing() {
             .any(|s| s.1.starts_with("before-") && s.0 == "ADDED"),
         "no event from before the start revision: {seen:?}"
     );
+}
+
+/// The peer service trusts only the peer CA: the admin certificate (cluster CA) fails the
+/// handshake; a peer certificate gets through.
+#[tokio::test]
+async fn peers_accept_only_peer_certificates() {
+    if Command::new("haproxy").arg("-v").output().is_err() || !replicas_supported() {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "CI needs haproxy and replicas"
+        );
+        return;
+    }
+    let c = Cluster::up(3);
+    let peer = c.ports["REPLICA_2_PEER"].clone();
+    let d = c.dir().join("replica-2");
+    let read = |f: &str| std::fs::read(d.join(f)).unwrap();
+    let client = |crt: &str, key: &str| {
+        let mut pem = read(crt);
+        pem.extend_from_slice(&read(key));
+        reqwest::Client::builder()
+            .use_rustls_tls()
+            .tls_built_in_root_certs(false)
+            .add_root_certificate(reqwest::Certificate::from_pem(&read("peer-ca.crt")).unwrap())
+            .identity(reqwest::Identity::from_pem(&pem).unwrap())
+            .timeout(std::time::Duration::from_secs(10))
+            .build()
+            .unwrap()
+    };
+    let url = format!("https://{peer}/");
+    let admin = client("admin.crt", "admin.key").get(&url).send().await;
+    assert!(
+        admin.is_err(),
+        "the admin certificate reached the peer service: {admin:?}"
+    );
+    let served = client("server.crt", "server.key").get(&url).send().await;
+    assert!(
+        served.is_err(),
+        "the serving certificate reached the peer service"
+    );
+    let ok = client("peer.crt", "peer.key").get(&url).send().await;
+    assert!(ok.is_ok(), "a peer certificate was refused: {ok:?}");
 }

@@ -36,6 +36,7 @@ impl Pki {
     /// certificates signed by it.
     pub fn ensure(&self, extra_sans: &[String]) -> Result<()> {
         std::fs::create_dir_all(&self.dir)?;
+        self.ensure_peer(extra_sans)?;
         if self.path("ca.crt").exists()
             && self.path("server.crt").exists()
             && self.path("admin.crt").exists()
@@ -68,32 +69,10 @@ impl Pki {
             (ca_cert, ca_key)
         };
 
-        let mut sans: Vec<String> = vec!["localhost".into(), "127.0.0.1".into(), "::1".into()];
-        sans.extend(extra_sans.iter().cloned());
-        let mut server = CertificateParams::new(sans)?;
+        let mut server = leaf_params(extra_sans)?;
         let mut dn = DistinguishedName::new();
         dn.push(DnType::CommonName, "rafter");
         server.distinguished_name = dn;
-        server.extended_key_usages = vec![
-            ExtendedKeyUsagePurpose::ServerAuth,
-            ExtendedKeyUsagePurpose::ClientAuth,
-        ];
-        server.key_usages = vec![
-            KeyUsagePurpose::DigitalSignature,
-            KeyUsagePurpose::KeyEncipherment,
-        ];
-        // IP SANs must be IP entries, not DNS names.
-        server.subject_alt_names = server
-            .subject_alt_names
-            .into_iter()
-            .map(|s| match &s {
-                SanType::DnsName(n) => match n.as_str().parse::<std::net::IpAddr>() {
-                    Ok(ip) => SanType::IpAddress(ip),
-                    Err(_) => s,
-                },
-                _ => s,
-            })
-            .collect();
         let server_key = KeyPair::generate()?;
         let server_cert = server.signed_by(&server_key, &ca_cert, &ca_key)?;
         write_private(&self.path("server.key"), &server_key.serialize_pem())?;
@@ -116,6 +95,55 @@ impl Pki {
             std::fs::write(self.path("admin.crt"), admin_cert.pem())?;
         }
         Ok(())
+    }
+
+    /// The peer trust domain, separate from the cluster CA so that no client or admin
+    /// certificate can speak Raft: `peer-ca.crt`/`peer-ca.key` (unless copied from another
+    /// replica, as `cluster/up.sh` does) and this replica's `peer.crt`/`peer.key`
+    /// (`O=rafter:peers`, server and client auth).
+    fn ensure_peer(&self, extra_sans: &[String]) -> Result<()> {
+        if self.path("peer.crt").exists() && self.path("peer-ca.crt").exists() {
+            return Ok(());
+        }
+        let (ca_cert, ca_key) = self.load_or_make_ca("peer-ca", "rafter-peer-ca")?;
+        let mut params = leaf_params(extra_sans)?;
+        let mut dn = DistinguishedName::new();
+        dn.push(DnType::CommonName, "rafter-peer");
+        dn.push(DnType::OrganizationName, PEER_GROUP);
+        params.distinguished_name = dn;
+        let key = KeyPair::generate()?;
+        let cert = params.signed_by(&key, &ca_cert, &ca_key)?;
+        write_private(&self.path("peer.key"), &key.serialize_pem())?;
+        std::fs::write(self.path("peer.crt"), cert.pem())?;
+        Ok(())
+    }
+
+    /// `<name>.crt` + `<name>.key` if present, else a new self-signed CA written there.
+    fn load_or_make_ca(&self, name: &str, cn: &str) -> Result<(rcgen::Certificate, KeyPair)> {
+        let (crt, key_file) = (format!("{name}.crt"), format!("{name}.key"));
+        if self.path(&crt).exists() && self.path(&key_file).exists() {
+            let key = KeyPair::from_pem(&std::fs::read_to_string(self.path(&key_file))?)
+                .with_context(|| format!("reading {key_file}"))?;
+            let params =
+                CertificateParams::from_ca_cert_pem(&std::fs::read_to_string(self.path(&crt))?)
+                    .with_context(|| format!("reading {crt}"))?;
+            return Ok((params.self_signed(&key)?, key));
+        }
+        let key = KeyPair::generate().context("generating CA key")?;
+        let mut ca = CertificateParams::default();
+        let mut dn = DistinguishedName::new();
+        dn.push(DnType::CommonName, cn);
+        ca.distinguished_name = dn;
+        ca.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
+        ca.key_usages = vec![
+            KeyUsagePurpose::KeyCertSign,
+            KeyUsagePurpose::CrlSign,
+            KeyUsagePurpose::DigitalSignature,
+        ];
+        let cert = ca.self_signed(&key)?;
+        write_private(&self.path(&key_file), &key.serialize_pem())?;
+        std::fs::write(self.path(&crt), cert.pem())?;
+        Ok((cert, key))
     }
 
     /// Writes `admin.kubeconfig` for `server_url` and returns its path.
@@ -212,6 +240,36 @@ preferences: {{}}
         b64(cert),
         b64(key)
     )
+}
+
+/// The group every peer certificate names.
+pub const PEER_GROUP: &str = "rafter:peers";
+
+/// A serving + client leaf for localhost, 127.0.0.1, ::1 and `extra_sans` (IP SANs as IPs).
+fn leaf_params(extra_sans: &[String]) -> Result<CertificateParams> {
+    let mut sans: Vec<String> = vec!["localhost".into(), "127.0.0.1".into(), "::1".into()];
+    sans.extend(extra_sans.iter().cloned());
+    let mut p = CertificateParams::new(sans)?;
+    p.extended_key_usages = vec![
+        ExtendedKeyUsagePurpose::ServerAuth,
+        ExtendedKeyUsagePurpose::ClientAuth,
+    ];
+    p.key_usages = vec![
+        KeyUsagePurpose::DigitalSignature,
+        KeyUsagePurpose::KeyEncipherment,
+    ];
+    p.subject_alt_names = p
+        .subject_alt_names
+        .into_iter()
+        .map(|s| match &s {
+            SanType::DnsName(n) => match n.as_str().parse::<std::net::IpAddr>() {
+                Ok(ip) => SanType::IpAddress(ip),
+                Err(_) => s,
+            },
+            _ => s,
+        })
+        .collect();
+    Ok(p)
 }
 
 /// The user a verified client certificate names: (CN, [O...]).
