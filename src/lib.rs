@@ -99,10 +99,22 @@ fn peer_tls(cfg: &Config) -> Option<kv::PeerTls> {
         return cfg.peer_tls.clone();
     }
     let has_peers = cfg.join || cfg.initial_members.len() > 1;
-    has_peers.then(|| kv::PeerTls {
-        ca: cfg.data_dir.join("peer-ca.crt"),
-        cert: cfg.data_dir.join("peer.crt"),
-        key: cfg.data_dir.join("peer.key"),
+    let d = &cfg.data_dir;
+    has_peers.then(|| {
+        if d.join("peer-ca.crt").exists() {
+            kv::PeerTls {
+                ca: d.join("peer-ca.crt"),
+                cert: d.join("peer.crt"),
+                key: d.join("peer.key"),
+            }
+        } else {
+            // A data folder from before the peer CA (see Pki::ensure).
+            kv::PeerTls {
+                ca: d.join("ca.crt"),
+                cert: d.join("server.crt"),
+                key: d.join("server.key"),
+            }
+        }
     })
 }
 

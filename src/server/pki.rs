@@ -105,6 +105,12 @@ impl Pki {
         if self.path("peer.crt").exists() && self.path("peer-ca.crt").exists() {
             return Ok(());
         }
+        // A folder made by an older Rafter (serving certificate, no peer CA) keeps talking to
+        // its peers with the cluster CA until an operator places a shared peer CA in every
+        // replica (docs/operations.md): generating one here would split the cluster.
+        if self.path("server.crt").exists() && !self.path("peer-ca.crt").exists() {
+            return Ok(());
+        }
         let (ca_cert, ca_key) = self.load_or_make_ca("peer-ca", "rafter-peer-ca")?;
         let mut params = leaf_params(extra_sans)?;
         let mut dn = DistinguishedName::new();
