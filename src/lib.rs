@@ -118,6 +118,39 @@ fn peer_tls(cfg: &Config) -> Option<kv::PeerTls> {
     })
 }
 
+/// `--admin-insecure` and `--peer-insecure` drop TLS: allowed on loopback addresses only.
+fn check_insecure_listeners(cfg: &Config) -> Result<()> {
+    let loopback = |host: &str| {
+        host == "localhost"
+            || host
+                .trim_start_matches('[')
+                .trim_end_matches(']')
+                .parse::<std::net::IpAddr>()
+                .is_ok_and(|ip| ip.is_loopback())
+    };
+    if cfg.admin_insecure {
+        if let Some(a) = cfg.admin_listen.filter(|a| !a.ip().is_loopback()) {
+            anyhow::bail!(
+                "--admin-insecure serves the admin API without TLS: it may listen only on a loopback address, not {a}"
+            );
+        }
+    }
+    if cfg.peer_insecure {
+        let mut addrs: Vec<String> = cfg.initial_members.values().cloned().collect();
+        addrs.extend(cfg.peer_listen.map(|a| a.to_string()));
+        addrs.extend(cfg.peer_advertise.clone());
+        for a in addrs {
+            let host = a.rsplit_once(':').map(|(h, _)| h).unwrap_or(&a);
+            if !loopback(host) {
+                anyhow::bail!(
+                    "--peer-insecure replicates without TLS: every peer address must be a loopback address, not {a}"
+                );
+            }
+        }
+    }
+    Ok(())
+}
+
 /// What a started replica tells its caller.
 pub struct Started {
     pub url: String,
@@ -145,6 +178,7 @@ pub async fn run(
     on_started: impl FnOnce(&Started),
     shutdown: impl std::future::Future<Output = ()>,
 ) -> Result<()> {
+    check_insecure_listeners(&cfg)?;
     std::fs::create_dir_all(&cfg.data_dir)
         .with_context(|| format!("creating {}", cfg.data_dir.display()))?;
     let pki = server::pki::Pki::new(&cfg.data_dir);

@@ -198,3 +198,35 @@ async fn max_inflight_answers_429() {
         StatusCode::OK
     );
 }
+
+/// `--admin-insecure` and `--peer-insecure` drop TLS: refused on non-loopback addresses.
+#[test]
+fn insecure_listeners_only_on_loopback() {
+    let dir = tempfile::tempdir().unwrap();
+    for (args, want) in [
+        (
+            vec!["--admin-listen", "0.0.0.0:0", "--admin-insecure"],
+            "--admin-insecure serves the admin API without TLS",
+        ),
+        (
+            vec![
+                "--peer-insecure",
+                "--initial-members",
+                "1=10.0.0.5:7000,2=10.0.0.6:7000",
+            ],
+            "--peer-insecure replicates without TLS",
+        ),
+    ] {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_rafter"))
+            .arg("serve")
+            .arg("--data-dir")
+            .arg(dir.path())
+            .args(&args)
+            .env("RUST_BACKTRACE", "0")
+            .output()
+            .unwrap();
+        assert!(!out.status.success(), "{args:?} started");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(want), "{args:?}: {err}");
+    }
+}
