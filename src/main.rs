@@ -90,6 +90,15 @@ enum Command {
         /// authenticate as system:bootstrap:<id>.
         #[arg(long)]
         enable_bootstrap_token_auth: bool,
+        /// A kubeconfig naming a TokenReview webhook that authenticates bearer tokens.
+        #[arg(long)]
+        authentication_token_webhook_config_file: Option<PathBuf>,
+        /// The TokenReview version the webhook speaks (v1 or v1beta1).
+        #[arg(long, default_value = "v1")]
+        authentication_token_webhook_version: String,
+        /// How long webhook answers are cached.
+        #[arg(long, default_value = "2m", value_parser = parse_duration)]
+        authentication_token_webhook_cache_ttl: Duration,
         /// Issuer of service-account tokens (repeatable; the first one issues).
         #[arg(long)]
         service_account_issuer: Vec<String>,
@@ -213,6 +222,9 @@ fn main() -> anyhow::Result<()> {
             token_auth_file,
             anonymous_auth,
             enable_bootstrap_token_auth,
+            authentication_token_webhook_config_file,
+            authentication_token_webhook_version,
+            authentication_token_webhook_cache_ttl,
             service_account_issuer,
             api_audiences,
             service_account_signing_key_file,
@@ -252,6 +264,9 @@ fn main() -> anyhow::Result<()> {
                     token_auth_file,
                     anonymous: anonymous_auth,
                     bootstrap_tokens: enable_bootstrap_token_auth,
+                    webhook_config_file: authentication_token_webhook_config_file,
+                    webhook_version: authentication_token_webhook_version,
+                    webhook_cache_ttl: authentication_token_webhook_cache_ttl,
                     service_accounts: rafter::authn::serviceaccount::Config {
                         issuers: service_account_issuer,
                         audiences: api_audiences,

@@ -475,3 +475,150 @@ async fn access_reviews() {
         .await;
     assert_eq!(r.code, StatusCode::UNPROCESSABLE_ENTITY, "{}", r.body);
 }
+
+/// A TokenReview webhook on loopback over TLS (its own CA): `good-token` is user `webby`,
+/// anything else is refused. Returns (kubeconfig path, request counter, CA PEM).
+async fn start_webhook(dir: &Path) -> (PathBuf, std::sync::Arc<std::sync::atomic::AtomicUsize>) {
+    use http_body_util::BodyExt;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::Arc;
+    let ca_key = rcgen::KeyPair::generate().unwrap();
+    let mut ca_params = rcgen::CertificateParams::new(Vec::<String>::new()).unwrap();
+    ca_params.is_ca = rcgen::IsCa::Ca(rcgen::BasicConstraints::Unconstrained);
+    let ca = ca_params.self_signed(&ca_key).unwrap();
+    let key = rcgen::KeyPair::generate().unwrap();
+    let leaf = rcgen::CertificateParams::new(vec!["127.0.0.1".to_string()])
+        .map(|mut p| {
+            p.subject_alt_names = vec![rcgen::SanType::IpAddress("127.0.0.1".parse().unwrap())];
+            p
+        })
+        .unwrap()
+        .signed_by(&key, &ca, &ca_key)
+        .unwrap();
+    let config = rustls::ServerConfig::builder_with_provider(Arc::new(
+        rustls::crypto::ring::default_provider(),
+    ))
+    .with_safe_default_protocol_versions()
+    .unwrap()
+    .with_no_client_auth()
+    .with_single_cert(
+        vec![leaf.der().clone()],
+        rustls::pki_types::PrivateKeyDer::Pkcs8(key.serialize_der().into()),
+    )
+    .unwrap();
+    let acceptor = tokio_rustls::TlsAcceptor::from(Arc::new(config));
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let hits = Arc::new(AtomicUsize::new(0));
+    let counter = hits.clone();
+    tokio::spawn(async move {
+        loop {
+            let Ok((tcp, _)) = listener.accept().await else {
+                return;
+            };
+            let acceptor = acceptor.clone();
+            let counter = counter.clone();
+            tokio::spawn(async move {
+                let Ok(tls) = acceptor.accept(tcp).await else {
+                    return;
+                };
+                let svc = hyper::service::service_fn(
+                    move |req: hyper::Request<hyper::body::Incoming>| {
+                        let counter = counter.clone();
+                        async move {
+                            counter.fetch_add(1, Ordering::SeqCst);
+                            let body = req.into_body().collect().await.unwrap().to_bytes();
+                            let review: Value = serde_json::from_slice(&body).unwrap();
+                            let status = if review["spec"]["token"] == "good-token" {
+                                json!({"authenticated": true, "user": {"username": "webby", "uid": "w1",
+                                   "groups": ["hooked"], "extra": {"Scopes": ["a"]}}})
+                            } else {
+                                json!({"authenticated": false})
+                            };
+                            let out = json!({"apiVersion": review["apiVersion"], "kind": "TokenReview", "status": status});
+                            Ok::<_, std::convert::Infallible>(hyper::Response::new(
+                                http_body_util::Full::new(bytes::Bytes::from(out.to_string())),
+                            ))
+                        }
+                    },
+                );
+                let _ = hyper::server::conn::http1::Builder::new()
+                    .serve_connection(hyper_util::rt::TokioIo::new(tls), svc)
+                    .await;
+            });
+        }
+    });
+    std::fs::write(dir.join("webhook-ca.crt"), ca.pem()).unwrap();
+    let kc = dir.join("webhook.kubeconfig");
+    std::fs::write(
+        &kc,
+        format!(
+            "apiVersion: v1\nkind: Config\nclusters:\n- name: w\n  cluster:\n    server: https://127.0.0.1:{port}/authenticate\n    certificate-authority: webhook-ca.crt\nusers:\n- name: apiserver\n  user: {{}}\ncontexts:\n- name: w\n  context: {{cluster: w, user: apiserver}}\ncurrent-context: w\n"
+        ),
+    )
+    .unwrap();
+    (kc, hits)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn token_webhook() {
+    let dir = tempfile::tempdir().unwrap();
+    let (kc, hits) = start_webhook(dir.path()).await;
+    let s = Server::start_with(&[
+        "--authentication-token-webhook-config-file",
+        kc.to_str().unwrap(),
+        "--authentication-token-webhook-cache-ttl",
+        "60s",
+    ]);
+    let bare = bare_client(&s);
+    let user = token_kubeconfig(&s, "webby", "good-token");
+    let me = whoami(&user).unwrap();
+    assert_eq!(
+        me,
+        json!({"username": "webby", "uid": "w1", "groups": ["hooked", "system:authenticated"],
+               "extra": {"Scopes": ["a"]}})
+    );
+    let (code, _) = get_with(&bare, &s, "/api/v1/namespaces", Some("other-token")).await;
+    assert_eq!(code, StatusCode::UNAUTHORIZED);
+    // Answers are cached: asking again does not reach the webhook.
+    let before = hits.load(std::sync::atomic::Ordering::SeqCst);
+    for _ in 0..3 {
+        assert_eq!(
+            get_with(&bare, &s, "/api/v1/namespaces", Some("good-token"))
+                .await
+                .0,
+            StatusCode::OK
+        );
+        assert_eq!(
+            get_with(&bare, &s, "/api/v1/namespaces", Some("other-token"))
+                .await
+                .0,
+            StatusCode::UNAUTHORIZED
+        );
+    }
+    assert_eq!(hits.load(std::sync::atomic::Ordering::SeqCst), before);
+}
+
+#[tokio::test]
+async fn token_webhook_down_is_401() {
+    let dir = tempfile::tempdir().unwrap();
+    let port = support::free_port();
+    let kc = dir.path().join("down.kubeconfig");
+    std::fs::write(
+        &kc,
+        format!("apiVersion: v1\nkind: Config\nclusters:\n- name: w\n  cluster:\n    server: https://127.0.0.1:{port}/\nusers:\n- name: u\n  user: {{}}\n"),
+    )
+    .unwrap();
+    let s = Server::start_with(&[
+        "--authentication-token-webhook-config-file",
+        kc.to_str().unwrap(),
+    ]);
+    let (code, body) = get_with(
+        &bare_client(&s),
+        &s,
+        "/api/v1/namespaces",
+        Some("any-token"),
+    )
+    .await;
+    assert_eq!((code, body), (StatusCode::UNAUTHORIZED, unauthorized()));
+}

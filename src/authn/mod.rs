@@ -1,6 +1,7 @@
 //! Authentication: who a request is, decided per request (kube-apiserver's union of
 //! authenticators). A verified TLS client certificate (CN = user, O = groups), then a bearer
-//! token (static token file, bootstrap token, service-account JWT); the first success wins. A credential that
+//! token (static token file, bootstrap token, service-account JWT, token webhook); the first
+//! success wins. A credential that
 //! is present but invalid is a 401 (never anonymous); a request with no credential at all is
 //! `system:anonymous` in `system:unauthenticated` when `--anonymous-auth` allows it, else 401.
 //! Every authenticated user also gets `system:authenticated`.
@@ -13,6 +14,7 @@
 pub mod bootstrap;
 pub mod serviceaccount;
 pub mod token_file;
+pub mod webhook;
 
 use std::collections::BTreeMap;
 
@@ -85,6 +87,10 @@ pub struct Config {
     /// `--enable-bootstrap-token-auth`.
     pub bootstrap_tokens: bool,
     pub service_accounts: serviceaccount::Config,
+    /// `--authentication-token-webhook-config-file`, `-version`, `-cache-ttl`.
+    pub webhook_config_file: Option<std::path::PathBuf>,
+    pub webhook_version: String,
+    pub webhook_cache_ttl: std::time::Duration,
 }
 
 impl Default for Config {
@@ -93,6 +99,9 @@ impl Default for Config {
             token_auth_file: None,
             anonymous: true,
             bootstrap_tokens: false,
+            webhook_config_file: None,
+            webhook_version: "v1".into(),
+            webhook_cache_ttl: std::time::Duration::from_secs(120),
             service_accounts: serviceaccount::Config {
                 lookup: true,
                 ..Default::default()
@@ -106,6 +115,7 @@ pub struct Authenticator {
     pub tokens: token_file::Tokens,
     pub service_accounts: Option<serviceaccount::ServiceAccounts>,
     pub bootstrap_tokens: bool,
+    pub webhook: Option<webhook::Webhook>,
     pub anonymous: bool,
 }
 
@@ -124,6 +134,14 @@ impl Authenticator {
                 data_dir,
             )?),
             bootstrap_tokens: cfg.bootstrap_tokens,
+            webhook: match &cfg.webhook_config_file {
+                Some(p) => Some(webhook::Webhook::load(
+                    p,
+                    &cfg.webhook_version,
+                    cfg.webhook_cache_ttl,
+                )?),
+                None => None,
+            },
             anonymous: cfg.anonymous,
         })
     }
@@ -161,20 +179,31 @@ impl Authenticator {
         if let Some(u) = self.tokens.lookup(token) {
             return Ok((u.clone().authenticated(), audiences.to_vec()));
         }
+        // A union: the first authenticator that accepts the token wins; the last refusal
+        // says why (for the log).
+        let mut why = Refused("invalid bearer token".into());
         if self.bootstrap_tokens {
-            if let Some(r) = bootstrap::authenticate(store, token).await {
-                return r.map(|u| (u.authenticated(), audiences.to_vec()));
+            match bootstrap::authenticate(store, token).await {
+                Some(Ok(u)) => return Ok((u.authenticated(), audiences.to_vec())),
+                Some(Err(e)) => why = e,
+                None => {}
             }
         }
         if let Some(sa) = &self.service_accounts {
             if serviceaccount::looks_like_jwt(token) {
-                return sa
-                    .verify(store, token, audiences)
-                    .await
-                    .map(|(u, a)| (u.authenticated(), a));
+                match sa.verify(store, token, audiences).await {
+                    Ok((u, a)) => return Ok((u.authenticated(), a)),
+                    Err(e) => why = e,
+                }
             }
         }
-        Err(Refused("invalid bearer token".into()))
+        if let Some(w) = &self.webhook {
+            match w.authenticate(token, audiences).await {
+                Ok((u, a)) => return Ok((u.authenticated(), a)),
+                Err(e) => why = e,
+            }
+        }
+        Err(why)
     }
 }
 
