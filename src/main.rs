@@ -99,6 +99,33 @@ enum Command {
         /// How long webhook answers are cached.
         #[arg(long, default_value = "2m", value_parser = parse_duration)]
         authentication_token_webhook_cache_ttl: Duration,
+        /// OIDC issuer whose ID tokens authenticate (https).
+        #[arg(long)]
+        oidc_issuer_url: Option<String>,
+        /// The audience (client id) ID tokens must carry.
+        #[arg(long, default_value = "")]
+        oidc_client_id: String,
+        /// The claim that names the user.
+        #[arg(long, default_value = "sub")]
+        oidc_username_claim: String,
+        /// Prefix of user names (default `<issuer>#`, none for email; `-` for none).
+        #[arg(long)]
+        oidc_username_prefix: Option<String>,
+        /// The claim listing the user's groups.
+        #[arg(long)]
+        oidc_groups_claim: Option<String>,
+        /// Prefix of group names.
+        #[arg(long, default_value = "")]
+        oidc_groups_prefix: String,
+        /// key=value a token must carry (repeatable).
+        #[arg(long)]
+        oidc_required_claim: Vec<String>,
+        /// CA that signed the issuer's serving certificate.
+        #[arg(long)]
+        oidc_ca_file: Option<PathBuf>,
+        /// Accepted signing algorithms (default RS256).
+        #[arg(long, value_delimiter = ',')]
+        oidc_signing_algs: Vec<String>,
         /// Issuer of service-account tokens (repeatable; the first one issues).
         #[arg(long)]
         service_account_issuer: Vec<String>,
@@ -225,6 +252,15 @@ fn main() -> anyhow::Result<()> {
             authentication_token_webhook_config_file,
             authentication_token_webhook_version,
             authentication_token_webhook_cache_ttl,
+            oidc_issuer_url,
+            oidc_client_id,
+            oidc_username_claim,
+            oidc_username_prefix,
+            oidc_groups_claim,
+            oidc_groups_prefix,
+            oidc_required_claim,
+            oidc_ca_file,
+            oidc_signing_algs,
             service_account_issuer,
             api_audiences,
             service_account_signing_key_file,
@@ -267,6 +303,21 @@ fn main() -> anyhow::Result<()> {
                     webhook_config_file: authentication_token_webhook_config_file,
                     webhook_version: authentication_token_webhook_version,
                     webhook_cache_ttl: authentication_token_webhook_cache_ttl,
+                    oidc: oidc_issuer_url.map(|issuer_url| rafter::authn::oidc::Config {
+                        issuer_url,
+                        client_id: oidc_client_id,
+                        username_claim: oidc_username_claim,
+                        username_prefix: oidc_username_prefix,
+                        groups_claim: oidc_groups_claim,
+                        groups_prefix: oidc_groups_prefix,
+                        required_claims: oidc_required_claim
+                            .iter()
+                            .filter_map(|kv| kv.split_once('='))
+                            .map(|(k, v)| (k.to_string(), v.to_string()))
+                            .collect(),
+                        ca_file: oidc_ca_file,
+                        signing_algs: oidc_signing_algs,
+                    }),
                     service_accounts: rafter::authn::serviceaccount::Config {
                         issuers: service_account_issuer,
                         audiences: api_audiences,

@@ -476,25 +476,21 @@ async fn access_reviews() {
     assert_eq!(r.code, StatusCode::UNPROCESSABLE_ENTITY, "{}", r.body);
 }
 
-/// A TokenReview webhook on loopback over TLS (its own CA): `good-token` is user `webby`,
-/// anything else is refused. Returns (kubeconfig path, request counter, CA PEM).
-async fn start_webhook(dir: &Path) -> (PathBuf, std::sync::Arc<std::sync::atomic::AtomicUsize>) {
+type Handler = std::sync::Arc<dyn Fn(&str, &[u8]) -> String + Send + Sync>;
+
+/// An HTTPS server on loopback with its own CA (written to `<name>-ca.crt` in `dir`); every
+/// request is answered with `handler(path, body)` as JSON. Returns the port.
+async fn tls_server(dir: &Path, name: &str, handler: Handler) -> u16 {
     use http_body_util::BodyExt;
-    use std::sync::atomic::{AtomicUsize, Ordering};
     use std::sync::Arc;
     let ca_key = rcgen::KeyPair::generate().unwrap();
     let mut ca_params = rcgen::CertificateParams::new(Vec::<String>::new()).unwrap();
     ca_params.is_ca = rcgen::IsCa::Ca(rcgen::BasicConstraints::Unconstrained);
     let ca = ca_params.self_signed(&ca_key).unwrap();
     let key = rcgen::KeyPair::generate().unwrap();
-    let leaf = rcgen::CertificateParams::new(vec!["127.0.0.1".to_string()])
-        .map(|mut p| {
-            p.subject_alt_names = vec![rcgen::SanType::IpAddress("127.0.0.1".parse().unwrap())];
-            p
-        })
-        .unwrap()
-        .signed_by(&key, &ca, &ca_key)
-        .unwrap();
+    let mut leaf = rcgen::CertificateParams::new(Vec::<String>::new()).unwrap();
+    leaf.subject_alt_names = vec![rcgen::SanType::IpAddress("127.0.0.1".parse().unwrap())];
+    let leaf = leaf.signed_by(&key, &ca, &ca_key).unwrap();
     let config = rustls::ServerConfig::builder_with_provider(Arc::new(
         rustls::crypto::ring::default_provider(),
     ))
@@ -509,35 +505,26 @@ async fn start_webhook(dir: &Path) -> (PathBuf, std::sync::Arc<std::sync::atomic
     let acceptor = tokio_rustls::TlsAcceptor::from(Arc::new(config));
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let port = listener.local_addr().unwrap().port();
-    let hits = Arc::new(AtomicUsize::new(0));
-    let counter = hits.clone();
     tokio::spawn(async move {
         loop {
             let Ok((tcp, _)) = listener.accept().await else {
                 return;
             };
             let acceptor = acceptor.clone();
-            let counter = counter.clone();
+            let handler = handler.clone();
             tokio::spawn(async move {
                 let Ok(tls) = acceptor.accept(tcp).await else {
                     return;
                 };
                 let svc = hyper::service::service_fn(
                     move |req: hyper::Request<hyper::body::Incoming>| {
-                        let counter = counter.clone();
+                        let handler = handler.clone();
                         async move {
-                            counter.fetch_add(1, Ordering::SeqCst);
+                            let path = req.uri().path().to_string();
                             let body = req.into_body().collect().await.unwrap().to_bytes();
-                            let review: Value = serde_json::from_slice(&body).unwrap();
-                            let status = if review["spec"]["token"] == "good-token" {
-                                json!({"authenticated": true, "user": {"username": "webby", "uid": "w1",
-                                   "groups": ["hooked"], "extra": {"Scopes": ["a"]}}})
-                            } else {
-                                json!({"authenticated": false})
-                            };
-                            let out = json!({"apiVersion": review["apiVersion"], "kind": "TokenReview", "status": status});
+                            let out = handler(&path, &body);
                             Ok::<_, std::convert::Infallible>(hyper::Response::new(
-                                http_body_util::Full::new(bytes::Bytes::from(out.to_string())),
+                                http_body_util::Full::new(bytes::Bytes::from(out)),
                             ))
                         }
                     },
@@ -548,7 +535,33 @@ async fn start_webhook(dir: &Path) -> (PathBuf, std::sync::Arc<std::sync::atomic
             });
         }
     });
-    std::fs::write(dir.join("webhook-ca.crt"), ca.pem()).unwrap();
+    std::fs::write(dir.join(format!("{name}-ca.crt")), ca.pem()).unwrap();
+    port
+}
+
+/// A TokenReview webhook: `good-token` is user `webby`, anything else is refused. Returns
+/// its kubeconfig and a request counter.
+async fn start_webhook(dir: &Path) -> (PathBuf, std::sync::Arc<std::sync::atomic::AtomicUsize>) {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let hits = std::sync::Arc::new(AtomicUsize::new(0));
+    let counter = hits.clone();
+    let port = tls_server(
+        dir,
+        "webhook",
+        std::sync::Arc::new(move |_path: &str, body: &[u8]| {
+            counter.fetch_add(1, Ordering::SeqCst);
+            let review: Value = serde_json::from_slice(body).unwrap_or_default();
+            let status = if review["spec"]["token"] == "good-token" {
+                json!({"authenticated": true, "user": {"username": "webby", "uid": "w1",
+                       "groups": ["hooked"], "extra": {"Scopes": ["a"]}}})
+            } else {
+                json!({"authenticated": false})
+            };
+            json!({"apiVersion": review["apiVersion"], "kind": "TokenReview", "status": status})
+                .to_string()
+        }),
+    )
+    .await;
     let kc = dir.join("webhook.kubeconfig");
     std::fs::write(
         &kc,
@@ -621,4 +634,83 @@ async fn token_webhook_down_is_401() {
     )
     .await;
     assert_eq!((code, body), (StatusCode::UNAUTHORIZED, unauthorized()));
+}
+
+/// OIDC: an issuer on loopback (discovery + JWKS, ES256 key) signs ID tokens; claims map to
+/// the user and groups with kube's prefixes; wrong audience, expired, wrong key and missing
+/// required claims are 401.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn oidc_id_tokens() {
+    use base64::Engine;
+    let b64 = base64::engine::general_purpose::URL_SAFE_NO_PAD;
+    let dir = tempfile::tempdir().unwrap();
+    let key = rcgen::KeyPair::generate_for(&rcgen::PKCS_ECDSA_P256_SHA256).unwrap();
+    let point = key.public_key_raw().to_vec();
+    let jwk = json!({"kty": "EC", "crv": "P-256", "alg": "ES256", "use": "sig", "kid": "k1",
+                     "x": b64.encode(&point[1..33]), "y": b64.encode(&point[33..65])});
+    let issuer_port = std::sync::Arc::new(std::sync::OnceLock::<u16>::new());
+    let ip = issuer_port.clone();
+    let port = tls_server(
+        dir.path(),
+        "oidc",
+        std::sync::Arc::new(move |path: &str, _body: &[u8]| {
+            let issuer = format!("https://127.0.0.1:{}", ip.get().copied().unwrap_or(0));
+            if path == "/.well-known/openid-configuration" {
+                json!({"issuer": issuer, "jwks_uri": format!("{issuer}/keys")}).to_string()
+            } else {
+                json!({"keys": [jwk]}).to_string()
+            }
+        }),
+    )
+    .await;
+    issuer_port.set(port).unwrap();
+    let issuer = format!("https://127.0.0.1:{port}");
+    let ca = dir.path().join("oidc-ca.crt");
+    let s = Server::start_with(&[
+        "--oidc-issuer-url",
+        &issuer,
+        "--oidc-client-id",
+        "rafter",
+        "--oidc-groups-claim",
+        "groups",
+        "--oidc-groups-prefix",
+        "oidc:",
+        "--oidc-required-claim",
+        "tenant=blue",
+        "--oidc-ca-file",
+        ca.to_str().unwrap(),
+        "--oidc-signing-algs",
+        "ES256",
+    ]);
+    let enc = jsonwebtoken::EncodingKey::from_ec_der(&key.serialize_der());
+    let now = jiff::Timestamp::now().as_second();
+    let sign = |claims: Value, kid: &str| {
+        let mut h = jsonwebtoken::Header::new(jsonwebtoken::Algorithm::ES256);
+        h.kid = Some(kid.into());
+        jsonwebtoken::encode(&h, &claims, &enc).unwrap()
+    };
+    let good = json!({"iss": issuer, "aud": "rafter", "sub": "u-42", "exp": now + 600, "iat": now,
+                      "groups": ["dev", "ops"], "tenant": "blue", "email": "carol@example.com"});
+    let me = whoami(&token_kubeconfig(&s, "oidc", &sign(good.clone(), "k1"))).unwrap();
+    assert_eq!(
+        me,
+        json!({"username": format!("{issuer}#u-42"),
+               "groups": ["oidc:dev", "oidc:ops", "system:authenticated"]})
+    );
+    let bare = bare_client(&s);
+    let mut bad_aud = good.clone();
+    bad_aud["aud"] = json!("other");
+    let mut expired = good.clone();
+    expired["exp"] = json!(now - 10);
+    let mut no_tenant = good.clone();
+    no_tenant.as_object_mut().unwrap().remove("tenant");
+    for (what, token) in [
+        ("audience", sign(bad_aud, "k1")),
+        ("expired", sign(expired, "k1")),
+        ("required claim", sign(no_tenant, "k1")),
+        ("unknown key", sign(good.clone(), "k2")),
+    ] {
+        let (code, _) = get_with(&bare, &s, "/api/v1/namespaces", Some(&token)).await;
+        assert_eq!(code, StatusCode::UNAUTHORIZED, "{what}");
+    }
 }

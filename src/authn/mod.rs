@@ -1,7 +1,7 @@
 //! Authentication: who a request is, decided per request (kube-apiserver's union of
 //! authenticators). A verified TLS client certificate (CN = user, O = groups), then a bearer
-//! token (static token file, bootstrap token, service-account JWT, token webhook); the first
-//! success wins. A credential that
+//! token (static token file, bootstrap token, service-account JWT, OIDC ID token, token
+//! webhook); the first success wins. A credential that
 //! is present but invalid is a 401 (never anonymous); a request with no credential at all is
 //! `system:anonymous` in `system:unauthenticated` when `--anonymous-auth` allows it, else 401.
 //! Every authenticated user also gets `system:authenticated`.
@@ -12,6 +12,7 @@
 //! Credentials never reach a log line: failures are logged by kind only.
 
 pub mod bootstrap;
+pub mod oidc;
 pub mod serviceaccount;
 pub mod token_file;
 pub mod webhook;
@@ -91,6 +92,8 @@ pub struct Config {
     pub webhook_config_file: Option<std::path::PathBuf>,
     pub webhook_version: String,
     pub webhook_cache_ttl: std::time::Duration,
+    /// `--oidc-*` (when `--oidc-issuer-url` is given).
+    pub oidc: Option<oidc::Config>,
 }
 
 impl Default for Config {
@@ -102,6 +105,7 @@ impl Default for Config {
             webhook_config_file: None,
             webhook_version: "v1".into(),
             webhook_cache_ttl: std::time::Duration::from_secs(120),
+            oidc: None,
             service_accounts: serviceaccount::Config {
                 lookup: true,
                 ..Default::default()
@@ -116,6 +120,7 @@ pub struct Authenticator {
     pub service_accounts: Option<serviceaccount::ServiceAccounts>,
     pub bootstrap_tokens: bool,
     pub webhook: Option<webhook::Webhook>,
+    pub oidc: Option<oidc::Oidc>,
     pub anonymous: bool,
 }
 
@@ -142,6 +147,7 @@ impl Authenticator {
                 )?),
                 None => None,
             },
+            oidc: cfg.oidc.clone().map(oidc::Oidc::new).transpose()?,
             anonymous: cfg.anonymous,
         })
     }
@@ -195,6 +201,13 @@ impl Authenticator {
                     Ok((u, a)) => return Ok((u.authenticated(), a)),
                     Err(e) => why = e,
                 }
+            }
+        }
+        if let Some(o) = &self.oidc {
+            match o.authenticate(token).await {
+                Some(Ok(u)) => return Ok((u.authenticated(), audiences.to_vec())),
+                Some(Err(e)) => why = e,
+                None => {}
             }
         }
         if let Some(w) = &self.webhook {
