@@ -333,7 +333,8 @@ pub async fn run(
             tokio::time::sleep(delay).await;
         }
     };
-    server::serve(listener, pki.server_config()?, app.clone(), draining).await;
+    let tls = pki.server_config(app.authn.x509.trusted_ca_files())?;
+    server::serve(listener, tls, app.clone(), draining).await;
     let _ = admin_stop.send(());
     if let Some(task) = admin_task {
         match tokio::time::timeout(Duration::from_secs(5), task).await {

@@ -126,6 +126,27 @@ enum Command {
         /// Accepted signing algorithms (default RS256).
         #[arg(long, value_delimiter = ',')]
         oidc_signing_algs: Vec<String>,
+        /// CA of user client certificates (default: the data folder's ca.crt).
+        #[arg(long)]
+        client_ca_file: Option<PathBuf>,
+        /// CA of authenticating proxies, whose requests name the user in headers.
+        #[arg(long)]
+        requestheader_client_ca_file: Option<PathBuf>,
+        /// Proxy certificate common names accepted (comma-separated; empty: any).
+        #[arg(long, value_delimiter = ',')]
+        requestheader_allowed_names: Vec<String>,
+        /// Headers naming the user, first non-empty wins (e.g. X-Remote-User).
+        #[arg(long, value_delimiter = ',')]
+        requestheader_username_headers: Vec<String>,
+        /// Headers naming the user's uid.
+        #[arg(long, value_delimiter = ',')]
+        requestheader_uid_headers: Vec<String>,
+        /// Headers naming groups (e.g. X-Remote-Group).
+        #[arg(long, value_delimiter = ',')]
+        requestheader_group_headers: Vec<String>,
+        /// Header prefixes of extra values (e.g. X-Remote-Extra-).
+        #[arg(long, value_delimiter = ',')]
+        requestheader_extra_headers_prefix: Vec<String>,
         /// Issuer of service-account tokens (repeatable; the first one issues).
         #[arg(long)]
         service_account_issuer: Vec<String>,
@@ -261,6 +282,13 @@ fn main() -> anyhow::Result<()> {
             oidc_required_claim,
             oidc_ca_file,
             oidc_signing_algs,
+            client_ca_file,
+            requestheader_client_ca_file,
+            requestheader_allowed_names,
+            requestheader_username_headers,
+            requestheader_uid_headers,
+            requestheader_group_headers,
+            requestheader_extra_headers_prefix,
             service_account_issuer,
             api_audiences,
             service_account_signing_key_file,
@@ -317,6 +345,17 @@ fn main() -> anyhow::Result<()> {
                             .collect(),
                         ca_file: oidc_ca_file,
                         signing_algs: oidc_signing_algs,
+                    }),
+                    client_ca_file,
+                    requestheader: requestheader_client_ca_file.map(|client_ca_file| {
+                        rafter::authn::x509::RequestHeaderConfig {
+                            client_ca_file,
+                            allowed_names: requestheader_allowed_names,
+                            username_headers: requestheader_username_headers,
+                            uid_headers: requestheader_uid_headers,
+                            group_headers: requestheader_group_headers,
+                            extra_headers_prefix: requestheader_extra_headers_prefix,
+                        }
                     }),
                     service_accounts: rafter::authn::serviceaccount::Config {
                         issuers: service_account_issuer,

@@ -714,3 +714,200 @@ async fn oidc_id_tokens() {
         assert_eq!(code, StatusCode::UNAUTHORIZED, "{what}");
     }
 }
+
+/// A CA and a client certificate it signed (CN, O...), written as `<name>-ca.crt`,
+/// `<name>.crt`, `<name>.key`; returns the CA path.
+fn client_pki(dir: &Path, name: &str, cn: &str, orgs: &[&str]) -> PathBuf {
+    let ca_key = rcgen::KeyPair::generate().unwrap();
+    let mut ca_params = rcgen::CertificateParams::new(Vec::<String>::new()).unwrap();
+    ca_params.is_ca = rcgen::IsCa::Ca(rcgen::BasicConstraints::Unconstrained);
+    let mut dn = rcgen::DistinguishedName::new();
+    dn.push(rcgen::DnType::CommonName, format!("{name}-ca"));
+    ca_params.distinguished_name = dn;
+    let ca = ca_params.self_signed(&ca_key).unwrap();
+    let key = rcgen::KeyPair::generate().unwrap();
+    let mut p = rcgen::CertificateParams::new(Vec::<String>::new()).unwrap();
+    let mut dn = rcgen::DistinguishedName::new();
+    dn.push(rcgen::DnType::CommonName, cn);
+    for o in orgs {
+        dn.push(rcgen::DnType::OrganizationName, *o);
+    }
+    p.distinguished_name = dn;
+    p.extended_key_usages = vec![rcgen::ExtendedKeyUsagePurpose::ClientAuth];
+    let cert = p.signed_by(&key, &ca, &ca_key).unwrap();
+    std::fs::write(dir.join(format!("{name}-ca.crt")), ca.pem()).unwrap();
+    std::fs::write(dir.join(format!("{name}.crt")), cert.pem()).unwrap();
+    std::fs::write(dir.join(format!("{name}.key")), key.serialize_pem()).unwrap();
+    dir.join(format!("{name}-ca.crt"))
+}
+
+fn cert_client(s: &Server, dir: &Path, name: &str) -> reqwest::Client {
+    let mut pem = std::fs::read(dir.join(format!("{name}.crt"))).unwrap();
+    pem.extend(std::fs::read(dir.join(format!("{name}.key"))).unwrap());
+    reqwest::Client::builder()
+        .use_rustls_tls()
+        .tls_built_in_root_certs(false)
+        .add_root_certificate(
+            reqwest::Certificate::from_pem(&std::fs::read(s.dir.path().join("ca.crt")).unwrap())
+                .unwrap(),
+        )
+        .identity(reqwest::Identity::from_pem(&pem).unwrap())
+        .build()
+        .unwrap()
+}
+
+async fn self_review(
+    c: &reqwest::Client,
+    s: &Server,
+    headers: &[(&str, &str)],
+) -> reqwest::Result<(StatusCode, Value)> {
+    let mut r = c
+        .post(format!(
+            "{}/apis/authentication.k8s.io/v1/selfsubjectreviews",
+            s.url
+        ))
+        .header("content-type", "application/json")
+        .body(r#"{"apiVersion":"authentication.k8s.io/v1","kind":"SelfSubjectReview"}"#);
+    for (k, v) in headers {
+        r = r.header(*k, *v);
+    }
+    let resp = r.send().await?;
+    let code = resp.status();
+    Ok((code, resp.json().await.unwrap_or(Value::Null)))
+}
+
+/// An authenticating proxy (request-header CA, allowed CN) names the user in headers; other
+/// certificates' headers are ignored; `--client-ca-file` replaces the user CA.
+#[tokio::test]
+async fn request_header_proxy_and_client_ca_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let proxy_ca = client_pki(d, "proxy", "front-proxy", &[]);
+    client_pki(d, "rogue", "rogue-proxy", &[]);
+    // The rogue proxy's CA is a different one; sign a not-allowed name with the proxy CA too.
+    let s = Server::start_with(&[
+        "--requestheader-client-ca-file",
+        proxy_ca.to_str().unwrap(),
+        "--requestheader-allowed-names",
+        "front-proxy",
+        "--requestheader-username-headers",
+        "X-Remote-User",
+        "--requestheader-group-headers",
+        "X-Remote-Group",
+        "--requestheader-extra-headers-prefix",
+        "X-Remote-Extra-",
+    ]);
+    let proxy = cert_client(&s, d, "proxy");
+    let (code, body) = self_review(
+        &proxy,
+        &s,
+        &[
+            ("X-Remote-User", "dave"),
+            ("X-Remote-Group", "g1"),
+            ("X-Remote-Group", "g2"),
+            ("X-Remote-Extra-Example.com%2Fscope", "s1"),
+        ],
+    )
+    .await
+    .unwrap();
+    assert_eq!(code, StatusCode::CREATED, "{body}");
+    assert_eq!(
+        body["status"]["userInfo"],
+        json!({"username": "dave", "groups": ["g1", "g2", "system:authenticated"],
+               "extra": {"example.com/scope": ["s1"]}})
+    );
+    // The admin certificate's headers are ignored: it stays admin.
+    let (_, body) = self_review(&s.client(), &s, &[("X-Remote-User", "mallory")])
+        .await
+        .unwrap();
+    assert_eq!(body["status"]["userInfo"]["username"], "admin");
+    // A bare request with the headers is anonymous (and anonymous may not review itself).
+    let (code, body) = self_review(&bare_client(&s), &s, &[("X-Remote-User", "mallory")])
+        .await
+        .unwrap();
+    assert_eq!(code, StatusCode::FORBIDDEN, "{body}");
+    // A certificate of another CA fails the handshake.
+    assert!(self_review(
+        &cert_client(&s, d, "rogue"),
+        &s,
+        &[("X-Remote-User", "mallory")]
+    )
+    .await
+    .is_err());
+    drop(s);
+
+    // --client-ca-file: users of another CA; the data folder's admin certificate no longer
+    // works (so the server is started by hand: the harness waits with the admin identity).
+    let team_ca = client_pki(d, "team", "erin", &["team"]);
+    let data = tempfile::tempdir().unwrap();
+    let port = support::free_port();
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_rafter"))
+        .args(["serve", "--data-dir", data.path().to_str().unwrap()])
+        .args(["--listen", &format!("127.0.0.1:{port}")])
+        .args(["--client-ca-file", team_ca.to_str().unwrap()])
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let url = format!("https://127.0.0.1:{port}");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    let ca_pem = loop {
+        if let Ok(pem) = std::fs::read(data.path().join("ca.crt")) {
+            let c = reqwest::Client::builder()
+                .use_rustls_tls()
+                .tls_built_in_root_certs(false)
+                .add_root_certificate(reqwest::Certificate::from_pem(&pem).unwrap())
+                .build()
+                .unwrap();
+            if c.get(format!("{url}/readyz"))
+                .send()
+                .await
+                .is_ok_and(|r| r.status().is_success())
+            {
+                break pem;
+            }
+        }
+        assert!(std::time::Instant::now() < deadline, "server did not start");
+        tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+    };
+    let with_identity = |crt: &Path, key: &Path| {
+        let mut pem = std::fs::read(crt).unwrap();
+        pem.extend(std::fs::read(key).unwrap());
+        reqwest::Client::builder()
+            .use_rustls_tls()
+            .tls_built_in_root_certs(false)
+            .add_root_certificate(reqwest::Certificate::from_pem(&ca_pem).unwrap())
+            .identity(reqwest::Identity::from_pem(&pem).unwrap())
+            .build()
+            .unwrap()
+    };
+    let review = |c: reqwest::Client| {
+        let url = url.clone();
+        async move {
+            c.post(format!(
+                "{url}/apis/authentication.k8s.io/v1/selfsubjectreviews"
+            ))
+            .header("content-type", "application/json")
+            .body(r#"{"kind":"SelfSubjectReview"}"#)
+            .send()
+            .await
+        }
+    };
+    let erin = review(with_identity(&d.join("team.crt"), &d.join("team.key")))
+        .await
+        .unwrap();
+    let body: Value = erin.json().await.unwrap();
+    assert_eq!(
+        body["status"]["userInfo"],
+        json!({"username": "erin", "groups": ["team", "system:authenticated"]})
+    );
+    let admin = with_identity(
+        &data.path().join("admin.crt"),
+        &data.path().join("admin.key"),
+    );
+    assert!(
+        review(admin).await.is_err(),
+        "the data folder's CA is no longer trusted"
+    );
+    let _ = child.kill();
+    let _ = child.wait();
+}

@@ -1,5 +1,6 @@
 //! Authentication: who a request is, decided per request (kube-apiserver's union of
-//! authenticators). A verified TLS client certificate (CN = user, O = groups), then a bearer
+//! authenticators). A verified TLS client certificate (CN = user, O = groups; or an
+//! authenticating proxy's, whose request headers name the user), then a bearer
 //! token (static token file, bootstrap token, service-account JWT, OIDC ID token, token
 //! webhook); the first success wins. A credential that
 //! is present but invalid is a 401 (never anonymous); a request with no credential at all is
@@ -16,6 +17,7 @@ pub mod oidc;
 pub mod serviceaccount;
 pub mod token_file;
 pub mod webhook;
+pub mod x509;
 
 use std::collections::BTreeMap;
 
@@ -94,6 +96,10 @@ pub struct Config {
     pub webhook_cache_ttl: std::time::Duration,
     /// `--oidc-*` (when `--oidc-issuer-url` is given).
     pub oidc: Option<oidc::Config>,
+    /// `--client-ca-file` (default: the data folder's `ca.crt`).
+    pub client_ca_file: Option<std::path::PathBuf>,
+    /// `--requestheader-*` (when `--requestheader-client-ca-file` is given).
+    pub requestheader: Option<x509::RequestHeaderConfig>,
 }
 
 impl Default for Config {
@@ -106,6 +112,8 @@ impl Default for Config {
             webhook_version: "v1".into(),
             webhook_cache_ttl: std::time::Duration::from_secs(120),
             oidc: None,
+            client_ca_file: None,
+            requestheader: None,
             service_accounts: serviceaccount::Config {
                 lookup: true,
                 ..Default::default()
@@ -116,6 +124,7 @@ impl Default for Config {
 
 /// The configured authenticators.
 pub struct Authenticator {
+    pub x509: x509::X509,
     pub tokens: token_file::Tokens,
     pub service_accounts: Option<serviceaccount::ServiceAccounts>,
     pub bootstrap_tokens: bool,
@@ -132,7 +141,12 @@ impl Authenticator {
             Some(p) => token_file::Tokens::load(p)?,
             None => token_file::Tokens::default(),
         };
+        let client_ca = cfg
+            .client_ca_file
+            .clone()
+            .unwrap_or_else(|| data_dir.join("ca.crt"));
         Ok(Authenticator {
+            x509: x509::X509::new(client_ca, cfg.requestheader.clone())?,
             tokens,
             service_accounts: Some(serviceaccount::ServiceAccounts::load(
                 &cfg.service_accounts,
@@ -152,17 +166,26 @@ impl Authenticator {
         })
     }
 
-    /// Authenticates one request: `cert_user` is the identity of the connection's verified
-    /// client certificate, `authorization` the request's Authorization header.
+    /// Authenticates one request: `peer` is what the connection's verified client
+    /// certificate is, `headers` the request's headers.
     pub async fn authenticate(
         &self,
         store: &Store,
-        cert_user: Option<&UserInfo>,
-        authorization: Option<&str>,
+        peer: &x509::Peer,
+        headers: &http::HeaderMap,
     ) -> Result<UserInfo, Refused> {
-        if let Some(u) = cert_user {
-            return Ok(u.clone().authenticated());
+        match peer {
+            x509::Peer::User(u) => return Ok(u.clone().authenticated()),
+            x509::Peer::Proxy => {
+                if let Some(u) = self.x509.proxied_user(headers) {
+                    return Ok(u.authenticated());
+                }
+            }
+            x509::Peer::None => {}
         }
+        let authorization = headers
+            .get(http::header::AUTHORIZATION)
+            .and_then(|v| v.to_str().ok());
         match bearer(authorization) {
             Some(token) => self
                 .authenticate_token(store, token, &[])

@@ -153,11 +153,11 @@ pub fn status_response(s: &Status) -> Response<Body> {
     resp
 }
 
-/// The filter chain, outermost first. `cert_user` is the identity of the connection's
-/// verified client certificate, if it presented one.
+/// The filter chain, outermost first. `peer` is what the connection's verified client
+/// certificate is (a user, an authenticating proxy, or none).
 pub async fn handle(
     app: Arc<App>,
-    cert_user: Option<User>,
+    peer: crate::authn::x509::Peer,
     mut req: Request<Incoming>,
 ) -> Response<Body> {
     let start = Instant::now();
@@ -170,13 +170,9 @@ pub async fn handle(
     let chain = async {
         // authentication, per request: the certificate (verified by the handshake), else a
         // bearer token, else anonymous. A credential that fails is a 401, no work done.
-        let authorization = req
-            .headers()
-            .get(header::AUTHORIZATION)
-            .and_then(|v| v.to_str().ok());
         let user = match app
             .authn
-            .authenticate(&app.store, cert_user.as_ref(), authorization)
+            .authenticate(&app.store, &peer, req.headers())
             .await
         {
             Ok(u) => u,
@@ -187,6 +183,9 @@ pub async fn handle(
         };
         // The credential goes no further than authentication.
         req.headers_mut().remove(header::AUTHORIZATION);
+        for h in app.authn.x509.proxy_headers() {
+            req.headers_mut().remove(h.as_str());
+        }
         // authorization (interim until RBAC: authenticated users may do everything).
         let attrs = match &info {
             Some(i) => crate::authz::Attributes::Resource(crate::authz::ResourceAttributes {
@@ -330,13 +329,8 @@ async fn serve_connection(
         .get_ref()
         .1
         .peer_certificates()
-        .and_then(|certs| certs.first())
-        .and_then(|c| pki::cert_identity(c))
-        .map(|(name, groups)| User {
-            name,
-            groups,
-            ..Default::default()
-        });
+        .map(|chain| app.authn.x509.classify(chain))
+        .unwrap_or_default();
     let activity = Arc::new(Activity::default());
     let service = hyper::service::service_fn({
         let activity = activity.clone();

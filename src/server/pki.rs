@@ -166,12 +166,15 @@ impl Pki {
     }
 
     /// The rustls server configuration: our serving certificate, ALPN h2 + http/1.1, and
-    /// optional client certificates verified against the cluster CA.
-    pub fn server_config(&self) -> Result<rustls::ServerConfig> {
+    /// optional client certificates verified against `client_cas` (the client CA, and the
+    /// request-header CA when an authenticating proxy is configured).
+    pub fn server_config(&self, client_cas: &[PathBuf]) -> Result<rustls::ServerConfig> {
         let provider = Arc::new(rustls::crypto::ring::default_provider());
         let mut roots = rustls::RootCertStore::empty();
-        for c in read_certs(&self.path("ca.crt"))? {
-            roots.add(c)?;
+        for f in client_cas {
+            for c in read_certs(f)? {
+                roots.add(c)?;
+            }
         }
         let verifier = rustls::server::WebPkiClientVerifier::builder_with_provider(
             Arc::new(roots),
@@ -306,7 +309,7 @@ mod tests {
         let ca = std::fs::read(dir.path().join("ca.crt")).unwrap();
         pki.ensure(&[]).unwrap();
         assert_eq!(ca, std::fs::read(dir.path().join("ca.crt")).unwrap());
-        pki.server_config().unwrap();
+        pki.server_config(&[dir.path().join("ca.crt")]).unwrap();
         let admin = read_certs(&dir.path().join("admin.crt")).unwrap();
         let (cn, groups) = cert_identity(&admin[0]).unwrap();
         assert_eq!(cn, "admin");
