@@ -63,6 +63,8 @@ pub struct Config {
     /// In-flight budgets of non-long-running requests (0: unlimited).
     pub max_requests_inflight: usize,
     pub max_mutating_requests_inflight: usize,
+    /// The deadline of non-long-running requests.
+    pub request_timeout: Duration,
 }
 
 impl Config {
@@ -87,6 +89,7 @@ impl Config {
             authn: authn::Config::default(),
             max_requests_inflight: 400,
             max_mutating_requests_inflight: 200,
+            request_timeout: Duration::from_secs(60),
         }
     }
 }
@@ -280,6 +283,7 @@ pub async fn run(
             cfg.max_requests_inflight,
             cfg.max_mutating_requests_inflight,
         ),
+        request_timeout: cfg.request_timeout,
     });
     let ns_controller = cfg.controllers.contains(&"namespace").then(|| {
         tokio::spawn(controllers::namespace::run(

@@ -175,6 +175,9 @@ enum Command {
         /// Most mutating requests in flight at once (0: no limit).
         #[arg(long, default_value_t = 200)]
         max_mutating_requests_inflight: usize,
+        /// Deadline of a non-long-running request (504 after it).
+        #[arg(long, default_value = "60s", value_parser = parse_duration)]
+        request_timeout: Duration,
     },
     /// Administer a cluster through a replica's admin API (status, membership, snapshot,
     /// compaction, backup) or restore a backup offline.
@@ -297,6 +300,7 @@ fn main() -> anyhow::Result<()> {
             service_account_max_token_expiration,
             max_requests_inflight,
             max_mutating_requests_inflight,
+            request_timeout,
         } => rt.block_on(rafter::run(
             rafter::Config {
                 data_dir,
@@ -369,6 +373,7 @@ fn main() -> anyhow::Result<()> {
                 },
                 max_requests_inflight,
                 max_mutating_requests_inflight,
+                request_timeout,
             },
             |s| {
                 println!("rafter: serving the Kubernetes API on {}", s.url);

@@ -230,3 +230,78 @@ fn insecure_listeners_only_on_loopback() {
         assert!(err.contains(want), "{args:?}: {err}");
     }
 }
+
+/// Metric label values come only from what is served: made-up paths add no time series.
+#[tokio::test]
+async fn metric_labels_are_bounded() {
+    let s = Server::start();
+    let c = s.client();
+    for i in 0..20 {
+        let r = s
+            .json(&c, Method::GET, &format!("/api/v1/made-up-{i}"), None)
+            .await;
+        assert_eq!(r.code, StatusCode::NOT_FOUND);
+        let r = s
+            .json(
+                &c,
+                Method::GET,
+                &format!("/api/v1/namespaces/default/pods/p/sub-{i}"),
+                None,
+            )
+            .await;
+        assert_eq!(r.code, StatusCode::NOT_FOUND);
+    }
+    let m = c
+        .get(format!("{}/metrics", s.url))
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(m.contains("apiserver_request_total"), "{m}");
+    assert!(
+        !m.contains("made-up") && !m.contains("sub-1"),
+        "unbounded labels"
+    );
+}
+
+/// Non-long-running requests end at the request deadline (`--request-timeout`, or a shorter
+/// `?timeout=`) with kube's 504; watches are exempt.
+#[tokio::test]
+async fn request_deadline() {
+    let s = Server::start_with(&["--request-timeout", "1s"]);
+    let c = s.client();
+    // A read for a future revision waits 3 s: the deadline answers first.
+    let started = Instant::now();
+    let r = s
+        .json(&c, Method::GET, "/api/v1/namespaces/default/configmaps?resourceVersion=999999999&resourceVersionMatch=NotOlderThan", None)
+        .await;
+    assert_eq!(r.code, StatusCode::GATEWAY_TIMEOUT, "{}", r.body);
+    assert_eq!(r.body["reason"], "Timeout");
+    assert!(started.elapsed() < Duration::from_millis(2500));
+    let r = s
+        .json(&c, Method::GET, "/api/v1/namespaces?timeout=bogus", None)
+        .await;
+    assert_eq!(r.code, StatusCode::BAD_REQUEST, "{}", r.body);
+    let r = s
+        .json(&c, Method::GET, "/api/v1/namespaces?timeout=30s", None)
+        .await;
+    assert_eq!(r.code, StatusCode::OK);
+    // A watch outlives the deadline.
+    let mut w = c
+        .get(format!(
+            "{}/api/v1/namespaces?watch=1&timeoutSeconds=3",
+            s.url
+        ))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(w.status(), StatusCode::OK);
+    let t = Instant::now();
+    while let Ok(Some(_)) = w.chunk().await {}
+    assert!(
+        t.elapsed() >= Duration::from_millis(2000),
+        "watch cut short"
+    );
+}

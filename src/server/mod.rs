@@ -69,6 +69,8 @@ pub struct App {
     pub authn: crate::authn::Authenticator,
     /// `--max-requests-inflight` / `--max-mutating-requests-inflight`.
     pub inflight: Inflight,
+    /// `--request-timeout`: the deadline of a non-long-running request.
+    pub request_timeout: std::time::Duration,
 }
 
 /// kube-apiserver's max-in-flight filter: separate budgets for read-only and mutating
@@ -111,6 +113,38 @@ impl Inflight {
             Some(s) => s.clone().try_acquire_owned().map(Some).map_err(|_| ()),
         }
     }
+}
+
+/// The `timeout` query parameter (a Go duration such as `30s`, `1m`, `500ms`).
+fn request_timeout_param(query: Option<&str>) -> Result<Option<std::time::Duration>, Status> {
+    let Some(v) = form_urlencoded::parse(query.unwrap_or("").as_bytes())
+        .find(|(k, _)| k == "timeout")
+        .map(|(_, v)| v.into_owned())
+        .filter(|v| !v.is_empty())
+    else {
+        return Ok(None);
+    };
+    let bad = || {
+        Status::bad_request(format!(
+            "invalid timeout specified in the request URL: {v:?}"
+        ))
+    };
+    let split = v
+        .find(|c: char| !c.is_ascii_digit() && c != '.')
+        .ok_or_else(bad)?;
+    let (num, unit) = v.split_at(split);
+    let n: f64 = num.parse().map_err(|_| bad())?;
+    let secs = match unit {
+        "ms" => n / 1000.0,
+        "s" => n,
+        "m" => n * 60.0,
+        "h" => n * 3600.0,
+        _ => return Err(bad()),
+    };
+    if !(0.0..=1e9).contains(&secs) {
+        return Err(bad());
+    }
+    Ok(Some(std::time::Duration::from_secs_f64(secs)))
 }
 
 /// kube's answer when the in-flight budget is spent (plain text, as its filter writes it).
@@ -205,7 +239,24 @@ pub async fn handle(
         let Ok(_permit) = app.inflight.admit(&user, verb) else {
             return too_many_requests();
         };
-        handlers::route(app.clone(), user, req).await
+        if verb == "watch" {
+            return handlers::route(app.clone(), user, req).await;
+        }
+        // Non-long-running requests get a deadline: --request-timeout, or a shorter
+        // `?timeout=` of the request.
+        let deadline = match request_timeout_param(req.uri().query()) {
+            Ok(Some(t)) => t.min(app.request_timeout),
+            Ok(None) => app.request_timeout,
+            Err(s) => return status_response(&s),
+        };
+        match tokio::time::timeout(deadline, handlers::route(app.clone(), user, req)).await {
+            Ok(r) => r,
+            Err(_) => status_response(&Status::new(
+                504,
+                "Timeout",
+                "Timeout: request did not complete within requested timeout - context deadline exceeded",
+            ).with_details(serde_json::json!({}))),
+        }
     };
     // recover: a panic anywhere below becomes a 500 Status, never a dropped connection.
     let resp = match std::panic::AssertUnwindSafe(chain).catch_unwind().await {
@@ -213,13 +264,30 @@ pub async fn handle(
         Err(_) => status_response(&Status::internal("panic while serving the request")),
     };
     let code = resp.status().as_u16().to_string();
+    // Label values come only from what the server serves, so a client cannot create new time
+    // series with made-up paths.
+    let info = info.filter(|i| {
+        crate::registry::resources::lookup(&i.group, &i.version, &i.resource).is_some()
+            || (i.group == "authentication.k8s.io"
+                && matches!(i.resource.as_str(), "selfsubjectreviews" | "tokenreviews"))
+            || (i.group == "authorization.k8s.io" && i.resource.ends_with("reviews"))
+    });
     let (verb, group, version, resource, subresource, scope) = match &info {
         Some(i) => (
             metric_verb(i.verb).to_string(),
             i.group.clone(),
             i.version.clone(),
             i.resource.clone(),
-            i.subresource.clone().unwrap_or_default(),
+            i.subresource
+                .as_deref()
+                .filter(|s| {
+                    matches!(
+                        *s,
+                        "status" | "scale" | "finalize" | "binding" | "eviction" | "token"
+                    )
+                })
+                .unwrap_or_default()
+                .to_string(),
             if i.namespace.is_some() {
                 "namespace"
             } else {
@@ -227,7 +295,13 @@ pub async fn handle(
             },
         ),
         None => (
-            method.clone(),
+            // Non-resource and unknown requests: the method, from a fixed set.
+            match method.as_str() {
+                m @ ("GET" | "HEAD" | "POST" | "PUT" | "PATCH" | "DELETE" | "OPTIONS") => {
+                    m.to_string()
+                }
+                _ => "other".to_string(),
+            },
             String::new(),
             String::new(),
             String::new(),
