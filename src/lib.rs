@@ -65,6 +65,11 @@ pub struct Config {
     pub max_mutating_requests_inflight: usize,
     /// The deadline of non-long-running requests.
     pub request_timeout: Duration,
+    /// Serving-certificate flags.
+    pub serving: server::pki::Serving,
+    /// Extra names and IPs of generated serving and peer certificates (`--tls-sans`,
+    /// `--advertise-address`).
+    pub tls_sans: Vec<String>,
 }
 
 impl Config {
@@ -90,6 +95,8 @@ impl Config {
             max_requests_inflight: 400,
             max_mutating_requests_inflight: 200,
             request_timeout: Duration::from_secs(60),
+            serving: server::pki::Serving::default(),
+            tls_sans: Vec::new(),
         }
     }
 }
@@ -187,8 +194,10 @@ pub async fn run(
     let pki = server::pki::Pki::new(&cfg.data_dir);
     let extra_sans: Vec<String> = std::iter::once(cfg.listen)
         .chain(cfg.admin_listen)
+        .chain(cfg.peer_listen)
         .filter(|a| !a.ip().is_unspecified())
         .map(|a| a.ip().to_string())
+        .chain(cfg.tls_sans.iter().cloned())
         .collect();
     pki.ensure(&extra_sans)?;
     // Before the replicated store opens (which may wait for peers): the service-account key
@@ -337,7 +346,7 @@ pub async fn run(
             tokio::time::sleep(delay).await;
         }
     };
-    let tls = pki.server_config(app.authn.x509.trusted_ca_files())?;
+    let tls = pki.server_config(app.authn.x509.trusted_ca_files(), &cfg.serving)?;
     server::serve(listener, tls, app.clone(), draining).await;
     let _ = admin_stop.send(());
     if let Some(task) = admin_task {

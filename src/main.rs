@@ -178,10 +178,49 @@ enum Command {
         /// Deadline of a non-long-running request (504 after it).
         #[arg(long, default_value = "60s", value_parser = parse_duration)]
         request_timeout: Duration,
+        /// Serving certificate (PEM; reloaded when the file changes) instead of the data
+        /// folder's server.crt.
+        #[arg(long, requires = "tls_private_key_file")]
+        tls_cert_file: Option<PathBuf>,
+        /// Its private key.
+        #[arg(long, requires = "tls_cert_file")]
+        tls_private_key_file: Option<PathBuf>,
+        /// Lowest TLS version served: VersionTLS12 or VersionTLS13.
+        #[arg(long)]
+        tls_min_version: Option<String>,
+        /// Cipher suites offered (IANA names, comma-separated; default: rustls's safe set).
+        #[arg(long, value_delimiter = ',')]
+        tls_cipher_suites: Vec<String>,
+        /// Extra names and IPs for generated serving and peer certificates.
+        #[arg(long, value_delimiter = ',')]
+        tls_sans: Vec<String>,
+        /// The address clients and peers reach this replica at (added to the certificates'
+        /// names).
+        #[arg(long)]
+        advertise_address: Option<std::net::IpAddr>,
     },
     /// Administer a cluster through a replica's admin API (status, membership, snapshot,
     /// compaction, backup) or restore a backup offline.
     Admin(rafter::admin::cli::AdminArgs),
+    /// Certificates of a data folder.
+    Certs {
+        #[command(subcommand)]
+        command: CertsCommand,
+    },
+}
+
+#[derive(Subcommand)]
+enum CertsCommand {
+    /// Re-issue this folder's serving, admin and peer certificates from its CAs (a running
+    /// replica serves the new serving certificate within seconds; restart it for the peer
+    /// one). The admin kubeconfig is rewritten.
+    Rotate {
+        #[arg(long, default_value = "rafter-data")]
+        data_dir: PathBuf,
+        /// Extra names and IPs for the serving and peer certificates.
+        #[arg(long, value_delimiter = ',')]
+        tls_sans: Vec<String>,
+    },
 }
 
 fn parse_duration(s: &str) -> Result<Duration, String> {
@@ -301,6 +340,12 @@ fn main() -> anyhow::Result<()> {
             max_requests_inflight,
             max_mutating_requests_inflight,
             request_timeout,
+            tls_cert_file,
+            tls_private_key_file,
+            tls_min_version,
+            tls_cipher_suites,
+            tls_sans,
+            advertise_address,
         } => rt.block_on(rafter::run(
             rafter::Config {
                 data_dir,
@@ -374,6 +419,16 @@ fn main() -> anyhow::Result<()> {
                 max_requests_inflight,
                 max_mutating_requests_inflight,
                 request_timeout,
+                serving: rafter::server::pki::Serving {
+                    cert_file: tls_cert_file,
+                    key_file: tls_private_key_file,
+                    min_version: tls_min_version,
+                    cipher_suites: tls_cipher_suites,
+                },
+                tls_sans: tls_sans
+                    .into_iter()
+                    .chain(advertise_address.map(|a| a.to_string()))
+                    .collect(),
             },
             |s| {
                 println!("rafter: serving the Kubernetes API on {}", s.url);
@@ -399,6 +454,27 @@ fn main() -> anyhow::Result<()> {
                 }
             },
         )),
+        Command::Certs {
+            command: CertsCommand::Rotate { data_dir, tls_sans },
+        } => {
+            let removed = rafter::server::pki::remove_leaves(&data_dir)?;
+            let pki = rafter::server::pki::Pki::new(&data_dir);
+            pki.ensure(&tls_sans)?;
+            let kc = data_dir.join("admin.kubeconfig");
+            if let Ok(text) = std::fs::read_to_string(&kc) {
+                let doc: serde_yaml::Value = serde_yaml::from_str(&text)?;
+                if let Some(url) = doc["clusters"][0]["cluster"]["server"].as_str() {
+                    pki.write_admin_kubeconfig(url)?;
+                }
+            }
+            for p in removed
+                .iter()
+                .filter(|p| p.extension().is_some_and(|e| e == "crt"))
+            {
+                println!("rafter: re-issued {}", p.display());
+            }
+            Ok(())
+        }
         Command::Admin(args) => {
             if let Err(e) = rt.block_on(rafter::admin::cli::run(args)) {
                 eprintln!("error: {e:#}");

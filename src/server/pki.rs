@@ -54,6 +54,7 @@ impl Pki {
         } else {
             let ca_key = KeyPair::generate().context("generating CA key")?;
             let mut ca = CertificateParams::default();
+            validity(&mut ca, CA_YEARS);
             let mut dn = DistinguishedName::new();
             dn.push(DnType::CommonName, "rafter-ca");
             ca.distinguished_name = dn;
@@ -80,6 +81,7 @@ impl Pki {
 
         if !self.path("admin.crt").exists() {
             let mut admin = CertificateParams::default();
+            validity(&mut admin, LEAF_YEARS);
             let mut dn = DistinguishedName::new();
             dn.push(DnType::CommonName, "admin");
             dn.push(DnType::OrganizationName, "system:masters");
@@ -137,6 +139,7 @@ impl Pki {
         }
         let key = KeyPair::generate().context("generating CA key")?;
         let mut ca = CertificateParams::default();
+        validity(&mut ca, CA_YEARS);
         let mut dn = DistinguishedName::new();
         dn.push(DnType::CommonName, cn);
         ca.distinguished_name = dn;
@@ -168,8 +171,30 @@ impl Pki {
     /// The rustls server configuration: our serving certificate, ALPN h2 + http/1.1, and
     /// optional client certificates verified against `client_cas` (the client CA, and the
     /// request-header CA when an authenticating proxy is configured).
-    pub fn server_config(&self, client_cas: &[PathBuf]) -> Result<rustls::ServerConfig> {
-        let provider = Arc::new(rustls::crypto::ring::default_provider());
+    pub fn server_config(
+        &self,
+        client_cas: &[PathBuf],
+        serving: &Serving,
+    ) -> Result<rustls::ServerConfig> {
+        let mut provider = rustls::crypto::ring::default_provider();
+        if !serving.cipher_suites.is_empty() {
+            let mut chosen = Vec::new();
+            for name in &serving.cipher_suites {
+                let rustls_name = name.replacen("TLS_AES_", "TLS13_AES_", 1).replacen(
+                    "TLS_CHACHA20_",
+                    "TLS13_CHACHA20_",
+                    1,
+                );
+                let suite = provider
+                    .cipher_suites
+                    .iter()
+                    .find(|s| format!("{:?}", s.suite()) == rustls_name)
+                    .with_context(|| format!("unsupported --tls-cipher-suites entry {name}"))?;
+                chosen.push(*suite);
+            }
+            provider.cipher_suites = chosen;
+        }
+        let provider = Arc::new(provider);
         let mut roots = rustls::RootCertStore::empty();
         for f in client_cas {
             for c in read_certs(f)? {
@@ -182,15 +207,110 @@ impl Pki {
         )
         .allow_unauthenticated()
         .build()?;
+        let versions: &[&rustls::SupportedProtocolVersion] = match serving.min_version.as_deref() {
+            None | Some("VersionTLS12") => &[&rustls::version::TLS13, &rustls::version::TLS12],
+            Some("VersionTLS13") => &[&rustls::version::TLS13],
+            Some(v) => {
+                anyhow::bail!("unsupported --tls-min-version {v} (VersionTLS12 or VersionTLS13)")
+            }
+        };
+        let (cert, key) = match (&serving.cert_file, &serving.key_file) {
+            (Some(c), Some(k)) => (c.clone(), k.clone()),
+            (None, None) => (self.path("server.crt"), self.path("server.key")),
+            _ => anyhow::bail!("--tls-cert-file and --tls-private-key-file go together"),
+        };
+        let resolver = ReloadingCert::new(cert, key, provider.clone())?;
         let mut cfg = rustls::ServerConfig::builder_with_provider(provider)
-            .with_safe_default_protocol_versions()?
+            .with_protocol_versions(versions)?
             .with_client_cert_verifier(verifier)
-            .with_single_cert(
-                read_certs(&self.path("server.crt"))?,
-                read_key(&self.path("server.key"))?,
-            )?;
+            .with_cert_resolver(Arc::new(resolver));
         cfg.alpn_protocols = vec![b"h2".to_vec(), b"http/1.1".to_vec()];
         Ok(cfg)
+    }
+}
+
+/// Serving-certificate flags.
+#[derive(Clone, Debug, Default)]
+pub struct Serving {
+    /// `--tls-cert-file` / `--tls-private-key-file` (default: the data folder's server.crt).
+    pub cert_file: Option<PathBuf>,
+    pub key_file: Option<PathBuf>,
+    /// `--tls-min-version` (VersionTLS12, VersionTLS13).
+    pub min_version: Option<String>,
+    /// `--tls-cipher-suites` (IANA names, as kube-apiserver takes them).
+    pub cipher_suites: Vec<String>,
+}
+
+/// The serving certificate, re-read when its files change (checked at most once a second),
+/// so a renewed certificate is served without a restart.
+#[derive(Debug)]
+struct ReloadingCert {
+    cert: PathBuf,
+    key: PathBuf,
+    provider: Arc<rustls::crypto::CryptoProvider>,
+    state: std::sync::Mutex<(
+        Arc<rustls::sign::CertifiedKey>,
+        Option<std::time::SystemTime>,
+        std::time::Instant,
+    )>,
+}
+
+fn modified(p: &Path) -> Option<std::time::SystemTime> {
+    std::fs::metadata(p).and_then(|m| m.modified()).ok()
+}
+
+impl ReloadingCert {
+    fn new(
+        cert: PathBuf,
+        key: PathBuf,
+        provider: Arc<rustls::crypto::CryptoProvider>,
+    ) -> Result<Self> {
+        let ck = Self::load(&cert, &key, &provider)?;
+        let stamp = modified(&cert).max(modified(&key));
+        Ok(ReloadingCert {
+            cert,
+            key,
+            provider,
+            state: std::sync::Mutex::new((ck, stamp, std::time::Instant::now())),
+        })
+    }
+
+    fn load(
+        cert: &Path,
+        key: &Path,
+        provider: &rustls::crypto::CryptoProvider,
+    ) -> Result<Arc<rustls::sign::CertifiedKey>> {
+        let chain = read_certs(cert)?;
+        anyhow::ensure!(!chain.is_empty(), "no certificate in {}", cert.display());
+        let signing = provider
+            .key_provider
+            .load_private_key(read_key(key)?)
+            .with_context(|| format!("unusable private key {}", key.display()))?;
+        Ok(Arc::new(rustls::sign::CertifiedKey::new(chain, signing)))
+    }
+}
+
+impl rustls::server::ResolvesServerCert for ReloadingCert {
+    fn resolve(
+        &self,
+        _hello: rustls::server::ClientHello<'_>,
+    ) -> Option<Arc<rustls::sign::CertifiedKey>> {
+        let mut st = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        if st.2.elapsed() >= std::time::Duration::from_secs(1) {
+            st.2 = std::time::Instant::now();
+            let stamp = modified(&self.cert).max(modified(&self.key));
+            if stamp != st.1 {
+                match Self::load(&self.cert, &self.key, &self.provider) {
+                    Ok(ck) => {
+                        tracing::info!("serving certificate reloaded from {}", self.cert.display());
+                        *st = (ck, stamp, st.2);
+                    }
+                    // A half-written pair: keep serving the old one and look again later.
+                    Err(e) => tracing::warn!("serving certificate not reloaded: {e:#}"),
+                }
+            }
+        }
+        Some(st.0.clone())
     }
 }
 
@@ -251,14 +371,54 @@ preferences: {{}}
     )
 }
 
+/// Lifetimes of generated certificates: CAs 10 years, leaves 1 year (`rafter certs rotate`
+/// re-issues leaves from the CAs).
+const CA_YEARS: i16 = 10;
+const LEAF_YEARS: i16 = 1;
+
+/// Valid from an hour ago (clock skew) for `years` years.
+fn validity(p: &mut CertificateParams, years: i16) {
+    let now = jiff::Timestamp::now() - jiff::SignedDuration::from_hours(1);
+    let d = now.to_zoned(jiff::tz::TimeZone::UTC).date();
+    let day = d.day().min(28) as u8;
+    p.not_before = rcgen::date_time_ymd(d.year() as i32, d.month() as u8, day);
+    p.not_after = rcgen::date_time_ymd((d.year() + years) as i32, d.month() as u8, day);
+}
+
+/// Removes this folder's leaf certificates (serving, admin, peer) so that the next
+/// [`Pki::ensure`] issues new ones from the CAs it keeps.
+pub fn remove_leaves(dir: &Path) -> Result<Vec<PathBuf>> {
+    let mut removed = Vec::new();
+    for f in [
+        "server.crt",
+        "server.key",
+        "admin.crt",
+        "admin.key",
+        "peer.crt",
+        "peer.key",
+    ] {
+        let p = dir.join(f);
+        if p.exists() {
+            std::fs::remove_file(&p).with_context(|| format!("removing {}", p.display()))?;
+            removed.push(p);
+        }
+    }
+    Ok(removed)
+}
+
 /// The group every peer certificate names.
 pub const PEER_GROUP: &str = "rafter:peers";
 
 /// A serving + client leaf for localhost, 127.0.0.1, ::1 and `extra_sans` (IP SANs as IPs).
 fn leaf_params(extra_sans: &[String]) -> Result<CertificateParams> {
     let mut sans: Vec<String> = vec!["localhost".into(), "127.0.0.1".into(), "::1".into()];
-    sans.extend(extra_sans.iter().cloned());
+    for s in extra_sans {
+        if !sans.contains(s) {
+            sans.push(s.clone());
+        }
+    }
     let mut p = CertificateParams::new(sans)?;
+    validity(&mut p, LEAF_YEARS);
     p.extended_key_usages = vec![
         ExtendedKeyUsagePurpose::ServerAuth,
         ExtendedKeyUsagePurpose::ClientAuth,
@@ -309,7 +469,8 @@ mod tests {
         let ca = std::fs::read(dir.path().join("ca.crt")).unwrap();
         pki.ensure(&[]).unwrap();
         assert_eq!(ca, std::fs::read(dir.path().join("ca.crt")).unwrap());
-        pki.server_config(&[dir.path().join("ca.crt")]).unwrap();
+        pki.server_config(&[dir.path().join("ca.crt")], &Serving::default())
+            .unwrap();
         let admin = read_certs(&dir.path().join("admin.crt")).unwrap();
         let (cn, groups) = cert_identity(&admin[0]).unwrap();
         assert_eq!(cn, "admin");
