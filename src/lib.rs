@@ -108,8 +108,12 @@ fn peer_tls(cfg: &Config) -> Option<kv::PeerTls> {
     if cfg.peer_tls.is_some() || cfg.peer_insecure {
         return cfg.peer_tls.clone();
     }
-    let has_peers = cfg.join || cfg.initial_members.len() > 1;
+    // A replica that has (or may later get) peers talks TLS to them: one started alone or
+    // restored from a backup keeps it on whenever its folder has a peer CA, so learners added
+    // later can join.
     let d = &cfg.data_dir;
+    let has_peers =
+        cfg.join || cfg.initial_members.len() > 1 || d.join("peer-ca.crt").exists();
     has_peers.then(|| {
         if d.join("peer-ca.crt").exists() {
             kv::PeerTls {
