@@ -15,16 +15,6 @@ use support::Server;
 
 const CLIENTS: usize = 16;
 
-fn bare(s: &Server) -> reqwest::Client {
-    let ca = std::fs::read(s.dir.path().join("ca.crt")).unwrap();
-    reqwest::Client::builder()
-        .use_rustls_tls()
-        .tls_built_in_root_certs(false)
-        .add_root_certificate(reqwest::Certificate::from_pem(&ca).unwrap())
-        .build()
-        .unwrap()
-}
-
 async fn phase(label: &str, url: &str, client: reqwest::Client, token: Option<String>, secs: u64) {
     let done = Arc::new(AtomicU64::new(0));
     let failed = Arc::new(AtomicU64::new(0));
@@ -89,7 +79,7 @@ fn main() {
         phase(
             "static token",
             &s.url,
-            bare(&s),
+            s.anonymous_client(),
             Some("bench-token".into()),
             secs,
         )
@@ -97,7 +87,7 @@ fn main() {
         phase(
             "service-account token",
             &s.url,
-            bare(&s),
+            s.anonymous_client(),
             Some(sa_token),
             secs,
         )

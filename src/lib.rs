@@ -112,8 +112,7 @@ fn peer_tls(cfg: &Config) -> Option<kv::PeerTls> {
     // restored from a backup keeps it on whenever its folder has a peer CA, so learners added
     // later can join.
     let d = &cfg.data_dir;
-    let has_peers =
-        cfg.join || cfg.initial_members.len() > 1 || d.join("peer-ca.crt").exists();
+    let has_peers = cfg.join || cfg.initial_members.len() > 1 || d.join("peer-ca.crt").exists();
     has_peers.then(|| {
         if d.join("peer-ca.crt").exists() {
             kv::PeerTls {

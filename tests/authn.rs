@@ -39,17 +39,6 @@ fn whoami(kc: &Path) -> Result<Value, String> {
     Ok(v["status"]["userInfo"].clone())
 }
 
-/// An HTTPS client that trusts the CA and sends no client certificate.
-fn bare_client(s: &Server) -> reqwest::Client {
-    let ca = std::fs::read(s.dir.path().join("ca.crt")).unwrap();
-    reqwest::Client::builder()
-        .use_rustls_tls()
-        .tls_built_in_root_certs(false)
-        .add_root_certificate(reqwest::Certificate::from_pem(&ca).unwrap())
-        .build()
-        .unwrap()
-}
-
 async fn get_with(
     c: &reqwest::Client,
     s: &Server,
@@ -81,7 +70,7 @@ async fn every_authenticator() {
     std::fs::write(&tokens, TOKENS).unwrap();
     let s = Server::start_with(&["--token-auth-file", tokens.to_str().unwrap()]);
     let admin = s.client();
-    let bare = bare_client(&s);
+    let bare = s.anonymous_client();
 
     // x509: CN is the user, O the groups.
     let me = whoami(&s.kubeconfig).unwrap();
@@ -285,7 +274,7 @@ async fn every_authenticator() {
 #[tokio::test]
 async fn anonymous_off() {
     let s = Server::start_with(&["--anonymous-auth=false"]);
-    let bare = bare_client(&s);
+    let bare = s.anonymous_client();
     let (code, body) = get_with(&bare, &s, "/readyz", None).await;
     assert_eq!((code, body), (StatusCode::UNAUTHORIZED, unauthorized()));
     // Certificates still work.
@@ -312,7 +301,7 @@ async fn bootstrap_tokens() {
         "--controllers=*,tokencleaner,bootstrapsigner",
     ]);
     let admin = s.client();
-    let bare = bare_client(&s);
+    let bare = s.anonymous_client();
     let later = (jiff::Timestamp::now() + jiff::SignedDuration::from_hours(1))
         .strftime("%Y-%m-%dT%H:%M:%SZ")
         .to_string();
@@ -583,7 +572,7 @@ async fn token_webhook() {
         "--authentication-token-webhook-cache-ttl",
         "60s",
     ]);
-    let bare = bare_client(&s);
+    let bare = s.anonymous_client();
     let user = token_kubeconfig(&s, "webby", "good-token");
     let me = whoami(&user).unwrap();
     assert_eq!(
@@ -627,7 +616,7 @@ async fn token_webhook_down_is_401() {
         kc.to_str().unwrap(),
     ]);
     let (code, body) = get_with(
-        &bare_client(&s),
+        &s.anonymous_client(),
         &s,
         "/api/v1/namespaces",
         Some("any-token"),
@@ -697,7 +686,7 @@ async fn oidc_id_tokens() {
         json!({"username": format!("{issuer}#u-42"),
                "groups": ["oidc:dev", "oidc:ops", "system:authenticated"]})
     );
-    let bare = bare_client(&s);
+    let bare = s.anonymous_client();
     let mut bad_aud = good.clone();
     bad_aud["aud"] = json!("other");
     let mut expired = good.clone();
@@ -822,7 +811,7 @@ async fn request_header_proxy_and_client_ca_file() {
         .unwrap();
     assert_eq!(body["status"]["userInfo"]["username"], "admin");
     // A bare request with the headers is anonymous (and anonymous may not review itself).
-    let (code, body) = self_review(&bare_client(&s), &s, &[("X-Remote-User", "mallory")])
+    let (code, body) = self_review(&s.anonymous_client(), &s, &[("X-Remote-User", "mallory")])
         .await
         .unwrap();
     assert_eq!(code, StatusCode::FORBIDDEN, "{body}");

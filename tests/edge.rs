@@ -143,13 +143,7 @@ async fn max_inflight_answers_429() {
         "--max-requests-inflight",
         "1",
     ]);
-    let ca = std::fs::read(s.dir.path().join("ca.crt")).unwrap();
-    let alice = reqwest::Client::builder()
-        .use_rustls_tls()
-        .tls_built_in_root_certs(false)
-        .add_root_certificate(reqwest::Certificate::from_pem(&ca).unwrap())
-        .build()
-        .unwrap();
+    let alice = s.anonymous_client();
     let get = |path: &str| {
         alice
             .get(format!("{}{path}", s.url))

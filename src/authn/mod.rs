@@ -243,6 +243,17 @@ impl Authenticator {
     }
 }
 
+/// The strings of a JSON array (anything else, and non-strings in it, count as none).
+pub fn string_list(v: Option<&Value>) -> Vec<String> {
+    v.and_then(Value::as_array)
+        .map(|a| {
+            a.iter()
+                .filter_map(|s| s.as_str().map(str::to_string))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
 /// The token of an `Authorization: Bearer <token>` header (scheme case-insensitive; an empty
 /// token counts as none, as in kube).
 pub fn bearer(header: Option<&str>) -> Option<&str> {

@@ -182,19 +182,10 @@ impl Webhook {
             return Ok(None);
         }
         let u = status.get("user").cloned().unwrap_or(json!({}));
-        let strings = |v: Option<&Value>| -> Vec<String> {
-            v.and_then(Value::as_array)
-                .map(|a| {
-                    a.iter()
-                        .filter_map(|s| s.as_str().map(str::to_string))
-                        .collect()
-                })
-                .unwrap_or_default()
-        };
         let mut extra = std::collections::BTreeMap::new();
         if let Some(m) = u.get("extra").and_then(Value::as_object) {
             for (k, vals) in m {
-                extra.insert(k.clone(), strings(Some(vals)));
+                extra.insert(k.clone(), super::string_list(Some(vals)));
             }
         }
         let name = u.get("username").and_then(Value::as_str).unwrap_or("");
@@ -208,7 +199,7 @@ impl Webhook {
                 .and_then(Value::as_str)
                 .unwrap_or("")
                 .to_string(),
-            groups: strings(u.get("groups")),
+            groups: super::string_list(u.get("groups")),
             extra,
         }))
     }

@@ -846,6 +846,17 @@ fn drop_empty_meta(obj: &mut Value) {
     }
 }
 
+/// Sets (non-empty) or clears `metadata.resourceVersion`: a subresource write carries the
+/// precondition its body named, or none (then a lost race retries with fresh state).
+pub fn set_precondition_rv(obj: &mut Value, rv: &str) {
+    let m = meta_mut(obj);
+    if rv.is_empty() {
+        m.remove("resourceVersion");
+    } else {
+        m.insert("resourceVersion".into(), json!(rv));
+    }
+}
+
 /// `metadata.finalizers` as strings.
 pub fn finalizers(obj: &Value) -> Vec<String> {
     meta(obj)

@@ -43,32 +43,9 @@ impl Pki {
         {
             return Ok(());
         }
-        let (ca_cert, ca_key) = if self.path("ca.crt").exists() && self.path("ca.key").exists() {
-            let key = KeyPair::from_pem(&std::fs::read_to_string(self.path("ca.key"))?)
-                .context("reading ca.key")?;
-            let params =
-                CertificateParams::from_ca_cert_pem(&std::fs::read_to_string(self.path("ca.crt"))?)
-                    .context("reading ca.crt")?;
-            // Re-signing with the same key and subject yields an issuer equivalent to ca.crt.
-            (params.self_signed(&key)?, key)
-        } else {
-            let ca_key = KeyPair::generate().context("generating CA key")?;
-            let mut ca = CertificateParams::default();
-            validity(&mut ca, CA_YEARS);
-            let mut dn = DistinguishedName::new();
-            dn.push(DnType::CommonName, "rafter-ca");
-            ca.distinguished_name = dn;
-            ca.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
-            ca.key_usages = vec![
-                KeyUsagePurpose::KeyCertSign,
-                KeyUsagePurpose::CrlSign,
-                KeyUsagePurpose::DigitalSignature,
-            ];
-            let ca_cert = ca.self_signed(&ca_key)?;
-            write_private(&self.path("ca.key"), &ca_key.serialize_pem())?;
-            std::fs::write(self.path("ca.crt"), ca_cert.pem())?;
-            (ca_cert, ca_key)
-        };
+        // Re-signing a CA found on disk with its key and subject yields an issuer equivalent
+        // to its ca.crt.
+        let (ca_cert, ca_key) = self.load_or_make_ca("ca", "rafter-ca")?;
 
         let mut server = leaf_params(extra_sans)?;
         let mut dn = DistinguishedName::new();

@@ -206,6 +206,18 @@ impl Server {
         stdout(&out)
     }
 
+    /// An HTTPS client that trusts the server's CA and presents no certificate.
+    pub fn anonymous_client(&self) -> reqwest::Client {
+        let ca = std::fs::read(self.dir.path().join("ca.crt")).unwrap();
+        reqwest::Client::builder()
+            .use_rustls_tls()
+            .tls_built_in_root_certs(false)
+            .add_root_certificate(reqwest::Certificate::from_pem(&ca).unwrap())
+            .timeout(Duration::from_secs(30))
+            .build()
+            .unwrap()
+    }
+
     /// An HTTPS client with the admin identity.
     pub fn client(&self) -> reqwest::Client {
         let read = |f: &str| std::fs::read(self.dir.path().join(f)).unwrap();

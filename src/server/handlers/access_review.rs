@@ -3,7 +3,7 @@
 //! SubjectAccessReview, LocalSubjectAccessReview and SelfSubjectRulesReview
 //! (`kubectl auth can-i --list`). Not stored; bodies come through the one body decoder.
 
-use http::{header, Response, StatusCode};
+use http::{Response, StatusCode};
 use serde_json::{json, Map, Value};
 
 use super::respond;
@@ -11,7 +11,7 @@ use crate::authn::UserInfo;
 use crate::authz::{self, Attributes, ResourceAttributes};
 use crate::meta::field_error::FieldError;
 use crate::meta::status::Status;
-use crate::server::negotiate::{self, Output};
+use crate::server::negotiate::Output;
 use crate::server::{Body, User};
 
 const GROUP_VERSION: &str = "authorization.k8s.io/v1";
@@ -46,16 +46,6 @@ impl Review {
     }
 }
 
-fn strings(v: Option<&Value>) -> Vec<String> {
-    v.and_then(Value::as_array)
-        .map(|a| {
-            a.iter()
-                .filter_map(|s| s.as_str().map(str::to_string))
-                .collect()
-        })
-        .unwrap_or_default()
-}
-
 fn s<'a>(v: &'a Value, k: &str) -> &'a str {
     v.get(k).and_then(Value::as_str).unwrap_or("")
 }
@@ -70,22 +60,7 @@ pub async fn handle(
     out: Output,
 ) -> Result<Response<Body>, Status> {
     let kind = review.kind();
-    let ctype = headers
-        .get(header::CONTENT_TYPE)
-        .and_then(|v| v.to_str().ok());
-    let obj = negotiate::decode_body(ctype, body)?;
-    let Value::Object(obj) = obj else {
-        return Err(Status::bad_request(
-            "the body of the request was not a JSON object",
-        ));
-    };
-    if let Some(k) = obj.get("kind").and_then(Value::as_str) {
-        if k != kind {
-            return Err(Status::bad_request(format!(
-                "the kind in the data ({k}) does not match the expected kind ({kind})"
-            )));
-        }
-    }
+    let obj = super::authentication::decode_kind(headers, body, kind)?;
     let spec = obj.get("spec").cloned().unwrap_or(json!({}));
     let invalid = |e: FieldError| Status::invalid(kind, "authorization.k8s.io", "", &[e]);
     let status = match review {
@@ -97,13 +72,13 @@ pub async fn handle(
                     let mut extra = std::collections::BTreeMap::new();
                     if let Some(m) = spec.get("extra").and_then(Value::as_object) {
                         for (k, v) in m {
-                            extra.insert(k.clone(), strings(Some(v)));
+                            extra.insert(k.clone(), crate::authn::string_list(Some(v)));
                         }
                     }
                     let u = UserInfo {
                         name: s(&spec, "user").to_string(),
                         uid: s(&spec, "uid").to_string(),
-                        groups: strings(spec.get("groups")),
+                        groups: crate::authn::string_list(spec.get("groups")),
                         extra,
                     };
                     if u.name.is_empty() && u.groups.is_empty() {

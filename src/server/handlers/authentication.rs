@@ -41,7 +41,7 @@ fn plain(out: Output) -> Output {
 }
 
 /// Decodes a body that must be an object of `kind` (when it names one).
-fn decode_kind(
+pub(super) fn decode_kind(
     headers: &http::HeaderMap,
     body: &[u8],
     kind: &str,
@@ -63,16 +63,6 @@ fn decode_kind(
         }
     }
     Ok(m)
-}
-
-fn strings(v: Option<&Value>) -> Vec<String> {
-    v.and_then(Value::as_array)
-        .map(|a| {
-            a.iter()
-                .filter_map(|s| s.as_str().map(str::to_string))
-                .collect()
-        })
-        .unwrap_or_default()
 }
 
 /// POST selfsubjectreviews / tokenreviews.
@@ -103,7 +93,7 @@ pub async fn review(
                     "token is required for TokenReview in authentication",
                 ));
             }
-            let audiences = strings(spec.get("audiences"));
+            let audiences = crate::authn::string_list(spec.get("audiences"));
             let status = match app
                 .authn
                 .authenticate_token(&app.store, token, &audiences)
@@ -140,7 +130,7 @@ pub async fn token_request(ctx: &Ctx) -> Result<Response<Body>, Status> {
     };
     let req = decode_kind(&ctx.headers, &ctx.body, "TokenRequest")?;
     let spec = req.get("spec").cloned().unwrap_or(json!({}));
-    let mut audiences = strings(spec.get("audiences"));
+    let mut audiences = crate::authn::string_list(spec.get("audiences"));
     if audiences.is_empty() {
         audiences = sa.api_audiences().to_vec();
     }

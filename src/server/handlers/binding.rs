@@ -112,12 +112,7 @@ pub async fn handle(ctx: &Ctx) -> Result<Response<Body>, Status> {
                 }
             }
             set_scheduled(&mut next, &now);
-            let m = store::meta_mut(&mut next);
-            if rv.is_empty() {
-                m.remove("resourceVersion");
-            } else {
-                m.insert("resourceVersion".into(), json!(rv));
-            }
+            store::set_precondition_rv(&mut next, &rv);
             Ok(next)
         })
         .await?;

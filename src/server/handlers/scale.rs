@@ -149,12 +149,7 @@ pub async fn handle(ctx: &Ctx, verb: &str) -> Result<Response<Body>, Status> {
                         spec.insert("replicas".into(), json!(replicas));
                     }
                     let rv = store::meta_str(&new_scale, "resourceVersion").to_string();
-                    let m = store::meta_mut(&mut next);
-                    if rv.is_empty() {
-                        m.remove("resourceVersion");
-                    } else {
-                        m.insert("resourceVersion".into(), json!(rv));
-                    }
+                    store::set_precondition_rv(&mut next, &rv);
                     Ok(next)
                 })
                 .await?;
