@@ -303,6 +303,18 @@ pub async fn run(
             Duration::from_millis(500),
         ))
     });
+    let sa_tokens = match (
+        cfg.controllers.contains(&"serviceaccount-token"),
+        app.authn.service_accounts.clone(),
+    ) {
+        (true, Some(sa)) => Some(tokio::spawn(controllers::serviceaccount_tokens::run(
+            store.clone(),
+            sa,
+            std::fs::read(cfg.data_dir.join("ca.crt")).unwrap_or_default(),
+            Duration::from_secs(1),
+        ))),
+        _ => None,
+    };
     let token_loops = {
         let cleaner = cfg.controllers.contains(&"tokencleaner");
         let signer = cfg.controllers.contains(&"bootstrapsigner");
@@ -359,7 +371,10 @@ pub async fn run(
             Err(_) => tracing::warn!("admin API did not stop within 5 s"),
         }
     }
-    for c in [ns_controller, token_loops].into_iter().flatten() {
+    for c in [ns_controller, token_loops, sa_tokens]
+        .into_iter()
+        .flatten()
+    {
         c.abort();
     }
     bootstrapper.abort();

@@ -77,7 +77,8 @@ enum Command {
         watch_queue: usize,
         /// Leader-only control loops to run, as kube-controller-manager's flag: `*` for all,
         /// `-name` to turn one off (e.g. `*,-namespace` when a kube-controller-manager runs).
-        /// Known: namespace; tokencleaner and bootstrapsigner run only when named.
+        /// Known: namespace, serviceaccount-token; tokencleaner and bootstrapsigner run only
+        /// when named.
         #[arg(long, default_value = "*", value_parser = parse_controllers)]
         controllers: ControllerList,
         /// Static bearer tokens: a CSV file of token,user,uid,"group1,group2".

@@ -900,3 +900,68 @@ async fn request_header_proxy_and_client_ca_file() {
     let _ = child.kill();
     let _ = child.wait();
 }
+
+/// Legacy token Secrets: the token controller fills them in; their token authenticates until
+/// the Secret (or the ServiceAccount) is deleted; a Secret for a missing ServiceAccount goes.
+#[tokio::test]
+async fn legacy_token_secrets() {
+    use base64::Engine;
+    let s = Server::start();
+    let admin = s.client();
+    s.ok(&["create", "serviceaccount", "legacy"]);
+    let secrets = "/api/v1/namespaces/default/secrets";
+    for (name, sa) in [("legacy-token", "legacy"), ("orphan-token", "nobody")] {
+        let r = s
+            .json(&admin, Method::POST, secrets, Some(json!({"apiVersion": "v1", "kind": "Secret",
+                "type": "kubernetes.io/service-account-token",
+                "metadata": {"name": name, "annotations": {"kubernetes.io/service-account.name": sa}}})))
+            .await;
+        assert_eq!(r.code, StatusCode::CREATED, "{}", r.body);
+    }
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    let token = loop {
+        let r = s
+            .json(
+                &admin,
+                Method::GET,
+                &format!("{secrets}/legacy-token"),
+                None,
+            )
+            .await;
+        let orphan = s
+            .json(
+                &admin,
+                Method::GET,
+                &format!("{secrets}/orphan-token"),
+                None,
+            )
+            .await;
+        if let Some(t) = r.body.pointer("/data/token").and_then(Value::as_str) {
+            if orphan.code == StatusCode::NOT_FOUND {
+                assert!(r.body.pointer("/data/ca.crt").is_some());
+                assert_eq!(
+                    r.body
+                        .pointer("/metadata/annotations/kubernetes.io~1service-account.uid")
+                        .and_then(Value::as_str)
+                        .map(str::len),
+                    Some(36)
+                );
+                let raw = base64::engine::general_purpose::STANDARD.decode(t).unwrap();
+                break String::from_utf8(raw).unwrap();
+            }
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "token controller did not act: {}",
+            r.body
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    };
+    let kc = token_kubeconfig(&s, "legacy", &token);
+    assert_eq!(
+        whoami(&kc).unwrap()["username"],
+        "system:serviceaccount:default:legacy"
+    );
+    s.ok(&["delete", "secret", "legacy-token"]);
+    assert!(whoami(&kc).unwrap_err().contains("Unauthorized"));
+}

@@ -126,7 +126,7 @@ impl Default for Config {
 pub struct Authenticator {
     pub x509: x509::X509,
     pub tokens: token_file::Tokens,
-    pub service_accounts: Option<serviceaccount::ServiceAccounts>,
+    pub service_accounts: Option<std::sync::Arc<serviceaccount::ServiceAccounts>>,
     pub bootstrap_tokens: bool,
     pub webhook: Option<webhook::Webhook>,
     pub oidc: Option<oidc::Oidc>,
@@ -148,10 +148,10 @@ impl Authenticator {
         Ok(Authenticator {
             x509: x509::X509::new(client_ca, cfg.requestheader.clone())?,
             tokens,
-            service_accounts: Some(serviceaccount::ServiceAccounts::load(
+            service_accounts: Some(std::sync::Arc::new(serviceaccount::ServiceAccounts::load(
                 &cfg.service_accounts,
                 data_dir,
-            )?),
+            )?)),
             bootstrap_tokens: cfg.bootstrap_tokens,
             webhook: match &cfg.webhook_config_file {
                 Some(p) => Some(webhook::Webhook::load(

@@ -293,6 +293,9 @@ impl ServiceAccounts {
     ) -> Result<(UserInfo, Vec<String>), Refused> {
         let refuse = |why: &str| Refused(format!("service account token: {why}"));
         let header = jsonwebtoken::decode_header(token).map_err(|_| refuse("malformed"))?;
+        if peek_issuer(token).as_deref() == Some(LEGACY_ISSUER) {
+            return self.verify_legacy(store, token, &header).await;
+        }
         let want: &[String] = if audiences.is_empty() {
             &self.audiences
         } else {
@@ -395,6 +398,117 @@ impl ServiceAccounts {
         Ok((user, valid_for))
     }
 
+    /// A legacy (Secret-based, non-expiring) token for the token controller to store in a
+    /// `kubernetes.io/service-account-token` Secret.
+    pub fn issue_legacy(
+        &self,
+        namespace: &str,
+        secret: &str,
+        account: &str,
+        uid: &str,
+    ) -> Result<String, String> {
+        let claims = json!({
+            "iss": LEGACY_ISSUER,
+            "kubernetes.io/serviceaccount/namespace": namespace,
+            "kubernetes.io/serviceaccount/secret.name": secret,
+            "kubernetes.io/serviceaccount/service-account.name": account,
+            "kubernetes.io/serviceaccount/service-account.uid": uid,
+            "sub": format!("system:serviceaccount:{namespace}:{account}"),
+        });
+        let mut header = Header::new(self.signer.1);
+        header.kid = Some(self.signer.2.clone());
+        jsonwebtoken::encode(&header, &claims, &self.signer.0)
+            .map_err(|e| format!("signing the token: {e}"))
+    }
+
+    /// Legacy tokens: signature, then (always, as kube does for them) the Secret must still
+    /// hold exactly this token and the ServiceAccount must exist with the uid it names.
+    async fn verify_legacy(
+        &self,
+        store: &Store,
+        token: &str,
+        header: &Header,
+    ) -> Result<(UserInfo, Vec<String>), Refused> {
+        let refuse = |why: &str| Refused(format!("legacy service account token: {why}"));
+        let mut claims: Option<Value> = None;
+        for k in self.keys.iter().filter(|k| k.alg == header.alg) {
+            let mut v = Validation::new(k.alg);
+            v.validate_exp = false;
+            v.validate_aud = false;
+            v.set_required_spec_claims(&["iss", "sub"]);
+            v.set_issuer(&[LEGACY_ISSUER]);
+            if let Ok(d) = jsonwebtoken::decode::<Value>(token, &k.key, &v) {
+                claims = Some(d.claims);
+                break;
+            }
+        }
+        let c = claims.ok_or_else(|| refuse("bad signature"))?;
+        let get = |k: &str| {
+            c.get(format!("kubernetes.io/serviceaccount/{k}").as_str())
+                .and_then(Value::as_str)
+                .unwrap_or("")
+                .to_string()
+        };
+        let (ns, secret, account, uid) = (
+            get("namespace"),
+            get("secret.name"),
+            get("service-account.name"),
+            get("service-account.uid"),
+        );
+        if c.get("sub").and_then(Value::as_str)
+            != Some(format!("system:serviceaccount:{ns}:{account}").as_str())
+        {
+            return Err(refuse("subject does not match"));
+        }
+        let lookup = |resource: &'static str, name: String| {
+            let ns = ns.clone();
+            async move {
+                let info = resources::lookup("", "v1", resource)?;
+                store
+                    .get(
+                        Scope {
+                            info,
+                            namespace: Some(&ns),
+                        },
+                        &name,
+                        ReadAt::Any,
+                    )
+                    .await
+                    .ok()
+            }
+        };
+        let stored = lookup("secrets", secret)
+            .await
+            .ok_or_else(|| refuse("its Secret is gone"))?;
+        let in_secret = stored
+            .pointer("/data/token")
+            .and_then(Value::as_str)
+            .and_then(|b| base64::engine::general_purpose::STANDARD.decode(b).ok());
+        if in_secret.as_deref() != Some(token.as_bytes())
+            || !meta_str(&stored, "deletionTimestamp").is_empty()
+        {
+            return Err(refuse("its Secret no longer holds it"));
+        }
+        let sa = lookup("serviceaccounts", account.clone())
+            .await
+            .ok_or_else(|| refuse("its ServiceAccount is gone"))?;
+        if meta_str(&sa, "uid") != uid {
+            return Err(refuse("its ServiceAccount was replaced"));
+        }
+        Ok((
+            UserInfo {
+                name: format!("system:serviceaccount:{ns}:{account}"),
+                uid,
+                groups: vec![
+                    "system:serviceaccounts".into(),
+                    format!("system:serviceaccounts:{ns}"),
+                ],
+                extra: Default::default(),
+            },
+            Vec::new(),
+        ))
+    }
+
     /// `/.well-known/openid-configuration`.
     pub fn openid_configuration(&self) -> Value {
         let mut algs: Vec<&str> = self
@@ -420,6 +534,17 @@ impl ServiceAccounts {
     pub fn jwks(&self) -> Value {
         json!({"keys": self.keys.iter().map(|k| k.jwk.clone()).collect::<Vec<_>>()})
     }
+}
+
+/// The issuer of legacy, Secret-based tokens.
+pub const LEGACY_ISSUER: &str = "kubernetes/serviceaccount";
+
+/// A JWT's `iss` without verifying anything (to pick the verification path).
+fn peek_issuer(token: &str) -> Option<String> {
+    let payload = token.split('.').nth(1)?;
+    let raw = B64.decode(payload.trim_end_matches('=')).ok()?;
+    let v: Value = serde_json::from_slice(&raw).ok()?;
+    v.get("iss").and_then(Value::as_str).map(str::to_string)
 }
 
 /// A JWT has three base64url parts.

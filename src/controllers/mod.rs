@@ -7,9 +7,15 @@
 pub mod bootstrap;
 pub mod bootstrap_tokens;
 pub mod namespace;
+pub mod serviceaccount_tokens;
 
 /// The loops `--controllers` names, as kube-controller-manager names its own.
-pub const KNOWN: &[&str] = &["namespace", "tokencleaner", "bootstrapsigner"];
+pub const KNOWN: &[&str] = &[
+    "namespace",
+    "serviceaccount-token",
+    "tokencleaner",
+    "bootstrapsigner",
+];
 /// The loops `*` does not turn on (kube-controller-manager's disabled-by-default ones).
 pub const OFF_BY_DEFAULT: &[&str] = &["tokencleaner", "bootstrapsigner"];
 
@@ -47,8 +53,14 @@ pub fn parse_enabled(spec: &str) -> Result<Vec<&'static str>, String> {
 mod tests {
     #[test]
     fn controllers_flag() {
-        assert_eq!(super::parse_enabled("*").unwrap(), vec!["namespace"]);
-        assert!(super::parse_enabled("*,-namespace").unwrap().is_empty());
+        assert_eq!(
+            super::parse_enabled("*").unwrap(),
+            vec!["namespace", "serviceaccount-token"]
+        );
+        assert_eq!(
+            super::parse_enabled("*,-namespace").unwrap(),
+            vec!["serviceaccount-token"]
+        );
         assert!(super::parse_enabled("").unwrap().is_empty());
         assert_eq!(
             super::parse_enabled("namespace").unwrap(),
