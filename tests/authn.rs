@@ -965,3 +965,48 @@ async fn legacy_token_secrets() {
     s.ok(&["delete", "secret", "legacy-token"]);
     assert!(whoami(&kc).unwrap_err().contains("Unauthorized"));
 }
+
+/// An expired client certificate of the cluster CA fails the handshake; a refused bearer
+/// token never reaches the log.
+#[tokio::test]
+async fn expired_certificates_and_quiet_logs() {
+    let s = Server::start_wrapped(&["env", "RAFTER_LOG=info"], &[], true);
+    let d = s.dir.path();
+    let ca_key =
+        rcgen::KeyPair::from_pem(&std::fs::read_to_string(d.join("ca.key")).unwrap()).unwrap();
+    let ca = rcgen::CertificateParams::from_ca_cert_pem(
+        &std::fs::read_to_string(d.join("ca.crt")).unwrap(),
+    )
+    .unwrap()
+    .self_signed(&ca_key)
+    .unwrap();
+    let key = rcgen::KeyPair::generate().unwrap();
+    let mut p = rcgen::CertificateParams::new(Vec::<String>::new()).unwrap();
+    let mut dn = rcgen::DistinguishedName::new();
+    dn.push(rcgen::DnType::CommonName, "old-user");
+    p.distinguished_name = dn;
+    p.not_before = rcgen::date_time_ymd(2020, 1, 1);
+    p.not_after = rcgen::date_time_ymd(2021, 1, 1);
+    let cert = p.signed_by(&key, &ca, &ca_key).unwrap();
+    std::fs::write(d.join("old.crt"), cert.pem()).unwrap();
+    std::fs::write(d.join("old.key"), key.serialize_pem()).unwrap();
+    assert!(self_review(&cert_client(&s, d, "old"), &s, &[])
+        .await
+        .is_err());
+    let secret = "supersecret-credential-0123456789";
+    let (code, _) = get_with(
+        &s.anonymous_client(),
+        &s,
+        "/api/v1/namespaces",
+        Some(secret),
+    )
+    .await;
+    assert_eq!(code, StatusCode::UNAUTHORIZED);
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    let log = std::fs::read_to_string(s.stderr_path.clone().unwrap()).unwrap_or_default();
+    assert!(
+        log.contains("authentication failed"),
+        "nothing logged: {log}"
+    );
+    assert!(!log.contains(secret), "the credential reached the log");
+}
