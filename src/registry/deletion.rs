@@ -13,8 +13,8 @@
 
 use serde_json::{json, Value};
 
+use super::object::{finalizers, meta, meta_mut, meta_str};
 use super::resources::ResourceInfo;
-use super::store::{finalizers, meta, meta_mut, meta_str};
 use super::strategy::{self, GcPolicy};
 
 /// The GC finalizer that orphans dependents.

@@ -7,8 +7,8 @@
 
 use serde_json::{json, Map, Value};
 
+use super::object::{meta, meta_mut, WriteOptions};
 use super::resources::ResourceInfo;
-use super::store::{meta, meta_mut, WriteOptions};
 
 /// Metadata fields that identify an object or are system-owned: never in a field set.
 const SYSTEM_META: &[&str] = &[

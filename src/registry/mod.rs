@@ -7,6 +7,7 @@ pub mod deletion;
 pub mod discovery;
 pub mod field_selectors;
 pub mod managed;
+pub mod object;
 pub mod resources;
 pub mod store;
 pub mod strategy;

@@ -18,6 +18,7 @@ use crate::meta::fields::FieldSelector;
 use crate::meta::labels::Selector;
 use crate::meta::status::{GroupResource, Status};
 use crate::meta::validation;
+pub use crate::registry::object::{finalizers, meta, meta_mut, meta_str, Part, WriteOptions};
 use crate::registry::resources::ResourceInfo;
 use crate::registry::strategy;
 use crate::registry::{deletion, field_selectors};
@@ -76,15 +77,6 @@ pub struct ListOptions {
     pub read_at: Option<ReadAt>,
 }
 
-/// Options common to writes.
-#[derive(Clone, Debug, Default)]
-pub struct WriteOptions {
-    pub dry_run: bool,
-    pub field_manager: Option<String>,
-    /// `now` as RFC 3339, settled once per request.
-    pub now: String,
-}
-
 /// Options of a DELETE.
 #[derive(Clone, Debug, Default)]
 pub struct DeleteOptions {
@@ -113,18 +105,6 @@ pub enum Deleted {
     Gone(Value),
     /// The object stays (finalizers); this is its new state with a deletionTimestamp.
     Pending(Value),
-}
-
-/// Which part of an object an update writes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Part {
-    Main,
-    Status,
-    /// The namespace `/finalize` subresource (spec.finalizers only).
-    Finalize,
-    /// A registry-internal write of spec and status together (pods/binding), with the system
-    /// fields of metadata still kept from the stored object.
-    Whole,
 }
 
 /// Where an object lives: a resource plus, for namespaced resources, a namespace.
@@ -199,26 +179,6 @@ fn encode(obj: &Value) -> Vec<u8> {
         meta.remove("resourceVersion");
     }
     serde_json::to_vec(&o).unwrap_or_default()
-}
-
-pub fn meta(obj: &Value) -> &Map<String, Value> {
-    static EMPTY: std::sync::OnceLock<Map<String, Value>> = std::sync::OnceLock::new();
-    obj.get("metadata")
-        .and_then(Value::as_object)
-        .unwrap_or_else(|| EMPTY.get_or_init(Map::new))
-}
-
-pub fn meta_mut(obj: &mut Value) -> &mut Map<String, Value> {
-    if !obj.get("metadata").is_some_and(Value::is_object) {
-        obj["metadata"] = json!({});
-    }
-    obj["metadata"]
-        .as_object_mut()
-        .expect("metadata is an object")
-}
-
-pub fn meta_str<'a>(obj: &'a Value, field: &str) -> &'a str {
-    meta(obj).get(field).and_then(Value::as_str).unwrap_or("")
 }
 
 /// Characters kube uses for generated name suffixes (no vowels, no confusable digits).
@@ -855,19 +815,6 @@ pub fn set_precondition_rv(obj: &mut Value, rv: &str) {
     } else {
         m.insert("resourceVersion".into(), json!(rv));
     }
-}
-
-/// `metadata.finalizers` as strings.
-pub fn finalizers(obj: &Value) -> Vec<String> {
-    meta(obj)
-        .get("finalizers")
-        .and_then(Value::as_array)
-        .map(|a| {
-            a.iter()
-                .filter_map(|v| v.as_str().map(str::to_string))
-                .collect()
-        })
-        .unwrap_or_default()
 }
 
 /// True when two objects differ only in resourceVersion / managedFields timestamps.

@@ -7,8 +7,8 @@
 
 use serde_json::{json, Map, Value};
 
+use super::object::{meta, meta_mut, Part};
 use super::resources::ResourceInfo;
-use super::store::{meta, meta_mut, Part};
 use crate::meta::field_error::FieldError;
 
 fn is(info: &ResourceInfo, group: &str, resource: &str) -> bool {

@@ -13,7 +13,6 @@ pub mod negotiate;
 pub mod pki;
 pub mod protobuf;
 pub mod request_info;
-pub mod watch;
 
 use std::convert::Infallible;
 use std::net::SocketAddr;

@@ -15,6 +15,7 @@ pub mod list;
 mod patch;
 mod scale;
 mod update;
+mod watch;
 
 use std::sync::Arc;
 
@@ -623,7 +624,7 @@ async fn route_inner(
     let resp = match (sub.as_deref(), ctx.ri.verb) {
         (None, "get") => get::handle(&ctx).await,
         (None, "list") => list::handle(&ctx).await,
-        (None, "watch") => return super::watch::handle(ctx).await,
+        (None, "watch") => return watch::handle(ctx).await,
         (None, "create") => create::handle(&ctx).await,
         (None, "update") => update::handle(&ctx, store::Part::Main).await,
         (None, "patch") => patch::handle(&ctx, store::Part::Main).await,

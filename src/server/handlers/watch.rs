@@ -13,11 +13,11 @@ use hyper::body::Frame;
 use rand::Rng;
 use serde_json::{json, Value};
 
-use super::handlers::{list::watch_options, Ctx};
-use super::negotiate::Output;
-use super::Body;
+use super::{list::watch_options, Ctx};
 use crate::meta::status::Status;
 use crate::registry::table;
+use crate::server::negotiate::Output;
+use crate::server::Body;
 use crate::watch;
 
 pub async fn handle(ctx: Ctx) -> Result<Response<Body>, Status> {
@@ -56,8 +56,7 @@ pub async fn handle(ctx: Ctx) -> Result<Response<Body>, Status> {
     let stream = ctx.app.watch.watch(req).await?;
     let info = ctx.info;
     let output = ctx.output;
-    let include =
-        super::handlers::include_object(&ctx.query).unwrap_or(table::IncludeObject::Metadata);
+    let include = super::include_object(&ctx.query).unwrap_or(table::IncludeObject::Metadata);
     let state = (stream, true);
     let body = futures::stream::unfold(state, move |(mut s, first)| async move {
         let out = s.next().await?;
@@ -83,14 +82,14 @@ pub async fn handle(ctx: Ctx) -> Result<Response<Body>, Status> {
                 watch::event_line(t.as_str(), &tbl)
             }
             (Output::PartialMetadata(version), Some((t, obj))) => {
-                watch::event_line(t.as_str(), &super::handlers::partial(&obj, version))
+                watch::event_line(t.as_str(), &super::partial(&obj, version))
             }
             (Output::PartialMetadata(version), None) => match &out {
                 // client-go's metadata informers decode every event, bookmarks included, as
                 // PartialObjectMetadata.
                 watch::Out::Bookmark(rev, end) => watch::event_line(
                     "BOOKMARK",
-                    &super::handlers::partial(&watch::bookmark_object(info, *rev, *end), version),
+                    &super::partial(&watch::bookmark_object(info, *rev, *end), version),
                 ),
                 _ => out.line(info),
             },

@@ -1,0 +1,62 @@
+//! The vocabulary the store and its strategies share, with no behaviour of its own: access to
+//! an object's `metadata`, its finalizers, which part of an object a write touches, and the
+//! options every write carries. A leaf of the registry: it imports nothing of it.
+
+use serde_json::{json, Map, Value};
+
+/// Options common to writes.
+#[derive(Clone, Debug, Default)]
+pub struct WriteOptions {
+    pub dry_run: bool,
+    pub field_manager: Option<String>,
+    /// `now` as RFC 3339, settled once per request.
+    pub now: String,
+}
+
+/// Which part of an object an update writes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Part {
+    Main,
+    Status,
+    /// The namespace `/finalize` subresource (spec.finalizers only).
+    Finalize,
+    /// A registry-internal write of spec and status together (pods/binding), with the system
+    /// fields of metadata still kept from the stored object.
+    Whole,
+}
+
+/// An object's `metadata` (an empty map when it has none).
+pub fn meta(obj: &Value) -> &Map<String, Value> {
+    static EMPTY: std::sync::OnceLock<Map<String, Value>> = std::sync::OnceLock::new();
+    obj.get("metadata")
+        .and_then(Value::as_object)
+        .unwrap_or_else(|| EMPTY.get_or_init(Map::new))
+}
+
+/// An object's `metadata`, created when missing or not an object.
+pub fn meta_mut(obj: &mut Value) -> &mut Map<String, Value> {
+    if !obj.get("metadata").is_some_and(Value::is_object) {
+        obj["metadata"] = json!({});
+    }
+    obj["metadata"]
+        .as_object_mut()
+        .expect("metadata is an object")
+}
+
+/// A string field of `metadata` (`""` when absent).
+pub fn meta_str<'a>(obj: &'a Value, field: &str) -> &'a str {
+    meta(obj).get(field).and_then(Value::as_str).unwrap_or("")
+}
+
+/// `metadata.finalizers` as strings.
+pub fn finalizers(obj: &Value) -> Vec<String> {
+    meta(obj)
+        .get("finalizers")
+        .and_then(Value::as_array)
+        .map(|a| {
+            a.iter()
+                .filter_map(|v| v.as_str().map(str::to_string))
+                .collect()
+        })
+        .unwrap_or_default()
+}
