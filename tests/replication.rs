@@ -179,6 +179,25 @@ async fn learner_joins_by_snapshot_is_promoted_and_the_leader_is_removed() {
     // Snapshot and purge the log behind it: a new replica can only start from the snapshot.
     let snap = c.kv(leader).trigger_snapshot().await.unwrap();
     assert!(snap >= 30, "{snap}");
+    // A learner nobody runs is refused with a clear error instead of never catching up.
+    let nobody = format!(
+        "127.0.0.1:{}",
+        std::net::TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port()
+    );
+    let err = c
+        .kv(f)
+        .add_learner(9, nobody, String::new())
+        .await
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("cannot be reached over the peer transport"),
+        "{err}"
+    );
     let addr = c.start_joiner(4).await;
     assert!(c.kv(4).health().is_err());
     c.kv(f)

@@ -708,13 +708,27 @@ impl RaftNode {
         }
     }
 
-    /// Adds a non-voting member (replication to it starts at once).
+    /// Adds a non-voting member (replication to it starts at once). The new member is asked
+    /// first: one that is unreachable or fails the peer TLS handshake (another peer CA) is a
+    /// clear error, not a learner that silently never catches up.
     pub async fn add_learner(
         &self,
         id: NodeId,
         node: PeerNode,
         timeout: Duration,
     ) -> Result<(), RaftFailure> {
+        let probe = self
+            .inner
+            .conn
+            .peer(id, &node.addr)
+            .call::<(), u64>(Method::ReadIndex, &(), Duration::from_secs(3))
+            .await;
+        if let Err(e) = probe {
+            return Err(RaftFailure::Invalid(format!(
+                "replica {id} at {} cannot be reached over the peer transport ({e}); is it running, and does its data folder hold this cluster's peer CA (peer-ca.crt)?",
+                node.addr
+            )));
+        }
         self.admin(AdminOp::AddLearner { id, node }, timeout)
             .await
             .map(|_| ())
