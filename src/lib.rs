@@ -70,6 +70,8 @@ pub struct Config {
     /// Extra names and IPs of generated serving and peer certificates (`--tls-sans`,
     /// `--advertise-address`).
     pub tls_sans: Vec<String>,
+    /// `--authorization-mode`.
+    pub authorization: authz::Mode,
 }
 
 impl Config {
@@ -97,6 +99,7 @@ impl Config {
             request_timeout: Duration::from_secs(60),
             serving: server::pki::Serving::default(),
             tls_sans: Vec::new(),
+            authorization: authz::Mode::Interim,
         }
     }
 }
@@ -205,7 +208,16 @@ pub async fn run(
     pki.ensure(&extra_sans)?;
     // Before the replicated store opens (which may wait for peers): the service-account key
     // must be on disk for cluster scripts to copy it to the other replicas.
-    let authenticator = authn::Authenticator::from_config(&cfg.authn, &cfg.data_dir)
+    let mut authn_cfg = cfg.authn.clone();
+    if cfg.authorization == authz::Mode::AlwaysAllow && authn_cfg.anonymous {
+        // kube-apiserver's rule: anonymous requests with an allow-all authorizer would be
+        // superusers.
+        tracing::warn!(
+            "AnonymousAuth is not allowed with the AlwaysAllow authorizer; turning it off"
+        );
+        authn_cfg.anonymous = false;
+    }
+    let authenticator = authn::Authenticator::from_config(&authn_cfg, &cfg.data_dir)
         .map_err(|e| anyhow::anyhow!("authentication: {e}"))?;
     // Build the OpenAPI documents off the request path (about half a second in debug builds).
     std::thread::spawn(|| {
@@ -296,6 +308,9 @@ pub async fn run(
             cfg.max_mutating_requests_inflight,
         ),
         request_timeout: cfg.request_timeout,
+        authz: authz::Authorizer {
+            mode: cfg.authorization,
+        },
     });
     let ns_controller = cfg.controllers.contains(&"namespace").then(|| {
         tokio::spawn(controllers::namespace::run(

@@ -91,6 +91,11 @@ enum Command {
         /// authenticate as system:bootstrap:<id>.
         #[arg(long)]
         enable_bootstrap_token_auth: bool,
+        /// Authorizers in order. Built so far: AlwaysAllow (anonymous auth off, as in kube) and
+        /// AlwaysDeny (system:masters still allowed). Unset: authenticated users may do
+        /// everything, anonymous ones only health, version and discovery.
+        #[arg(long, default_value = "", value_parser = parse_authorization_mode)]
+        authorization_mode: AuthzMode,
         /// A kubeconfig naming a TokenReview webhook that authenticates bearer tokens.
         #[arg(long)]
         authentication_token_webhook_config_file: Option<PathBuf>,
@@ -244,6 +249,14 @@ fn parse_duration(s: &str) -> Result<Duration, String> {
     Ok(Duration::from_secs(secs))
 }
 
+/// The parsed `--authorization-mode`.
+#[derive(Clone, Debug)]
+struct AuthzMode(rafter::authz::Mode);
+
+fn parse_authorization_mode(s: &str) -> Result<AuthzMode, String> {
+    rafter::authz::Mode::parse(s).map(AuthzMode)
+}
+
 /// The loops `--controllers` turned on.
 #[derive(Clone, Debug)]
 struct ControllerList(Vec<&'static str>);
@@ -313,6 +326,7 @@ fn main() -> anyhow::Result<()> {
             token_auth_file,
             anonymous_auth,
             enable_bootstrap_token_auth,
+            authorization_mode,
             authentication_token_webhook_config_file,
             authentication_token_webhook_version,
             authentication_token_webhook_cache_ttl,
@@ -426,6 +440,7 @@ fn main() -> anyhow::Result<()> {
                     min_version: tls_min_version,
                     cipher_suites: tls_cipher_suites,
                 },
+                authorization: authorization_mode.0,
                 tls_sans: tls_sans
                     .into_iter()
                     .chain(advertise_address.map(|a| a.to_string()))

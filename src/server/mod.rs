@@ -47,6 +47,8 @@ const HTTP2_KEEPALIVE_TIMEOUT: std::time::Duration = std::time::Duration::from_s
 /// A connection without requests for this long is closed (kube-apiserver: 90 s).
 const IDLE_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(90);
 const IDLE_CHECK: std::time::Duration = std::time::Duration::from_secs(5);
+/// Most connections served at once.
+const MAX_CONNECTIONS: usize = 20_000;
 /// Accept-error backoff bounds.
 const ACCEPT_BACKOFF_MIN: std::time::Duration = std::time::Duration::from_millis(5);
 const ACCEPT_BACKOFF_MAX: std::time::Duration = std::time::Duration::from_secs(1);
@@ -70,6 +72,8 @@ pub struct App {
     pub inflight: Inflight,
     /// `--request-timeout`: the deadline of a non-long-running request.
     pub request_timeout: std::time::Duration,
+    /// What a user may do.
+    pub authz: crate::authz::Authorizer,
 }
 
 /// kube-apiserver's max-in-flight filter: separate budgets for read-only and mutating
@@ -231,7 +235,7 @@ pub async fn handle(
             }),
             None => crate::authz::Attributes::path(req.method(), req.uri().path()),
         };
-        if let Err(s) = crate::authz::authorize(&user, &attrs) {
+        if let Err(s) = app.authz.authorize(&user, &attrs) {
             return status_response(&s);
         }
         let verb = info.as_ref().map(|i| i.verb).unwrap_or("get");
@@ -352,6 +356,8 @@ pub async fn serve(
     // the log.
     let mut backoff = ACCEPT_BACKOFF_MIN;
     let mut failing = false;
+    let connections = Arc::new(tokio::sync::Semaphore::new(MAX_CONNECTIONS));
+    let mut full = false;
     loop {
         let (tcp, peer) = tokio::select! {
             _ = &mut shutdown => return,
@@ -376,9 +382,21 @@ pub async fn serve(
             failing = false;
             backoff = ACCEPT_BACKOFF_MIN;
         }
+        // A connection cap: beyond it a new connection is closed at once (the TLS handshake
+        // deadline and idle timeout free slots held by stalled clients).
+        let Ok(slot) = connections.clone().try_acquire_owned() else {
+            if !full {
+                tracing::warn!("{MAX_CONNECTIONS} connections open: refusing new ones");
+                full = true;
+            }
+            drop(tcp);
+            continue;
+        };
+        full = false;
         let acceptor = acceptor.clone();
         let app = app.clone();
         tokio::spawn(async move {
+            let _slot = slot;
             if let Err(e) = serve_connection(acceptor, tcp, peer, app).await {
                 tracing::debug!(%peer, "connection ended: {e}");
             }

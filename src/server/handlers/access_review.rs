@@ -52,6 +52,7 @@ fn s<'a>(v: &'a Value, k: &str) -> &'a str {
 
 /// POST one review. `namespace` is the URL's (local reviews).
 pub async fn handle(
+    authorizer: &authz::Authorizer,
     requester: &User,
     review: Review,
     namespace: Option<&str>,
@@ -115,7 +116,7 @@ pub async fn handle(
                     let ns = s(r, "namespace");
                     let name = s(r, "name");
                     let sub = s(r, "subresource");
-                    authz::authorize(
+                    authorizer.authorize(
                         &subject,
                         &Attributes::Resource(ResourceAttributes {
                             verb: s(r, "verb"),
@@ -129,7 +130,7 @@ pub async fn handle(
                 }
                 (None, n) => {
                     let n = n.unwrap_or(&Value::Null);
-                    authz::authorize(
+                    authorizer.authorize(
                         &subject,
                         &Attributes::NonResource {
                             path: s(n, "path"),

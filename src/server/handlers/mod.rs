@@ -566,6 +566,7 @@ async fn route_inner(
             let (parts, body) = req.into_parts();
             let body = read_body(body).await?;
             return access_review::handle(
+                &app.authz,
                 &user,
                 review,
                 ri.namespace.as_deref(),
