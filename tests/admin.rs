@@ -402,3 +402,131 @@ fn insecure_admin_listener_serves_plaintext() {
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
     assert_eq!(v["leader"], 1);
 }
+
+/// A backup restored into a new replica grows back to three members over peer TLS: the
+/// restored replica keeps TLS on alone, and learners that hold the cluster's peer CA join,
+/// catch up and are promoted.
+#[test]
+fn restored_replica_grows_back_to_three_with_tls() {
+    let work = tempfile::tempdir().unwrap();
+    let w = work.path();
+    // A replica with data, backed up.
+    let first = w.join("first");
+    let first_admin = format!("127.0.0.1:{}", free_port());
+    let rep = Replica::start(&first, &["--admin-listen", &first_admin]);
+    rep.ok(&["create", "configmap", "kept", "--from-literal=a=b"]);
+    let backup = w.join("b.backup");
+    admin_ok(&[
+        "backup",
+        "--out",
+        backup.to_str().unwrap(),
+        "--endpoint",
+        &first_admin,
+        "--data-dir",
+        first.to_str().unwrap(),
+    ]);
+    drop(rep);
+    // Restored alone, with a peer listener.
+    let restored = w.join("restored");
+    admin_ok(&[
+        "restore",
+        "--backup",
+        backup.to_str().unwrap(),
+        "--data-dir",
+        restored.to_str().unwrap(),
+        "--node-id",
+        "1",
+    ]);
+    let admin_addr = format!("127.0.0.1:{}", free_port());
+    let peer1 = format!("127.0.0.1:{}", free_port());
+    let rep = Replica::start(
+        &restored,
+        &["--admin-listen", &admin_addr, "--peer-listen", &peer1],
+    );
+    let r = restored.to_str().unwrap().to_string();
+    // Two learners with the cluster's CAs and service-account key.
+    let mut children = Vec::new();
+    for id in [2u64, 3] {
+        let d = w.join(format!("j{id}"));
+        std::fs::create_dir_all(&d).unwrap();
+        for f in ["ca.crt", "ca.key", "peer-ca.crt", "peer-ca.key", "sa.key"] {
+            std::fs::copy(restored.join(f), d.join(f)).unwrap();
+        }
+        let peer = format!("127.0.0.1:{}", free_port());
+        let api = format!("127.0.0.1:{}", free_port());
+        children.push(
+            Command::new(BIN)
+                .args([
+                    "serve",
+                    "--data-dir",
+                    d.to_str().unwrap(),
+                    "--node-id",
+                    &id.to_string(),
+                    "--join",
+                    "--peer-listen",
+                    &peer,
+                    "--listen",
+                    &api,
+                ])
+                .stdout(Stdio::null())
+                .spawn()
+                .unwrap(),
+        );
+        let deadline = Instant::now() + Duration::from_secs(60);
+        loop {
+            let out = admin(&[
+                "add-learner",
+                "--id",
+                &id.to_string(),
+                "--peer-addr",
+                &peer,
+                "--api-addr",
+                &api,
+                "--endpoint",
+                &admin_addr,
+                "--data-dir",
+                &r,
+            ]);
+            if out.status.success() {
+                break;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "add-learner {id}: {}",
+                stderr(&out)
+            );
+            std::thread::sleep(Duration::from_millis(500));
+        }
+        let deadline = Instant::now() + Duration::from_secs(60);
+        loop {
+            let out = admin(&[
+                "promote",
+                "--id",
+                &id.to_string(),
+                "--endpoint",
+                &admin_addr,
+                "--data-dir",
+                &r,
+            ]);
+            if out.status.success() {
+                break;
+            }
+            assert!(Instant::now() < deadline, "promote {id}: {}", stderr(&out));
+            std::thread::sleep(Duration::from_millis(500));
+        }
+    }
+    let status = status_json(&admin_addr, &restored);
+    let voters = status["members"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| m["voter"] == true)
+        .count();
+    assert_eq!(voters, 3, "{status}");
+    // Writes still commit with three voters.
+    rep.ok(&["create", "configmap", "after-growth"]);
+    for mut c in children {
+        let _ = c.kill();
+        let _ = c.wait();
+    }
+}
