@@ -72,6 +72,8 @@ pub struct Config {
     pub tls_sans: Vec<String>,
     /// `--authorization-mode`.
     pub authorization: authz::Mode,
+    /// `--min-request-timeout`.
+    pub min_request_timeout: Duration,
 }
 
 impl Config {
@@ -100,6 +102,7 @@ impl Config {
             serving: server::pki::Serving::default(),
             tls_sans: Vec::new(),
             authorization: authz::Mode::Interim,
+            min_request_timeout: Duration::from_secs(1800),
         }
     }
 }
@@ -311,6 +314,7 @@ pub async fn run(
         authz: authz::Authorizer {
             mode: cfg.authorization,
         },
+        min_request_timeout: cfg.min_request_timeout,
     });
     let ns_controller = cfg.controllers.contains(&"namespace").then(|| {
         tokio::spawn(controllers::namespace::run(

@@ -184,6 +184,9 @@ enum Command {
         /// Deadline of a non-long-running request (504 after it).
         #[arg(long, default_value = "60s", value_parser = parse_duration)]
         request_timeout: Duration,
+        /// Watches without timeoutSeconds end after a random time between this and twice this.
+        #[arg(long, default_value = "1800s", value_parser = parse_duration)]
+        min_request_timeout: Duration,
         /// Serving certificate (PEM; reloaded when the file changes) instead of the data
         /// folder's server.crt.
         #[arg(long, requires = "tls_private_key_file")]
@@ -355,6 +358,7 @@ fn main() -> anyhow::Result<()> {
             max_requests_inflight,
             max_mutating_requests_inflight,
             request_timeout,
+            min_request_timeout,
             tls_cert_file,
             tls_private_key_file,
             tls_min_version,
@@ -441,6 +445,7 @@ fn main() -> anyhow::Result<()> {
                     cipher_suites: tls_cipher_suites,
                 },
                 authorization: authorization_mode.0,
+                min_request_timeout,
                 tls_sans: tls_sans
                     .into_iter()
                     .chain(advertise_address.map(|a| a.to_string()))

@@ -1105,3 +1105,78 @@ async fn expired_service_account_token() {
     let (code, body) = get_with(&c, &s, "/api/v1/namespaces", Some(&sign(claims(now - 60)))).await;
     assert_eq!((code, body), (StatusCode::UNAUTHORIZED, unauthorized()));
 }
+
+/// An RSA signing key (PKCS#8 from openssl) issues RS256 tokens; an extra verification key
+/// file is accepted; JWKS publishes both.
+#[tokio::test]
+async fn rsa_signing_and_extra_verification_keys() {
+    let dir = tempfile::tempdir().unwrap();
+    let rsa = dir.path().join("rsa.key");
+    let made = std::process::Command::new("openssl")
+        .args([
+            "genpkey",
+            "-algorithm",
+            "RSA",
+            "-pkeyopt",
+            "rsa_keygen_bits:2048",
+            "-out",
+        ])
+        .arg(&rsa)
+        .output();
+    if !made.as_ref().is_ok_and(|o| o.status.success()) {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "CI needs openssl: {made:?}"
+        );
+        return;
+    }
+    let extra = dir.path().join("extra.pub");
+    let ec = rcgen::KeyPair::generate_for(&rcgen::PKCS_ECDSA_P256_SHA256).unwrap();
+    std::fs::write(&extra, ec.public_key_pem()).unwrap();
+    let s = Server::start_with(&[
+        "--service-account-signing-key-file",
+        rsa.to_str().unwrap(),
+        "--service-account-key-file",
+        extra.to_str().unwrap(),
+    ]);
+    s.ok(&["create", "serviceaccount", "rsa"]);
+    let token = s.ok(&["create", "token", "rsa"]).trim().to_string();
+    let header = jsonwebtoken::decode_header(&token).unwrap();
+    assert_eq!(header.alg, jsonwebtoken::Algorithm::RS256);
+    assert_eq!(
+        whoami(&token_kubeconfig(&s, "rsa", &token)).unwrap()["username"],
+        "system:serviceaccount:default:rsa"
+    );
+    let jwks = s
+        .json(&s.client(), Method::GET, "/openid/v1/jwks", None)
+        .await
+        .body;
+    let kinds: Vec<&str> = jwks["keys"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|k| k["kty"].as_str().unwrap())
+        .collect();
+    assert_eq!(kinds, ["RSA", "EC"]);
+    // A token signed by the extra (verification-only) key is accepted too.
+    let now = jiff::Timestamp::now().as_second();
+    let uid = s.ok(&["get", "sa", "rsa", "-o", "jsonpath={.metadata.uid}"]);
+    let iss = "https://kubernetes.default.svc.cluster.local";
+    let claims = json!({"aud": [iss], "exp": now + 600, "iat": now, "nbf": now, "iss": iss, "jti": "x",
+        "kubernetes.io": {"namespace": "default", "serviceaccount": {"name": "rsa", "uid": uid}},
+        "sub": "system:serviceaccount:default:rsa"});
+    let other = jsonwebtoken::encode(
+        &jsonwebtoken::Header::new(jsonwebtoken::Algorithm::ES256),
+        &claims,
+        &jsonwebtoken::EncodingKey::from_ec_der(&ec.serialize_der()),
+    )
+    .unwrap();
+    let (code, _) = get_with(
+        &s.anonymous_client(),
+        &s,
+        "/api/v1/namespaces",
+        Some(&other),
+    )
+    .await;
+    assert_eq!(code, StatusCode::OK);
+}

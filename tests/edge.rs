@@ -299,3 +299,22 @@ async fn request_deadline() {
         "watch cut short"
     );
 }
+
+/// A watch without `timeoutSeconds` ends between `--min-request-timeout` and twice that.
+#[tokio::test]
+async fn unset_watch_timeout_follows_min_request_timeout() {
+    let s = Server::start_with(&["--min-request-timeout", "2s"]);
+    let mut w = s
+        .client()
+        .get(format!("{}/api/v1/namespaces?watch=1", s.url))
+        .send()
+        .await
+        .unwrap();
+    let t = Instant::now();
+    while let Ok(Some(_)) = w.chunk().await {}
+    let took = t.elapsed();
+    assert!(
+        took >= Duration::from_millis(1800) && took < Duration::from_secs(6),
+        "{took:?}"
+    );
+}

@@ -29,7 +29,7 @@ pub fn api_versions_for(server_address: &str) -> Value {
 
 /// `GET /apis` → APIGroupList of every non-core group in kube-apiserver's order.
 pub fn api_group_list() -> Value {
-    let groups: Vec<Value> = resources::groups()
+    let groups: Vec<Value> = served_groups()
         .into_iter()
         .map(|(g, versions)| group_body(g, &versions))
         .collect();
@@ -42,7 +42,7 @@ pub fn api_group(group: &str) -> Option<Value> {
     if group.is_empty() {
         return None;
     }
-    let (g, versions) = resources::groups().into_iter().find(|(g, _)| *g == group)?;
+    let (g, versions) = served_groups().into_iter().find(|(g, _)| *g == group)?;
     let mut out = Map::new();
     out.insert("kind".into(), json!("APIGroup"));
     out.insert("apiVersion".into(), json!("v1"));
@@ -101,7 +101,111 @@ const CREATE_SUBRESOURCES: &[CreateSubresource] = &[
         kind_version: "v1",
         kind: "Eviction",
     },
+    CreateSubresource {
+        group: "",
+        resource: "serviceaccounts",
+        name: "token",
+        kind_group: "authentication.k8s.io",
+        kind_version: "v1",
+        kind: "TokenRequest",
+    },
 ];
+
+/// The create-only review resources (`server::handlers::{authentication, access_review}`):
+/// not stored, so not in the resource table.
+struct Review {
+    group: &'static str,
+    version: &'static str,
+    resource: &'static str,
+    singular: &'static str,
+    kind: &'static str,
+    namespaced: bool,
+}
+
+const REVIEWS: &[Review] = &[
+    Review {
+        group: "authentication.k8s.io",
+        version: "v1",
+        resource: "selfsubjectreviews",
+        singular: "selfsubjectreview",
+        kind: "SelfSubjectReview",
+        namespaced: false,
+    },
+    Review {
+        group: "authentication.k8s.io",
+        version: "v1",
+        resource: "tokenreviews",
+        singular: "tokenreview",
+        kind: "TokenReview",
+        namespaced: false,
+    },
+    Review {
+        group: "authorization.k8s.io",
+        version: "v1",
+        resource: "localsubjectaccessreviews",
+        singular: "localsubjectaccessreview",
+        kind: "LocalSubjectAccessReview",
+        namespaced: true,
+    },
+    Review {
+        group: "authorization.k8s.io",
+        version: "v1",
+        resource: "selfsubjectaccessreviews",
+        singular: "selfsubjectaccessreview",
+        kind: "SelfSubjectAccessReview",
+        namespaced: false,
+    },
+    Review {
+        group: "authorization.k8s.io",
+        version: "v1",
+        resource: "selfsubjectrulesreviews",
+        singular: "selfsubjectrulesreview",
+        kind: "SelfSubjectRulesReview",
+        namespaced: false,
+    },
+    Review {
+        group: "authorization.k8s.io",
+        version: "v1",
+        resource: "subjectaccessreviews",
+        singular: "subjectaccessreview",
+        kind: "SubjectAccessReview",
+        namespaced: false,
+    },
+];
+
+impl Review {
+    fn legacy(&self) -> Value {
+        json!({"name": self.resource, "singularName": self.singular, "namespaced": self.namespaced,
+               "kind": self.kind, "verbs": ["create"]})
+    }
+
+    fn aggregated(&self) -> Value {
+        json!({"resource": self.resource,
+               "responseKind": {"group": self.group, "version": self.version, "kind": self.kind},
+               "scope": if self.namespaced { "Namespaced" } else { "Cluster" },
+               "singularResource": self.singular, "verbs": ["create"]})
+    }
+}
+
+/// Every served group with its versions, in kube-apiserver's order: the resource table's,
+/// with the review-only groups after `events.k8s.io` as kube lists them.
+pub fn served_groups() -> Vec<(&'static str, Vec<&'static str>)> {
+    let mut out = resources::groups();
+    let at = out
+        .iter()
+        .position(|(g, _)| *g == "events.k8s.io")
+        .map(|i| i + 1)
+        .unwrap_or(out.len());
+    for (i, g) in ["authentication.k8s.io", "authorization.k8s.io"]
+        .iter()
+        .enumerate()
+    {
+        if !out.iter().any(|(have, _)| have == g) {
+            out.insert(at + i, (g, vec!["v1"]));
+        }
+    }
+    out
+}
 
 impl CreateSubresource {
     /// The legacy APIResourceList entry (`group`/`version` only when they differ).
@@ -126,6 +230,17 @@ impl CreateSubresource {
 /// `GET /api/v1` (group `""`) or `GET /apis/<group>/<version>` → APIResourceList, including the
 /// `<resource>/status` and `<resource>/scale` subresource entries. `None` if not served.
 pub fn api_resource_list(group: &str, version: &str) -> Option<Value> {
+    let reviews: Vec<&Review> = REVIEWS
+        .iter()
+        .filter(|r| r.group == group && r.version == version)
+        .collect();
+    if !reviews.is_empty() {
+        return Some(json!({
+            "kind": "APIResourceList", "apiVersion": "v1",
+            "groupVersion": group_version(group, version),
+            "resources": reviews.iter().map(|r| r.legacy()).collect::<Vec<_>>(),
+        }));
+    }
     let mut items: Vec<&'static ResourceInfo> =
         resources::in_group_version(group, version).collect();
     if items.is_empty() {
@@ -196,7 +311,7 @@ pub fn aggregated(core: bool) -> Value {
     let items: Vec<Value> = if core {
         vec![aggregated_group("", &["v1"])]
     } else {
-        resources::groups()
+        served_groups()
             .into_iter()
             .map(|(g, versions)| aggregated_group(g, &versions))
             .collect()
@@ -221,7 +336,13 @@ fn aggregated_group(group: &str, versions: &[&str]) -> Value {
             let mut items: Vec<&'static ResourceInfo> =
                 resources::in_group_version(group, v).collect();
             items.sort_by(|a, b| a.resource.cmp(b.resource));
-            let rs: Vec<Value> = items.into_iter().map(aggregated_resource).collect();
+            let mut rs: Vec<Value> = items.into_iter().map(aggregated_resource).collect();
+            rs.extend(
+                REVIEWS
+                    .iter()
+                    .filter(|r| r.group == group && r.version == *v)
+                    .map(Review::aggregated),
+            );
             json!({"version": v, "resources": rs, "freshness": "Current"})
         })
         .collect();
@@ -381,8 +502,13 @@ mod tests {
             .collect();
         assert_eq!(names[0], "apps");
         assert_eq!(names[1], "events.k8s.io");
+        assert_eq!(names[2], "authentication.k8s.io");
+        assert_eq!(names[3], "authorization.k8s.io");
         assert!(!names.contains(&""));
-        assert_eq!(names.len(), 16);
+        assert_eq!(names.len(), 18);
+        let reviews = api_resource_list("authorization.k8s.io", "v1").unwrap();
+        assert_eq!(reviews["resources"].as_array().unwrap().len(), 4);
+        assert_eq!(reviews["resources"][0]["namespaced"], true);
         let a = api_group("autoscaling").unwrap();
         assert_eq!(
             a.to_string(),

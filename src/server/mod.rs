@@ -74,6 +74,9 @@ pub struct App {
     pub request_timeout: std::time::Duration,
     /// What a user may do.
     pub authz: crate::authz::Authorizer,
+    /// `--min-request-timeout`: watches without `timeoutSeconds` end after a random time
+    /// between this and twice this.
+    pub min_request_timeout: std::time::Duration,
 }
 
 /// kube-apiserver's max-in-flight filter: separate budgets for read-only and mutating

@@ -685,7 +685,7 @@ fn root_paths() -> Vec<String> {
         "/api/v1".to_string(),
         "/apis".to_string(),
     ];
-    for (g, versions) in resources::groups() {
+    for (g, versions) in discovery::served_groups() {
         paths.push(format!("/apis/{g}"));
         for v in versions {
             paths.push(format!("/apis/{g}/{v}"));

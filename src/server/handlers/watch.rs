@@ -41,8 +41,10 @@ pub async fn handle(ctx: Ctx) -> Result<Response<Body>, Status> {
     let timeout = if requested > 0 {
         Duration::from_secs(requested)
     } else {
-        // Unset (or 0): kube-apiserver ends watches after a randomized 30–60 minutes.
-        Duration::from_secs(rand::thread_rng().gen_range(1800..3600))
+        // Unset (or 0): ended after a random time between --min-request-timeout and twice
+        // that (kube-apiserver: 30–60 minutes by default).
+        let min = ctx.app.min_request_timeout.as_secs().max(1);
+        Duration::from_secs(rand::thread_rng().gen_range(min..2 * min))
     };
     let req = watch::Request {
         info: ctx.info,
