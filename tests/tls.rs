@@ -200,3 +200,54 @@ async fn own_serving_certificate_is_reloaded_and_min_version_enforced() {
     let _ = child.kill();
     let _ = child.wait();
 }
+
+/// `--tls-cipher-suites` limits what is offered: a client that knows only another suite fails
+/// the handshake; an unknown name is a start error.
+#[tokio::test]
+async fn cipher_suites_are_restricted() {
+    let s = Server::start_with(&[
+        "--tls-cipher-suites",
+        "TLS_AES_256_GCM_SHA384,TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384",
+    ]);
+    let ca = std::fs::read(s.dir.path().join("ca.crt")).unwrap();
+    let connect = |suite: rustls::SupportedCipherSuite| {
+        let ca = ca.clone();
+        async move {
+            let mut roots = rustls::RootCertStore::empty();
+            for c in rustls_pemfile::certs(&mut &ca[..]) {
+                roots.add(c.unwrap()).unwrap();
+            }
+            let mut provider = rustls::crypto::ring::default_provider();
+            provider.cipher_suites = vec![suite];
+            let cfg = rustls::ClientConfig::builder_with_provider(Arc::new(provider))
+                .with_safe_default_protocol_versions()
+                .unwrap()
+                .with_root_certificates(roots)
+                .with_no_client_auth();
+            let tcp = tokio::net::TcpStream::connect(("127.0.0.1", s.port))
+                .await
+                .unwrap();
+            tokio_rustls::TlsConnector::from(Arc::new(cfg))
+                .connect("127.0.0.1".try_into().unwrap(), tcp)
+                .await
+                .is_ok()
+        }
+    };
+    use rustls::crypto::ring::cipher_suite as cs;
+    assert!(connect(cs::TLS13_AES_256_GCM_SHA384).await);
+    assert!(!connect(cs::TLS13_AES_128_GCM_SHA256).await);
+    let dir = tempfile::tempdir().unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_rafter"))
+        .args([
+            "serve",
+            "--data-dir",
+            dir.path().to_str().unwrap(),
+            "--tls-cipher-suites",
+            "TLS_NOPE",
+        ])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr)
+        .contains("unsupported --tls-cipher-suites entry TLS_NOPE"));
+}
