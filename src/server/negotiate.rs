@@ -17,6 +17,16 @@ pub enum Output {
 }
 
 impl Output {
+    /// The representation of a response that is not the resource itself (a Status, a
+    /// review, a subresource object): YAML when asked for, else JSON (never a Table).
+    pub fn plain(self) -> Output {
+        if self == Output::Yaml {
+            Output::Yaml
+        } else {
+            Output::Json
+        }
+    }
+
     pub fn content_type(&self) -> &'static str {
         match self {
             Output::Yaml => "application/yaml",

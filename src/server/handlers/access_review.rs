@@ -150,13 +150,8 @@ pub async fn handle(
     if let Some(ns) = namespace {
         meta.insert("namespace".into(), json!(ns));
     }
-    let plain = if out == Output::Yaml {
-        Output::Yaml
-    } else {
-        Output::Json
-    };
     Ok(respond(
-        plain,
+        out.plain(),
         StatusCode::CREATED,
         &json!({"kind": kind, "apiVersion": GROUP_VERSION, "metadata": meta,
                 "spec": spec, "status": status}),

@@ -32,14 +32,6 @@ pub fn review_kind(resource: &str) -> Option<ReviewKind> {
     }
 }
 
-fn plain(out: Output) -> Output {
-    if out == Output::Yaml {
-        Output::Yaml
-    } else {
-        Output::Json
-    }
-}
-
 /// Decodes a body that must be an object of `kind` (when it names one).
 pub(super) fn decode_kind(
     headers: &http::HeaderMap,
@@ -74,7 +66,7 @@ pub async fn review(
     body: &[u8],
     out: Output,
 ) -> Result<Response<Body>, Status> {
-    let created = |v: Value| Ok(respond(plain(out), StatusCode::CREATED, &v));
+    let created = |v: Value| Ok(respond(out.plain(), StatusCode::CREATED, &v));
     match kind {
         ReviewKind::SelfSubject => {
             decode_kind(headers, body, "SelfSubjectReview")?;

@@ -8,24 +8,15 @@ use super::{respond, Ctx};
 use crate::meta::field_error::FieldError;
 use crate::meta::status::{GroupResource, Status};
 use crate::registry::store::{self, Part};
-use crate::server::negotiate;
 use crate::server::Body;
 
 pub async fn handle(ctx: &Ctx) -> Result<Response<Body>, Status> {
     let opts = ctx.write_options("CreateOptions")?;
-    let binding = negotiate::decode_body(ctx.content_type(), &ctx.body)?;
-    if !binding.is_object() {
-        return Err(Status::bad_request(
-            "the body of the request was not a JSON object",
-        ));
-    }
-    if let Some(k) = binding.get("kind").and_then(Value::as_str) {
-        if k != "Binding" {
-            return Err(Status::bad_request(format!(
-                "the kind in the data ({k}) does not match the expected kind (Binding)"
-            )));
-        }
-    }
+    let binding = Value::Object(super::authentication::decode_kind(
+        &ctx.headers,
+        &ctx.body,
+        "Binding",
+    )?);
     let name = store::meta_str(&binding, "name");
     if name != ctx.name() {
         return Err(Status::bad_request(

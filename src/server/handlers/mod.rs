@@ -142,11 +142,7 @@ impl Ctx {
     /// The representation of a response that is not the resource itself (a Status, a list
     /// of a subresource): YAML when asked for, else JSON (never a Table).
     pub fn plain_output(&self) -> Output {
-        if self.output == Output::Yaml {
-            Output::Yaml
-        } else {
-            Output::Json
-        }
+        self.output.plain()
     }
 
     /// Decodes the body as the resource's kind, reconciling apiVersion/kind/namespace/name.
@@ -394,15 +390,7 @@ fn discovery_response(
         return Ok(r);
     }
     let out = negotiate::output(accept)?;
-    let mut r = respond(
-        if out == Output::Yaml {
-            out
-        } else {
-            Output::Json
-        },
-        StatusCode::OK,
-        &plain,
-    );
+    let mut r = respond(out.plain(), StatusCode::OK, &plain);
     r.headers_mut()
         .insert(header::VARY, HeaderValue::from_static("Accept"));
     Ok(r)
