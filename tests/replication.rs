@@ -214,8 +214,19 @@ async fn learner_joins_by_snapshot_is_promoted_and_the_leader_is_removed() {
     assert_eq!((m4.role.as_str(), m4.voter), ("learner", false));
     // Promote it, from another follower.
     c.kv(c.other(&[leader, f])).promote(4).await.unwrap();
-    let st = c.kv(4).cluster_status().await.unwrap();
-    assert!(st.members.iter().find(|m| m.id == 4).unwrap().voter);
+    // Replica 4 learns of its promotion when it applies the membership entry (bounded wait).
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    loop {
+        let st = c.kv(4).cluster_status().await.unwrap();
+        if st.members.iter().any(|m| m.id == 4 && m.voter) {
+            break;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "replica 4 never saw itself as a voter: {st:?}"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
     // Remove the leader (asked of a follower); the others carry on.
     c.kv(f).remove_member(leader).await.unwrap();
     let rest: Vec<u64> = c.ids().into_iter().filter(|i| *i != leader).collect();
