@@ -70,8 +70,8 @@ pub struct Config {
     /// Extra names and IPs of generated serving and peer certificates (`--tls-sans`,
     /// `--advertise-address`).
     pub tls_sans: Vec<String>,
-    /// `--authorization-mode`.
-    pub authorization: authz::Mode,
+    /// `--authorization-mode` and the authorizers' files.
+    pub authorization: authz::Config,
     /// `--min-request-timeout`.
     pub min_request_timeout: Duration,
 }
@@ -101,7 +101,7 @@ impl Config {
             request_timeout: Duration::from_secs(60),
             serving: server::pki::Serving::default(),
             tls_sans: Vec::new(),
-            authorization: authz::Mode::Interim,
+            authorization: authz::Config::default(),
             min_request_timeout: Duration::from_secs(1800),
         }
     }
@@ -212,7 +212,7 @@ pub async fn run(
     // Before the replicated store opens (which may wait for peers): the service-account key
     // must be on disk for cluster scripts to copy it to the other replicas.
     let mut authn_cfg = cfg.authn.clone();
-    if cfg.authorization == authz::Mode::AlwaysAllow && authn_cfg.anonymous {
+    if cfg.authorization.modes == [authz::Mode::AlwaysAllow] && authn_cfg.anonymous {
         // kube-apiserver's rule: anonymous requests with an allow-all authorizer would be
         // superusers.
         tracing::warn!(
@@ -222,6 +222,10 @@ pub async fn run(
     }
     let authenticator = authn::Authenticator::from_config(&authn_cfg, &cfg.data_dir)
         .map_err(|e| anyhow::anyhow!("authentication: {e}"))?;
+    let authorizer = Arc::new(
+        authz::Authorizer::new(&cfg.authorization)
+            .map_err(|e| anyhow::anyhow!("authorization: {e}"))?,
+    );
     // Build the OpenAPI documents off the request path (about half a second in debug builds).
     std::thread::spawn(|| {
         openapi::v2();
@@ -272,6 +276,9 @@ pub async fn run(
         if let Err(e) = controllers::bootstrap::ensure(&store, local.port()).await {
             tracing::warn!("bootstrap objects: {e}");
         }
+        if let Err(e) = controllers::rbac::ensure_policy(&store).await {
+            tracing::warn!("bootstrap RBAC policy: {e}");
+        }
     }
     // In a cluster, whichever replica leads (now or later) ensures the bootstrap objects.
     let bootstrapper = tokio::spawn({
@@ -291,6 +298,14 @@ pub async fn run(
                 if last.is_some_and(|t| t.elapsed() < RECHECK) {
                     continue;
                 }
+                // The RBAC bootstrap policy is reconciled once per term of leadership (as
+                // kube-apiserver does at start): a role an operator deletes stays deleted.
+                if last.is_none() {
+                    if let Err(e) = controllers::rbac::ensure_policy(&store).await {
+                        tracing::warn!("bootstrap RBAC policy: {e}");
+                        continue;
+                    }
+                }
                 match controllers::bootstrap::ensure(&store, port).await {
                     Ok(()) => last = Some(Instant::now()),
                     Err(e) => tracing::warn!("bootstrap objects: {e}"),
@@ -298,6 +313,7 @@ pub async fn run(
             }
         }
     });
+    let followers = authorizer.start(&watch_cache);
     let app = Arc::new(server::App {
         store: store.clone(),
         watch: watch_cache,
@@ -311,11 +327,18 @@ pub async fn run(
             cfg.max_mutating_requests_inflight,
         ),
         request_timeout: cfg.request_timeout,
-        authz: authz::Authorizer {
-            mode: cfg.authorization,
-        },
+        authz: authorizer.clone(),
         min_request_timeout: cfg.min_request_timeout,
     });
+    let aggregation = cfg
+        .controllers
+        .contains(&"clusterrole-aggregation")
+        .then(|| {
+            tokio::spawn(controllers::rbac::run_aggregation(
+                store.clone(),
+                app.watch.clone(),
+            ))
+        });
     let ns_controller = cfg.controllers.contains(&"namespace").then(|| {
         tokio::spawn(controllers::namespace::run(
             store.clone(),
@@ -390,13 +413,16 @@ pub async fn run(
             Err(_) => tracing::warn!("admin API did not stop within 5 s"),
         }
     }
-    for c in [ns_controller, token_loops, sa_tokens]
+    for c in [ns_controller, token_loops, sa_tokens, aggregation]
         .into_iter()
         .flatten()
     {
         c.abort();
     }
     bootstrapper.abort();
+    for f in followers {
+        f.abort();
+    }
     kv.shutdown().await;
     Ok(())
 }

@@ -91,11 +91,25 @@ enum Command {
         /// authenticate as system:bootstrap:<id>.
         #[arg(long)]
         enable_bootstrap_token_auth: bool,
-        /// Authorizers in order. Built so far: AlwaysAllow (anonymous auth off, as in kube) and
-        /// AlwaysDeny (system:masters still allowed). Unset: authenticated users may do
-        /// everything, anonymous ones only health, version and discovery.
-        #[arg(long, default_value = "", value_parser = parse_authorization_mode)]
+        /// Authorizers in order: Node, RBAC, ABAC, Webhook, AlwaysAllow, AlwaysDeny. The
+        /// first allow or deny wins; system:masters is always allowed.
+        #[arg(long, default_value = "Node,RBAC", value_parser = parse_authorization_mode)]
         authorization_mode: AuthzMode,
+        /// ABAC policy (JSON lines), for --authorization-mode ABAC.
+        #[arg(long)]
+        authorization_policy_file: Option<PathBuf>,
+        /// A kubeconfig naming a SubjectAccessReview webhook, for --authorization-mode Webhook.
+        #[arg(long)]
+        authorization_webhook_config_file: Option<PathBuf>,
+        /// The SubjectAccessReview version the webhook speaks (v1 or v1beta1).
+        #[arg(long, default_value = "v1")]
+        authorization_webhook_version: String,
+        /// How long the webhook's "authorized" answers are cached.
+        #[arg(long, default_value = "5m", value_parser = parse_duration)]
+        authorization_webhook_cache_authorized_ttl: Duration,
+        /// How long the webhook's other answers are cached.
+        #[arg(long, default_value = "30s", value_parser = parse_duration)]
+        authorization_webhook_cache_unauthorized_ttl: Duration,
         /// A kubeconfig naming a TokenReview webhook that authenticates bearer tokens.
         #[arg(long)]
         authentication_token_webhook_config_file: Option<PathBuf>,
@@ -254,10 +268,10 @@ fn parse_duration(s: &str) -> Result<Duration, String> {
 
 /// The parsed `--authorization-mode`.
 #[derive(Clone, Debug)]
-struct AuthzMode(rafter::authz::Mode);
+struct AuthzMode(Vec<rafter::authz::Mode>);
 
 fn parse_authorization_mode(s: &str) -> Result<AuthzMode, String> {
-    rafter::authz::Mode::parse(s).map(AuthzMode)
+    rafter::authz::Mode::parse_list(s).map(AuthzMode)
 }
 
 /// The loops `--controllers` turned on.
@@ -330,6 +344,11 @@ fn main() -> anyhow::Result<()> {
             anonymous_auth,
             enable_bootstrap_token_auth,
             authorization_mode,
+            authorization_policy_file,
+            authorization_webhook_config_file,
+            authorization_webhook_version,
+            authorization_webhook_cache_authorized_ttl,
+            authorization_webhook_cache_unauthorized_ttl,
             authentication_token_webhook_config_file,
             authentication_token_webhook_version,
             authentication_token_webhook_cache_ttl,
@@ -444,7 +463,14 @@ fn main() -> anyhow::Result<()> {
                     min_version: tls_min_version,
                     cipher_suites: tls_cipher_suites,
                 },
-                authorization: authorization_mode.0,
+                authorization: rafter::authz::Config {
+                    modes: authorization_mode.0,
+                    policy_file: authorization_policy_file,
+                    webhook_config: authorization_webhook_config_file,
+                    webhook_version: authorization_webhook_version,
+                    webhook_authorized_ttl: authorization_webhook_cache_authorized_ttl,
+                    webhook_unauthorized_ttl: authorization_webhook_cache_unauthorized_ttl,
+                },
                 min_request_timeout,
                 tls_sans: tls_sans
                     .into_iter()

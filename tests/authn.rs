@@ -241,12 +241,15 @@ async fn every_authenticator() {
     let r = s.json(&admin, Method::GET, "/openid/v1/jwks", None).await;
     assert_eq!(r.body["keys"][0]["alg"], "ES256");
 
-    // Anonymous: health, version and discovery only.
-    for path in [
-        "/readyz", "/livez", "/healthz", "/version", "/api", "/apis", "/api/v1",
-    ] {
+    // Anonymous: health and version only (system:public-info-viewer); discovery is for
+    // authenticated users (kube since 1.14).
+    for path in ["/readyz", "/livez", "/healthz", "/version"] {
         let (code, _) = get_with(&bare, &s, path, None).await;
         assert_eq!(code, StatusCode::OK, "{path}");
+    }
+    for path in ["/api", "/apis", "/api/v1"] {
+        let (code, _) = get_with(&bare, &s, path, None).await;
+        assert_eq!(code, StatusCode::FORBIDDEN, "{path}");
     }
     let (code, body) = get_with(&bare, &s, "/api/v1/namespaces/default/secrets", None).await;
     assert_eq!(code, StatusCode::FORBIDDEN);
@@ -396,8 +399,8 @@ async fn bootstrap_tokens() {
     }
 }
 
-/// Access reviews answer with the authorizer's decision (interim: authenticated users may do
-/// everything, anonymous ones only health, version and discovery): `kubectl auth can-i`.
+/// Access reviews answer with the authorizer's decision (RBAC's bootstrap policy here):
+/// `kubectl auth can-i`, and kube's validation of the review bodies.
 #[tokio::test]
 async fn access_reviews() {
     let s = Server::start();
@@ -417,7 +420,23 @@ async fn access_reviews() {
             Some(sar("alice", json!({"resourceAttributes": {"verb": "get", "resource": "pods", "namespace": "default"}}))))
         .await;
     assert_eq!(r.code, StatusCode::CREATED, "{}", r.body);
-    assert_eq!(r.body["status"]["allowed"], true);
+    assert_eq!(
+        r.body["status"],
+        json!({"allowed": false}),
+        "alice has no bindings"
+    );
+    let r = s
+        .json(
+            &admin,
+            Method::POST,
+            "/apis/authorization.k8s.io/v1/subjectaccessreviews",
+            Some(sar(
+                "alice",
+                json!({"nonResourceAttributes": {"verb": "get", "path": "/version"}}),
+            )),
+        )
+        .await;
+    assert_eq!(r.body["status"]["allowed"], true, "{}", r.body);
     let r = s
         .json(
             &admin,
@@ -465,76 +484,13 @@ async fn access_reviews() {
     assert_eq!(r.code, StatusCode::UNPROCESSABLE_ENTITY, "{}", r.body);
 }
 
-type Handler = std::sync::Arc<dyn Fn(&str, &[u8]) -> String + Send + Sync>;
-
-/// An HTTPS server on loopback with its own CA (written to `<name>-ca.crt` in `dir`); every
-/// request is answered with `handler(path, body)` as JSON. Returns the port.
-async fn tls_server(dir: &Path, name: &str, handler: Handler) -> u16 {
-    use http_body_util::BodyExt;
-    use std::sync::Arc;
-    let ca_key = rcgen::KeyPair::generate().unwrap();
-    let mut ca_params = rcgen::CertificateParams::new(Vec::<String>::new()).unwrap();
-    ca_params.is_ca = rcgen::IsCa::Ca(rcgen::BasicConstraints::Unconstrained);
-    let ca = ca_params.self_signed(&ca_key).unwrap();
-    let key = rcgen::KeyPair::generate().unwrap();
-    let mut leaf = rcgen::CertificateParams::new(Vec::<String>::new()).unwrap();
-    leaf.subject_alt_names = vec![rcgen::SanType::IpAddress("127.0.0.1".parse().unwrap())];
-    let leaf = leaf.signed_by(&key, &ca, &ca_key).unwrap();
-    let config = rustls::ServerConfig::builder_with_provider(Arc::new(
-        rustls::crypto::ring::default_provider(),
-    ))
-    .with_safe_default_protocol_versions()
-    .unwrap()
-    .with_no_client_auth()
-    .with_single_cert(
-        vec![leaf.der().clone()],
-        rustls::pki_types::PrivateKeyDer::Pkcs8(key.serialize_der().into()),
-    )
-    .unwrap();
-    let acceptor = tokio_rustls::TlsAcceptor::from(Arc::new(config));
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let port = listener.local_addr().unwrap().port();
-    tokio::spawn(async move {
-        loop {
-            let Ok((tcp, _)) = listener.accept().await else {
-                return;
-            };
-            let acceptor = acceptor.clone();
-            let handler = handler.clone();
-            tokio::spawn(async move {
-                let Ok(tls) = acceptor.accept(tcp).await else {
-                    return;
-                };
-                let svc = hyper::service::service_fn(
-                    move |req: hyper::Request<hyper::body::Incoming>| {
-                        let handler = handler.clone();
-                        async move {
-                            let path = req.uri().path().to_string();
-                            let body = req.into_body().collect().await.unwrap().to_bytes();
-                            let out = handler(&path, &body);
-                            Ok::<_, std::convert::Infallible>(hyper::Response::new(
-                                http_body_util::Full::new(bytes::Bytes::from(out)),
-                            ))
-                        }
-                    },
-                );
-                let _ = hyper::server::conn::http1::Builder::new()
-                    .serve_connection(hyper_util::rt::TokioIo::new(tls), svc)
-                    .await;
-            });
-        }
-    });
-    std::fs::write(dir.join(format!("{name}-ca.crt")), ca.pem()).unwrap();
-    port
-}
-
 /// A TokenReview webhook: `good-token` is user `webby`, anything else is refused. Returns
 /// its kubeconfig and a request counter.
 async fn start_webhook(dir: &Path) -> (PathBuf, std::sync::Arc<std::sync::atomic::AtomicUsize>) {
     use std::sync::atomic::{AtomicUsize, Ordering};
     let hits = std::sync::Arc::new(AtomicUsize::new(0));
     let counter = hits.clone();
-    let port = tls_server(
+    let port = support::tls_server(
         dir,
         "webhook",
         std::sync::Arc::new(move |_path: &str, body: &[u8]| {
@@ -639,7 +595,7 @@ async fn oidc_id_tokens() {
                      "x": b64.encode(&point[1..33]), "y": b64.encode(&point[33..65])});
     let issuer_port = std::sync::Arc::new(std::sync::OnceLock::<u16>::new());
     let ip = issuer_port.clone();
-    let port = tls_server(
+    let port = support::tls_server(
         dir.path(),
         "oidc",
         std::sync::Arc::new(move |path: &str, _body: &[u8]| {

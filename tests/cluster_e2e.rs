@@ -424,9 +424,11 @@ fn kubectl_through_haproxy_survives_leader_kill_and_watches_lose_nothing() {
 }
 
 /// The peer service trusts only the peer CA: the admin certificate (cluster CA) fails the
-/// handshake; a peer certificate gets through.
-#[tokio::test]
-async fn peers_accept_only_peer_certificates() {
+/// handshake; a peer certificate gets through. RBAC on every replica: a ClusterRole labelled
+/// for aggregation shows up in `view` in each replica's own cache, and a new binding is
+/// effective on each replica within seconds.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn peer_certificates_and_rbac_on_every_replica() {
     if Command::new("haproxy").arg("-v").output().is_err() || !replicas_supported() {
         assert!(
             std::env::var_os("CI").is_none(),
@@ -463,4 +465,50 @@ async fn peers_accept_only_peer_certificates() {
     );
     let ok = client("peer.crt", "peer.key").get(&url).send().await;
     assert!(ok.is_ok(), "a peer certificate was refused: {ok:?}");
+
+    // RBAC on every replica, from each one's own state.
+    c.ok(&["create", "namespace", "rbac"]);
+    let role = c.dir().join("widgets.yaml");
+    std::fs::write(
+        &role,
+        "apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata:\n  name: widget-viewer\n  labels:\n    rbac.authorization.k8s.io/aggregate-to-view: \"true\"\nrules:\n- apiGroups: [\"example.com\"]\n  resources: [\"widgets\"]\n  verbs: [\"get\"]\n",
+    )
+    .unwrap();
+    c.ok(&["apply", "-f", role.to_str().unwrap()]);
+    c.ok(&[
+        "create",
+        "rolebinding",
+        "v",
+        "-n",
+        "rbac",
+        "--clusterrole=view",
+        "--user=viewer",
+    ]);
+    for i in 1..=3 {
+        let server = format!("https://{}", c.ports[&format!("REPLICA_{i}_API")]);
+        let deadline = Instant::now() + Duration::from_secs(15);
+        loop {
+            let view = c.kubectl(&[
+                "--server",
+                &server,
+                "get",
+                "--raw",
+                "/apis/rbac.authorization.k8s.io/v1/clusterroles/view?resourceVersion=0",
+            ]);
+            let can = c.kubectl(&[
+                "--server", &server, "auth", "can-i", "get", "pods", "-n", "rbac", "--as", "viewer",
+            ]);
+            if stdout(&view).contains("widgets") && stdout(&can).trim() == "yes" {
+                break;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "replica {i}: view {} / can-i {} {}",
+                stdout(&view),
+                stdout(&can),
+                stderr(&can)
+            );
+            std::thread::sleep(Duration::from_millis(200));
+        }
+    }
 }

@@ -142,6 +142,9 @@ async fn max_inflight_answers_429() {
         tokens.to_str().unwrap(),
         "--max-requests-inflight",
         "1",
+        // alice needs rights, and system:masters would be exempt from the budget.
+        "--authorization-mode",
+        "AlwaysAllow",
     ]);
     let alice = s.anonymous_client();
     let get = |path: &str| {

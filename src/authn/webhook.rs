@@ -21,10 +21,8 @@ const TIMEOUT: Duration = Duration::from_secs(10);
 const CACHE_MAX: usize = 10_000;
 
 pub struct Webhook {
-    url: String,
+    client: KubeconfigClient,
     version: String,
-    client: reqwest::Client,
-    bearer: Option<String>,
     ttl: Duration,
     cache: Mutex<HashMap<(String, Vec<String>), (Instant, Option<UserInfo>)>>,
 }
@@ -52,14 +50,18 @@ fn kubeconfig_bytes(
     }
 }
 
-impl Webhook {
-    /// Reads the kubeconfig (its first cluster and user).
-    pub fn load(path: &Path, version: &str, ttl: Duration) -> Result<Webhook, String> {
-        if !matches!(version, "v1" | "v1beta1") {
-            return Err(format!(
-                "--authentication-token-webhook-version must be v1 or v1beta1, not {version:?}"
-            ));
-        }
+/// A client for a webhook named by a kubeconfig file (its first cluster and user): the
+/// server URL, the CA or `insecure-skip-tls-verify`, a client certificate or bearer token.
+/// Authentication and authorization webhooks share it.
+pub struct KubeconfigClient {
+    url: String,
+    client: reqwest::Client,
+    bearer: Option<String>,
+}
+
+impl KubeconfigClient {
+    /// Reads the kubeconfig.
+    pub fn load(path: &Path) -> Result<KubeconfigClient, String> {
         let text = std::fs::read_to_string(path)
             .map_err(|e| format!("reading {}: {e}", path.display()))?;
         let doc: Value = serde_yaml::from_str(&text)
@@ -105,11 +107,38 @@ impl Webhook {
             .get("token")
             .and_then(Value::as_str)
             .map(str::to_string);
-        Ok(Webhook {
+        Ok(KubeconfigClient {
             url,
-            version: version.to_string(),
             client: b.build().map_err(|e| format!("webhook client: {e}"))?,
             bearer,
+        })
+    }
+
+    /// POSTs a review object and returns the answer (a non-2xx answer is an error).
+    pub async fn post(&self, body: &Value) -> Result<Value, String> {
+        let mut req = self.client.post(&self.url).json(body);
+        if let Some(t) = &self.bearer {
+            req = req.bearer_auth(t);
+        }
+        let resp = req.send().await.map_err(|e| format!("unreachable: {e}"))?;
+        if !resp.status().is_success() {
+            return Err(format!("answered {}", resp.status()));
+        }
+        resp.json().await.map_err(|e| format!("bad answer: {e}"))
+    }
+}
+
+impl Webhook {
+    /// Reads the kubeconfig (its first cluster and user).
+    pub fn load(path: &Path, version: &str, ttl: Duration) -> Result<Webhook, String> {
+        if !matches!(version, "v1" | "v1beta1") {
+            return Err(format!(
+                "--authentication-token-webhook-version must be v1 or v1beta1, not {version:?}"
+            ));
+        }
+        Ok(Webhook {
+            client: KubeconfigClient::load(path)?,
+            version: version.to_string(),
             ttl,
             cache: Mutex::new(HashMap::new()),
         })
@@ -168,15 +197,7 @@ impl Webhook {
             "kind": "TokenReview",
             "spec": spec,
         });
-        let mut req = self.client.post(&self.url).json(&body);
-        if let Some(t) = &self.bearer {
-            req = req.bearer_auth(t);
-        }
-        let resp = req.send().await.map_err(|e| format!("unreachable: {e}"))?;
-        if !resp.status().is_success() {
-            return Err(format!("answered {}", resp.status()));
-        }
-        let v: Value = resp.json().await.map_err(|e| format!("bad answer: {e}"))?;
+        let v = self.client.post(&body).await?;
         let status = v.get("status").cloned().unwrap_or(json!({}));
         if status.get("authenticated").and_then(Value::as_bool) != Some(true) {
             return Ok(None);

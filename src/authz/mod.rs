@@ -1,28 +1,57 @@
-//! Authorization: whether a user may do what a request asks, and kube's `Forbidden` message
-//! when not. Until RBAC and the other authorizers arrive (their own issue), the decision is
-//! interim: every authenticated user may do everything; anonymous requests may reach only
-//! the health checks, `/version` and discovery.
+//! Authorization: whether a user may do what a request asks (kube-apiserver's authorization
+//! stage), deny by default. `--authorization-mode` is an ordered list of authorizers — `Node`,
+//! `RBAC`, `ABAC`, `Webhook`, `AlwaysAllow`, `AlwaysDeny` (default `Node,RBAC`); each answers
+//! allow, deny or no opinion, the first decision wins, and no decision is a 403 with kube's
+//! message. `system:masters` is always allowed (the superuser group), before any authorizer.
 //!
-//! Owns: request [`Attributes`] (kube's `authorizer.Attributes`), the decision and the 403
-//! `Status`. Does not know: authentication (who the user is), routing.
+//! Owns: request [`Attributes`] (kube's `authorizer.Attributes`), [`Decision`], the union
+//! [`Authorizer`] with its modes and their state (the RBAC index and the Node graph, kept
+//! current from this replica's watch cache by followers), the rules a user holds (for
+//! SelfSubjectRulesReview), RBAC escalation checks on role and binding writes, the 403
+//! `Status`. Does not know: authentication (who the user is), routing, admission.
+
+pub mod abac;
+pub mod bootstrap;
+pub mod node;
+pub mod rbac;
+pub mod webhook;
+
+use std::path::PathBuf;
+use std::sync::{Arc, RwLock};
+use std::time::Duration;
+
+use serde_json::{json, Value};
 
 use crate::authn::UserInfo;
 use crate::meta::status::Status;
+use crate::registry::object::Admit;
+use crate::registry::resources::{self, ResourceInfo};
+use crate::watch::follow::{self, Change};
+use rbac::PolicyRule;
+
+/// The superuser group.
+pub const MASTERS: &str = "system:masters";
 
 /// A resource request as authorizers see it (the edge fills it from its request info).
+#[derive(Clone, Copy, Debug)]
 pub struct ResourceAttributes<'a> {
     pub verb: &'a str,
     pub group: &'a str,
+    pub version: &'a str,
     pub resource: &'a str,
     pub subresource: Option<&'a str>,
     pub namespace: Option<&'a str>,
     pub name: Option<&'a str>,
+    /// The request's raw `fieldSelector` (list / watch), for authorizers that narrow reads
+    /// by it (Node: a kubelet's `spec.nodeName=<node>` pods).
+    pub field_selector: Option<&'a str>,
 }
 
 /// What a request does, as authorizers see it.
+#[derive(Clone, Debug)]
 pub enum Attributes<'a> {
     Resource(ResourceAttributes<'a>),
-    /// A non-resource path with its verb (the lower-cased HTTP method, `get` for HEAD).
+    /// A non-resource path with its verb (the lower-cased HTTP method).
     NonResource {
         path: &'a str,
         verb: String,
@@ -30,98 +59,608 @@ pub enum Attributes<'a> {
 }
 
 impl<'a> Attributes<'a> {
-    /// A non-resource request.
+    /// A non-resource request: its verb is the lower-cased method, as kube's (so `head`
+    /// for HEAD, which only a rule naming `head` or `*` allows).
     pub fn path(method: &http::Method, path: &'a str) -> Self {
         Attributes::NonResource {
             path,
-            verb: match *method {
-                http::Method::HEAD => "get".into(),
-                ref m => m.as_str().to_ascii_lowercase(),
-            },
+            verb: method.as_str().to_ascii_lowercase(),
         }
     }
 }
 
-/// Paths anonymous users may reach before the authorization issue lands: kube's
-/// `system:public-info-viewer` paths and discovery.
-fn public_path(path: &str) -> bool {
-    let p = path.trim_end_matches('/');
-    let health = ["/healthz", "/livez", "/readyz"]
-        .iter()
-        .any(|h| p == *h || p.starts_with(&format!("{h}/")));
-    if health || p == "/version" {
-        return true;
-    }
-    let parts: Vec<&str> = p.trim_start_matches('/').split('/').collect();
-    matches!(
-        parts.as_slice(),
-        ["api"] | ["api", _] | ["apis"] | ["apis", _] | ["apis", _, _]
-    )
+/// One authorizer's answer, with kube's reason (may be empty).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Decision {
+    Allow(String),
+    Deny(String),
+    NoOpinion(String),
 }
 
-/// `--authorization-mode`: today `AlwaysAllow`, `AlwaysDeny`, or unset (the interim rule).
-/// RBAC, Node, ABAC and Webhook arrive with the authorization issue.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+/// One entry of `--authorization-mode`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Mode {
-    /// Authenticated users may do everything; anonymous ones reach only the public paths.
-    #[default]
-    Interim,
-    /// Everything is allowed (kube also turns anonymous authentication off with it).
+    Node,
+    Rbac,
+    Abac,
+    Webhook,
     AlwaysAllow,
-    /// Everything is denied, except to `system:masters` (the superuser group).
     AlwaysDeny,
 }
 
 impl Mode {
-    /// Parses the flag's ordered list; only one of the built-in modes for now.
-    pub fn parse(flag: &str) -> Result<Mode, String> {
-        let modes: Vec<&str> = flag
-            .split(',')
-            .map(str::trim)
-            .filter(|m| !m.is_empty())
-            .collect();
-        match modes.as_slice() {
-            [] => Ok(Mode::Interim),
-            ["AlwaysAllow"] => Ok(Mode::AlwaysAllow),
-            ["AlwaysDeny"] => Ok(Mode::AlwaysDeny),
-            _ => Err(format!(
-                "--authorization-mode {flag:?}: only AlwaysAllow or AlwaysDeny are built yet (RBAC, Node, ABAC and Webhook are coming)"
-            )),
+    fn name(self) -> &'static str {
+        match self {
+            Mode::Node => "Node",
+            Mode::Rbac => "RBAC",
+            Mode::Abac => "ABAC",
+            Mode::Webhook => "Webhook",
+            Mode::AlwaysAllow => "AlwaysAllow",
+            Mode::AlwaysDeny => "AlwaysDeny",
+        }
+    }
+
+    /// Parses the flag's ordered list (kube's names and checks).
+    pub fn parse_list(flag: &str) -> Result<Vec<Mode>, String> {
+        let mut out = Vec::new();
+        for m in flag.split(',').map(str::trim).filter(|m| !m.is_empty()) {
+            let mode = match m {
+                "Node" => Mode::Node,
+                "RBAC" => Mode::Rbac,
+                "ABAC" => Mode::Abac,
+                "Webhook" => Mode::Webhook,
+                "AlwaysAllow" => Mode::AlwaysAllow,
+                "AlwaysDeny" => Mode::AlwaysDeny,
+                other => {
+                    return Err(format!(
+                        "authorization-mode {other:?} is not a valid mode (valid: Node, RBAC, ABAC, Webhook, AlwaysAllow, AlwaysDeny)"
+                    ))
+                }
+            };
+            if out.contains(&mode) {
+                return Err(format!(
+                    "authorization-mode {:?} has mode specified more than once",
+                    mode.name()
+                ));
+            }
+            out.push(mode);
+        }
+        if out.is_empty() {
+            return Err("at least one authorization-mode must be passed".into());
+        }
+        Ok(out)
+    }
+}
+
+/// The authorization flags.
+#[derive(Clone, Debug)]
+pub struct Config {
+    pub modes: Vec<Mode>,
+    /// `--authorization-policy-file` (ABAC).
+    pub policy_file: Option<PathBuf>,
+    /// `--authorization-webhook-config-file`.
+    pub webhook_config: Option<PathBuf>,
+    pub webhook_version: String,
+    pub webhook_authorized_ttl: Duration,
+    pub webhook_unauthorized_ttl: Duration,
+}
+
+impl Default for Config {
+    fn default() -> Config {
+        Config {
+            modes: vec![Mode::Node, Mode::Rbac],
+            policy_file: None,
+            webhook_config: None,
+            webhook_version: "v1".into(),
+            webhook_authorized_ttl: Duration::from_secs(300),
+            webhook_unauthorized_ttl: Duration::from_secs(30),
         }
     }
 }
 
-/// The authorizer of a replica.
-#[derive(Clone, Copy, Debug, Default)]
+impl Config {
+    pub fn has(&self, m: Mode) -> bool {
+        self.modes.contains(&m)
+    }
+}
+
+/// The rules a user holds in a namespace (SelfSubjectRulesReview's status).
+pub struct Rules {
+    pub resource_rules: Vec<Value>,
+    pub non_resource_rules: Vec<Value>,
+    pub incomplete: bool,
+    pub errors: Vec<String>,
+}
+
+/// Whether the followers feeding an index have loaded their first full state.
+#[derive(Default)]
+struct Synced {
+    want: std::sync::atomic::AtomicUsize,
+    done: std::sync::atomic::AtomicUsize,
+}
+
+impl Synced {
+    /// Waits (bounded) until every follower loaded once: a replica that just started
+    /// must not refuse requests only because its index is still empty.
+    async fn wait(&self) {
+        use std::sync::atomic::Ordering::Relaxed;
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(5);
+        while self.done.load(Relaxed) < self.want.load(Relaxed)
+            && tokio::time::Instant::now() < deadline
+        {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    }
+}
+
+/// The union authorizer of a replica.
 pub struct Authorizer {
-    pub mode: Mode,
+    modes: Vec<Mode>,
+    synced: Arc<Synced>,
+    rbac: Arc<RwLock<rbac::Index>>,
+    node: Arc<RwLock<node::Graph>>,
+    /// The rules every node has (the bootstrap `system:node` role), for the Node authorizer.
+    node_rules: Vec<PolicyRule>,
+    abac: Option<abac::PolicyList>,
+    webhook: Option<webhook::Webhook>,
+}
+
+fn read<T>(l: &RwLock<T>) -> std::sync::RwLockReadGuard<'_, T> {
+    l.read().unwrap_or_else(|e| e.into_inner())
+}
+
+fn write<T>(l: &RwLock<T>) -> std::sync::RwLockWriteGuard<'_, T> {
+    l.write().unwrap_or_else(|e| e.into_inner())
 }
 
 impl Authorizer {
-    /// The decision: `Err` is the 403 to answer.
-    pub fn authorize(&self, user: &UserInfo, attrs: &Attributes<'_>) -> Result<(), Status> {
-        if user.groups.iter().any(|g| g == "system:masters") {
+    /// Builds the authorizers the flags name (reads the ABAC policy and webhook kubeconfig).
+    pub fn new(cfg: &Config) -> Result<Authorizer, String> {
+        if cfg.modes.is_empty() {
+            return Err("at least one authorization-mode must be passed".into());
+        }
+        let abac = match (&cfg.policy_file, cfg.has(Mode::Abac)) {
+            (Some(p), true) => Some(abac::PolicyList::load(p)?),
+            (None, true) => {
+                return Err("authorization-mode ABAC's authorization policy file not passed".into())
+            }
+            (Some(_), false) => {
+                return Err("cannot specify --authorization-policy-file without mode ABAC".into())
+            }
+            (None, false) => None,
+        };
+        let webhook = match (&cfg.webhook_config, cfg.has(Mode::Webhook)) {
+            (Some(p), true) => Some(webhook::Webhook::load(
+                p,
+                &cfg.webhook_version,
+                cfg.webhook_authorized_ttl,
+                cfg.webhook_unauthorized_ttl,
+            )?),
+            (None, true) => {
+                return Err(
+                    "authorization-mode Webhook's authorization config file not passed".into(),
+                )
+            }
+            (Some(_), false) => {
+                return Err(
+                    "cannot specify --authorization-webhook-config-file without mode Webhook"
+                        .into(),
+                )
+            }
+            (None, false) => None,
+        };
+        let node_rules = bootstrap::policy()
+            .cluster_roles
+            .iter()
+            .find(|r| r["metadata"]["name"] == "system:node")
+            .map(rbac::rules_of)
+            .unwrap_or_default();
+        Ok(Authorizer {
+            modes: cfg.modes.clone(),
+            synced: Default::default(),
+            rbac: Default::default(),
+            node: Default::default(),
+            node_rules,
+            abac,
+            webhook,
+        })
+    }
+
+    /// An authorizer with only these modes and no files (tests, tools).
+    pub fn with_modes(modes: &[Mode]) -> Authorizer {
+        Authorizer {
+            modes: modes.to_vec(),
+            synced: Default::default(),
+            rbac: Default::default(),
+            node: Default::default(),
+            node_rules: Vec::new(),
+            abac: None,
+            webhook: None,
+        }
+    }
+
+    pub fn modes(&self) -> &[Mode] {
+        &self.modes
+    }
+
+    pub fn has(&self, m: Mode) -> bool {
+        self.modes.contains(&m)
+    }
+
+    /// Starts the followers that keep the RBAC index and the Node graph current from the
+    /// watch cache; they run until aborted.
+    pub fn start(&self, cache: &crate::watch::Cache) -> Vec<tokio::task::JoinHandle<()>> {
+        let mut tasks = Vec::new();
+        let find = |group: &str, resource: &str| -> Option<&'static ResourceInfo> {
+            resources::resolve(group, resource).filter(|i| i.resource == resource)
+        };
+        if self.has(Mode::Rbac) {
+            for resource in rbac::RESOURCES {
+                let Some(info) = find(rbac::GROUP, resource) else {
+                    continue;
+                };
+                let index = self.rbac.clone();
+                let synced = self.synced.clone();
+                synced
+                    .want
+                    .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                let mut first = true;
+                tasks.push(follow::spawn(cache.clone(), info, move |c| {
+                    let mut ix = write(&index);
+                    match c {
+                        Change::Replace(all) => {
+                            if std::mem::take(&mut first) {
+                                synced
+                                    .done
+                                    .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                            }
+                            ix.reset(resource);
+                            for o in all {
+                                ix.apply(resource, None, Some(o));
+                            }
+                        }
+                        Change::Upsert { prev, cur } => ix.apply(resource, prev, Some(cur)),
+                        Change::Delete { prev } => ix.apply(resource, Some(prev), None),
+                    }
+                }));
+            }
+        }
+        if self.has(Mode::Node) {
+            for (group, resource) in node::WATCHED {
+                let Some(info) = find(group, resource) else {
+                    continue;
+                };
+                let graph = self.node.clone();
+                let synced = self.synced.clone();
+                synced
+                    .want
+                    .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                let mut first = true;
+                tasks.push(follow::spawn(cache.clone(), info, move |c| {
+                    let mut g = write(&graph);
+                    match c {
+                        Change::Replace(all) => {
+                            if std::mem::take(&mut first) {
+                                synced
+                                    .done
+                                    .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                            }
+                            g.reset(group, resource);
+                            for o in all {
+                                g.apply(group, resource, None, Some(o));
+                            }
+                        }
+                        Change::Upsert { prev, cur } => g.apply(group, resource, prev, Some(cur)),
+                        Change::Delete { prev } => g.apply(group, resource, Some(prev), None),
+                    }
+                }));
+            }
+        }
+        tasks
+    }
+
+    /// The union decision (kube's): superusers first, then each mode in order until one
+    /// allows or denies; the reasons of those without an opinion are joined by newlines.
+    pub async fn decide(&self, user: &UserInfo, attrs: &Attributes<'_>) -> Decision {
+        if user.groups.iter().any(|g| g == MASTERS) {
+            return Decision::Allow(String::new());
+        }
+        if self.has(Mode::Rbac) || self.has(Mode::Node) {
+            self.synced.wait().await;
+        }
+        let mut reasons: Vec<String> = Vec::new();
+        for m in &self.modes {
+            let d = match m {
+                Mode::AlwaysAllow => Decision::Allow(String::new()),
+                // kube's AlwaysDeny has no opinion (with a reason), so a later mode may allow.
+                Mode::AlwaysDeny => Decision::NoOpinion("Everything is forbidden.".into()),
+                Mode::Rbac => read(&self.rbac).authorize(user, attrs),
+                Mode::Node => node::authorize_with_field_selector(
+                    &read(&self.node),
+                    &self.node_rules,
+                    user,
+                    attrs,
+                    match attrs {
+                        Attributes::Resource(r) => r.field_selector,
+                        _ => None,
+                    },
+                ),
+                Mode::Abac => match &self.abac {
+                    Some(p) => abac::authorize(p, user, attrs),
+                    None => Decision::NoOpinion(String::new()),
+                },
+                Mode::Webhook => match &self.webhook {
+                    Some(w) => w.authorize(user, attrs).await,
+                    None => Decision::NoOpinion(String::new()),
+                },
+            };
+            match d {
+                Decision::NoOpinion(r) => {
+                    if !r.is_empty() {
+                        reasons.push(r);
+                    }
+                }
+                d => return d,
+            }
+        }
+        Decision::NoOpinion(reasons.join("\n"))
+    }
+
+    /// The decision as the edge applies it: `Err` is the 403 to answer.
+    pub async fn authorize(&self, user: &UserInfo, attrs: &Attributes<'_>) -> Result<(), Status> {
+        match self.decide(user, attrs).await {
+            Decision::Allow(_) => Ok(()),
+            Decision::Deny(r) | Decision::NoOpinion(r) => Err(forbidden(user, attrs, &r)),
+        }
+    }
+
+    /// Whether the decision is allow (for checks inside a request, e.g. `bind`).
+    pub async fn allows(&self, user: &UserInfo, attrs: &Attributes<'_>) -> bool {
+        matches!(self.decide(user, attrs).await, Decision::Allow(_))
+    }
+
+    /// The rules a user holds in `namespace`, from every mode that can enumerate them
+    /// (kube's `RulesFor`); `incomplete` when a mode cannot.
+    pub fn rules_for(&self, user: &UserInfo, namespace: &str) -> Rules {
+        let mut out = Rules {
+            resource_rules: Vec::new(),
+            non_resource_rules: Vec::new(),
+            incomplete: false,
+            errors: Vec::new(),
+        };
+        for m in &self.modes {
+            match m {
+                Mode::AlwaysAllow => {
+                    out.resource_rules
+                        .push(json!({"verbs": ["*"], "apiGroups": ["*"], "resources": ["*"]}));
+                    out.non_resource_rules
+                        .push(json!({"verbs": ["*"], "nonResourceURLs": ["*"]}));
+                }
+                Mode::AlwaysDeny => {}
+                Mode::Rbac => {
+                    let (rules, errors) = read(&self.rbac).rules_for(user, namespace);
+                    for r in rules {
+                        if !r.resources.is_empty() {
+                            let mut j = json!({"verbs": r.verbs, "apiGroups": r.api_groups, "resources": r.resources});
+                            if !r.resource_names.is_empty() {
+                                j["resourceNames"] = json!(r.resource_names);
+                            }
+                            out.resource_rules.push(j);
+                        }
+                        if !r.non_resource_urls.is_empty() {
+                            out.non_resource_rules.push(
+                                json!({"verbs": r.verbs, "nonResourceURLs": r.non_resource_urls}),
+                            );
+                        }
+                    }
+                    out.errors.extend(errors);
+                }
+                Mode::Node => {
+                    if node::node_identity(user).is_some() {
+                        out.incomplete = true;
+                        out.errors
+                            .push("node authorizer does not support user rule resolution".into());
+                    }
+                }
+                Mode::Abac => {
+                    if let Some(p) = &self.abac {
+                        let (res, non) = abac::rules_for(p, user, namespace);
+                        for r in res {
+                            let mut j = json!({"verbs": r.verbs, "apiGroups": r.api_groups, "resources": r.resources});
+                            if !r.resource_names.is_empty() {
+                                j["resourceNames"] = json!(r.resource_names);
+                            }
+                            out.resource_rules.push(j);
+                        }
+                        for r in non {
+                            out.non_resource_rules.push(
+                                json!({"verbs": r.verbs, "nonResourceURLs": r.non_resource_urls}),
+                            );
+                        }
+                    }
+                }
+                Mode::Webhook => {
+                    out.incomplete = true;
+                    out.errors
+                        .push("webhook authorizer does not support user rule resolution".into());
+                }
+            }
+        }
+        out
+    }
+
+    /// The RBAC rules a user holds in `namespace` (escalation checks), with resolution errors.
+    fn rbac_rules_for(&self, user: &UserInfo, namespace: &str) -> (Vec<PolicyRule>, Vec<String>) {
+        read(&self.rbac).rules_for(user, namespace)
+    }
+
+    /// The check the store runs before writing a Role, ClusterRole, RoleBinding or
+    /// ClusterRoleBinding (kube's RBAC escalation prevention), `None` for other resources.
+    pub fn write_guard(
+        self: &Arc<Self>,
+        user: &UserInfo,
+        info: &'static ResourceInfo,
+        namespace: Option<&str>,
+        name: Option<&str>,
+    ) -> Option<Admit> {
+        if info.group != rbac::GROUP || !rbac::RESOURCES.contains(&info.resource) {
+            return None;
+        }
+        let authz = self.clone();
+        let user = user.clone();
+        let namespace = namespace.unwrap_or("").to_string();
+        let url_name = name.unwrap_or("").to_string();
+        Some(Arc::new(move |new: &Value, old: Option<&Value>| {
+            let authz = authz.clone();
+            let user = user.clone();
+            let namespace = namespace.clone();
+            let url_name = url_name.clone();
+            let new = new.clone();
+            let old = old.cloned();
+            Box::pin(async move {
+                authz
+                    .check_escalation(&user, info, &namespace, &url_name, &new, old.as_ref())
+                    .await
+            })
+        }))
+    }
+
+    async fn check_escalation(
+        &self,
+        user: &UserInfo,
+        info: &'static ResourceInfo,
+        namespace: &str,
+        url_name: &str,
+        new: &Value,
+        old: Option<&Value>,
+    ) -> Result<(), Status> {
+        if user.groups.iter().any(|g| g == MASTERS) {
             return Ok(());
         }
-        match self.mode {
-            Mode::AlwaysAllow => Ok(()),
-            Mode::AlwaysDeny => Err(forbidden(user, attrs, "")),
-            Mode::Interim => authorize(user, attrs),
+        // Writes that only touch what garbage collection needs are never escalations.
+        if let Some(old) = old {
+            if only_gc_fields_changed(new, old) {
+                return Ok(());
+            }
+        }
+        let name = new["metadata"]["name"].as_str().unwrap_or("");
+        let ns_opt = (!namespace.is_empty()).then_some(namespace);
+        let forbidden = |msg: String| {
+            Status::forbidden(
+                crate::meta::status::GroupResource {
+                    group: info.group,
+                    resource: info.resource,
+                },
+                name,
+                &msg,
+            )
+        };
+        match info.resource {
+            "roles" | "clusterroles" => {
+                let escalate = Attributes::Resource(ResourceAttributes {
+                    verb: "escalate",
+                    group: rbac::GROUP,
+                    version: "*",
+                    resource: info.resource,
+                    subresource: None,
+                    namespace: ns_opt,
+                    name: (!url_name.is_empty()).then_some(url_name),
+                    field_selector: None,
+                });
+                if self.allows(user, &escalate).await {
+                    return Ok(());
+                }
+                let aggregated = rbac::aggregation_selectors(new).is_some();
+                let wanted = if aggregated {
+                    vec![
+                        PolicyRule {
+                            verbs: vec!["*".into()],
+                            api_groups: vec!["*".into()],
+                            resources: vec!["*".into()],
+                            ..Default::default()
+                        },
+                        PolicyRule {
+                            verbs: vec!["*".into()],
+                            non_resource_urls: vec!["*".into()],
+                            ..Default::default()
+                        },
+                    ]
+                } else {
+                    rbac::rules_of(new)
+                };
+                let (owner, errors) = self.rbac_rules_for(user, namespace);
+                if let Err(missing) = rbac::covers(&owner, &wanted) {
+                    if aggregated && old.is_none() {
+                        return Err(forbidden(
+                            "must have cluster-admin privileges to use the aggregationRule".into(),
+                        ));
+                    }
+                    return Err(forbidden(rbac::escalation_message(user, missing, &errors)));
+                }
+                Ok(())
+            }
+            _ => {
+                let role_kind = new["roleRef"]["kind"].as_str().unwrap_or("");
+                let role_name = new["roleRef"]["name"].as_str().unwrap_or("");
+                let bind = Attributes::Resource(ResourceAttributes {
+                    verb: "bind",
+                    group: rbac::GROUP,
+                    version: "*",
+                    resource: if role_kind == "Role" {
+                        "roles"
+                    } else {
+                        "clusterroles"
+                    },
+                    subresource: None,
+                    namespace: ns_opt,
+                    name: Some(role_name),
+                    field_selector: None,
+                });
+                if self.allows(user, &bind).await {
+                    return Ok(());
+                }
+                let wanted = read(&self.rbac)
+                    .role_ref_rules(role_kind, role_name, namespace)
+                    .map_err(|_| {
+                        let gr = crate::meta::status::GroupResource {
+                            group: rbac::GROUP,
+                            resource: if role_kind == "Role" {
+                                "roles"
+                            } else {
+                                "clusterroles"
+                            },
+                        };
+                        Status::not_found(gr, role_name)
+                    })?;
+                let (owner, errors) = self.rbac_rules_for(user, namespace);
+                if let Err(missing) = rbac::covers(&owner, &wanted) {
+                    return Err(forbidden(rbac::escalation_message(user, missing, &errors)));
+                }
+                Ok(())
+            }
         }
     }
 }
 
-/// The interim decision: `Err` is the 403 to answer.
-pub fn authorize(user: &UserInfo, attrs: &Attributes<'_>) -> Result<(), Status> {
-    if !user.is_anonymous() {
-        return Ok(());
-    }
-    if let Attributes::NonResource { path, .. } = attrs {
-        if public_path(path) {
-            return Ok(());
+/// Whether an update changes only `metadata.ownerReferences` and `metadata.finalizers`
+/// (kube's `IsOnlyMutatingGCFields`).
+fn only_gc_fields_changed(new: &Value, old: &Value) -> bool {
+    let strip = |v: &Value| {
+        let mut v = v.clone();
+        if let Some(m) = v.get_mut("metadata").and_then(Value::as_object_mut) {
+            for k in [
+                "ownerReferences",
+                "finalizers",
+                "resourceVersion",
+                "managedFields",
+                "generation",
+            ] {
+                m.remove(k);
+            }
         }
-    }
-    Err(forbidden(user, attrs, ""))
+        v
+    };
+    strip(new) == strip(old)
 }
 
 /// kube's 403 for a denied request, e.g. `configmaps is forbidden: User "alice" cannot list
@@ -168,57 +707,81 @@ pub fn forbidden(user: &UserInfo, attrs: &Attributes<'_>, reason: &str) -> Statu
 mod tests {
     use super::*;
 
-    #[test]
-    fn messages_and_public_paths() {
+    #[tokio::test]
+    async fn messages_and_union() {
         let anon = UserInfo::anonymous();
         let list = ResourceAttributes {
             verb: "list",
             group: "",
+            version: "v1",
             resource: "configmaps",
             subresource: None,
             namespace: Some("default"),
             name: None,
+            field_selector: None,
         };
-        let s = authorize(&anon, &Attributes::Resource(list)).unwrap_err();
+        let a = Authorizer::with_modes(&[Mode::Node, Mode::Rbac]);
+        let s = a
+            .authorize(&anon, &Attributes::Resource(list))
+            .await
+            .unwrap_err();
         assert_eq!(s.code, 403);
         assert_eq!(s.message, "configmaps is forbidden: User \"system:anonymous\" cannot list resource \"configmaps\" in API group \"\" in the namespace \"default\"");
         let get = ResourceAttributes {
             verb: "get",
             group: "",
+            version: "v1",
             resource: "nodes",
             subresource: None,
             namespace: None,
             name: Some("n1"),
+            field_selector: None,
         };
         assert_eq!(
             forbidden(&anon, &Attributes::Resource(get), "").message,
             "nodes \"n1\" is forbidden: User \"system:anonymous\" cannot get resource \"nodes\" in API group \"\" at the cluster scope"
         );
-        let m = authorize(
-            &anon,
-            &Attributes::NonResource {
-                path: "/metrics",
-                verb: "get".into(),
-            },
-        )
-        .unwrap_err()
-        .message;
+        let metrics = Attributes::NonResource {
+            path: "/metrics",
+            verb: "get".into(),
+        };
         assert_eq!(
-            m,
+            a.authorize(&anon, &metrics).await.unwrap_err().message,
             "forbidden: User \"system:anonymous\" cannot get path \"/metrics\""
         );
-        for p in [
-            "/healthz",
-            "/readyz/etcd",
-            "/version",
-            "/api",
-            "/api/v1",
-            "/apis/apps/v1",
-        ] {
-            assert!(public_path(p), "{p}");
-        }
-        for p in ["/metrics", "/openapi/v2", "/api/v1/pods", "/logs"] {
-            assert!(!public_path(p), "{p}");
-        }
+        let masters = UserInfo {
+            name: "root".into(),
+            groups: vec![MASTERS.into()],
+            ..Default::default()
+        };
+        assert!(Authorizer::with_modes(&[Mode::AlwaysDeny])
+            .authorize(&masters, &metrics)
+            .await
+            .is_ok());
+        assert_eq!(
+            Authorizer::with_modes(&[Mode::AlwaysDeny])
+                .authorize(&anon, &metrics)
+                .await
+                .unwrap_err()
+                .message,
+            "forbidden: User \"system:anonymous\" cannot get path \"/metrics\": Everything is forbidden."
+        );
+        assert!(Authorizer::with_modes(&[Mode::Rbac, Mode::AlwaysAllow])
+            .authorize(&anon, &metrics)
+            .await
+            .is_ok());
+    }
+
+    #[test]
+    fn mode_lists() {
+        assert_eq!(
+            Mode::parse_list("Node,RBAC").unwrap(),
+            vec![Mode::Node, Mode::Rbac]
+        );
+        assert!(Mode::parse_list("RBAC,RBAC")
+            .unwrap_err()
+            .contains("more than once"));
+        assert!(Mode::parse_list("Bogus").is_err());
+        assert!(Mode::parse_list("").is_err());
     }
 }

@@ -15,6 +15,7 @@ pub async fn ensure(store: &Store, advertise_port: u16) -> Result<(), crate::met
         now,
         dry_run: false,
         field_manager: Some("kube-apiserver".into()),
+        admit: None,
     };
     let ns_info = resources::lookup("", "v1", "namespaces").expect("namespaces resource");
     for ns in ["default", "kube-system", "kube-public", "kube-node-lease"] {

@@ -7,11 +7,13 @@
 pub mod bootstrap;
 pub mod bootstrap_tokens;
 pub mod namespace;
+pub mod rbac;
 pub mod serviceaccount_tokens;
 
 /// The loops `--controllers` names, as kube-controller-manager names its own.
 pub const KNOWN: &[&str] = &[
     "namespace",
+    "clusterrole-aggregation",
     "serviceaccount-token",
     "tokencleaner",
     "bootstrapsigner",
@@ -55,11 +57,15 @@ mod tests {
     fn controllers_flag() {
         assert_eq!(
             super::parse_enabled("*").unwrap(),
-            vec!["namespace", "serviceaccount-token"]
+            vec![
+                "namespace",
+                "clusterrole-aggregation",
+                "serviceaccount-token"
+            ]
         );
         assert_eq!(
             super::parse_enabled("*,-namespace").unwrap(),
-            vec!["serviceaccount-token"]
+            vec!["clusterrole-aggregation", "serviceaccount-token"]
         );
         assert!(super::parse_enabled("").unwrap().is_empty());
         assert_eq!(

@@ -4,13 +4,38 @@
 
 use serde_json::{json, Map, Value};
 
+/// A check the store runs on the object it is about to write (and the stored one, on
+/// update), after defaulting and validation, before the write; `Err` refuses the write and
+/// nothing is stored. The edge fills it for writes that need it (RBAC escalation checks;
+/// admission later).
+pub type Admit = std::sync::Arc<
+    dyn Fn(
+            &Value,
+            Option<&Value>,
+        ) -> futures::future::BoxFuture<'static, Result<(), crate::meta::status::Status>>
+        + Send
+        + Sync,
+>;
+
 /// Options common to writes.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Default)]
 pub struct WriteOptions {
     pub dry_run: bool,
     pub field_manager: Option<String>,
     /// `now` as RFC 3339, settled once per request.
     pub now: String,
+    pub admit: Option<Admit>,
+}
+
+impl std::fmt::Debug for WriteOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("WriteOptions")
+            .field("dry_run", &self.dry_run)
+            .field("field_manager", &self.field_manager)
+            .field("now", &self.now)
+            .field("admit", &self.admit.is_some())
+            .finish()
+    }
 }
 
 /// Which part of an object an update writes.

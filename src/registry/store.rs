@@ -489,6 +489,9 @@ impl Store {
             ));
         }
         self.check_namespace(scope, meta_str(&obj, "name")).await?;
+        if let Some(admit) = &opts.admit {
+            admit(&obj, None).await?;
+        }
         if info.group.is_empty() && info.resource == "services" {
             self.allocate_service(&mut obj).await?;
         }
@@ -613,6 +616,9 @@ impl Store {
             }
             if same_ignoring_bookkeeping(&new, &old) {
                 return Ok(old);
+            }
+            if let Some(admit) = &opts.admit {
+                admit(&new, Some(&old)).await?;
             }
             crate::registry::managed::record_update(&mut new, opts, info, Some(&old));
             if opts.dry_run {

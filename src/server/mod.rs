@@ -9,6 +9,7 @@
 
 pub mod handlers;
 pub mod health;
+pub mod impersonation;
 pub mod negotiate;
 pub mod pki;
 pub mod protobuf;
@@ -73,7 +74,7 @@ pub struct App {
     /// `--request-timeout`: the deadline of a non-long-running request.
     pub request_timeout: std::time::Duration,
     /// What a user may do.
-    pub authz: crate::authz::Authorizer,
+    pub authz: Arc<crate::authz::Authorizer>,
     /// `--min-request-timeout`: watches without `timeoutSeconds` end after a random time
     /// between this and twice this.
     pub min_request_timeout: std::time::Duration,
@@ -226,19 +227,33 @@ pub async fn handle(
         for h in app.authn.x509.proxy_headers() {
             req.headers_mut().remove(h.as_str());
         }
-        // authorization (interim until RBAC: authenticated users may do everything).
+        // impersonation: the real user must be allowed to act as whom the headers name.
+        let user = if impersonation::requested(req.headers()) {
+            match impersonation::impersonate(&app.authz, &user, req.headers_mut()).await {
+                Ok(u) => u,
+                Err(s) => return status_response(&s),
+            }
+        } else {
+            user
+        };
+        // authorization, before the body is read: a denied request does no work.
+        let field_selector = form_urlencoded::parse(req.uri().query().unwrap_or("").as_bytes())
+            .find(|(k, _)| k == "fieldSelector")
+            .map(|(_, v)| v.into_owned());
         let attrs = match &info {
             Some(i) => crate::authz::Attributes::Resource(crate::authz::ResourceAttributes {
                 verb: i.verb,
                 group: &i.group,
+                version: &i.version,
                 resource: &i.resource,
                 subresource: i.subresource.as_deref(),
-                namespace: i.namespace.as_deref(),
+                namespace: i.path_namespace.as_deref(),
                 name: i.name.as_deref(),
+                field_selector: field_selector.as_deref(),
             }),
             None => crate::authz::Attributes::path(req.method(), req.uri().path()),
         };
-        if let Err(s) = app.authz.authorize(&user, &attrs) {
+        if let Err(s) = app.authz.authorize(&user, &attrs).await {
             return status_response(&s);
         }
         let verb = info.as_ref().map(|i| i.verb).unwrap_or("get");

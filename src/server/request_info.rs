@@ -11,6 +11,9 @@ pub struct RequestInfo {
     pub group: String,
     pub version: String,
     pub namespace: Option<String>,
+    /// The namespace as kube's RequestInfo reads it from the path, for authorization: for a
+    /// namespace itself (`/api/v1/namespaces/<name>`) that is its own name.
+    pub path_namespace: Option<String>,
     pub resource: String,
     pub name: Option<String>,
     pub subresource: Option<String>,
@@ -63,6 +66,7 @@ pub fn parse(method: &Method, path: &str, watch_param: bool) -> Option<RequestIn
     if info.resource.is_empty() || info.name.as_deref() == Some("") {
         return None;
     }
+    info.path_namespace = info.namespace.clone();
     if info.resource == "namespaces" {
         info.namespace = None;
     }

@@ -18,6 +18,7 @@
 //! kv history through [`crate::registry::store::Store::list`].
 
 pub mod cache;
+pub mod follow;
 mod stream;
 
 use std::sync::{Arc, OnceLock};

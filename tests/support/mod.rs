@@ -337,3 +337,66 @@ pub fn pb_envelope(api_version: &str, kind: &str, obj: &impl prost014::Message) 
     out.extend(unknown.encode_to_vec());
     out
 }
+
+pub type Handler = std::sync::Arc<dyn Fn(&str, &[u8]) -> String + Send + Sync>;
+
+/// An HTTPS server on loopback with its own CA (written to `<name>-ca.crt` in `dir`); every
+/// request is answered with `handler(path, body)` as JSON. Returns the port.
+pub async fn tls_server(dir: &Path, name: &str, handler: Handler) -> u16 {
+    use http_body_util::BodyExt;
+    use std::sync::Arc;
+    let ca_key = rcgen::KeyPair::generate().unwrap();
+    let mut ca_params = rcgen::CertificateParams::new(Vec::<String>::new()).unwrap();
+    ca_params.is_ca = rcgen::IsCa::Ca(rcgen::BasicConstraints::Unconstrained);
+    let ca = ca_params.self_signed(&ca_key).unwrap();
+    let key = rcgen::KeyPair::generate().unwrap();
+    let mut leaf = rcgen::CertificateParams::new(Vec::<String>::new()).unwrap();
+    leaf.subject_alt_names = vec![rcgen::SanType::IpAddress("127.0.0.1".parse().unwrap())];
+    let leaf = leaf.signed_by(&key, &ca, &ca_key).unwrap();
+    let config = rustls::ServerConfig::builder_with_provider(Arc::new(
+        rustls::crypto::ring::default_provider(),
+    ))
+    .with_safe_default_protocol_versions()
+    .unwrap()
+    .with_no_client_auth()
+    .with_single_cert(
+        vec![leaf.der().clone()],
+        rustls::pki_types::PrivateKeyDer::Pkcs8(key.serialize_der().into()),
+    )
+    .unwrap();
+    let acceptor = tokio_rustls::TlsAcceptor::from(Arc::new(config));
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let port = listener.local_addr().unwrap().port();
+    tokio::spawn(async move {
+        loop {
+            let Ok((tcp, _)) = listener.accept().await else {
+                return;
+            };
+            let acceptor = acceptor.clone();
+            let handler = handler.clone();
+            tokio::spawn(async move {
+                let Ok(tls) = acceptor.accept(tcp).await else {
+                    return;
+                };
+                let svc = hyper::service::service_fn(
+                    move |req: hyper::Request<hyper::body::Incoming>| {
+                        let handler = handler.clone();
+                        async move {
+                            let path = req.uri().path().to_string();
+                            let body = req.into_body().collect().await.unwrap().to_bytes();
+                            let out = handler(&path, &body);
+                            Ok::<_, std::convert::Infallible>(hyper::Response::new(
+                                http_body_util::Full::new(bytes::Bytes::from(out)),
+                            ))
+                        }
+                    },
+                );
+                let _ = hyper::server::conn::http1::Builder::new()
+                    .serve_connection(hyper_util::rt::TokioIo::new(tls), svc)
+                    .await;
+            });
+        }
+    });
+    std::fs::write(dir.join(format!("{name}-ca.crt")), ca.pem()).unwrap();
+    port
+}

@@ -1,5 +1,5 @@
-//! authorization.k8s.io/v1 access reviews, answered by the configured authorizer (today the
-//! interim one of `authz`): SelfSubjectAccessReview (`kubectl auth can-i`),
+//! authorization.k8s.io/v1 access reviews, answered by the replica's union authorizer:
+//! SelfSubjectAccessReview (`kubectl auth can-i`),
 //! SubjectAccessReview, LocalSubjectAccessReview and SelfSubjectRulesReview
 //! (`kubectl auth can-i --list`). Not stored; bodies come through the one body decoder.
 
@@ -8,7 +8,7 @@ use serde_json::{json, Map, Value};
 
 use super::respond;
 use crate::authn::UserInfo;
-use crate::authz::{self, Attributes, ResourceAttributes};
+use crate::authz::{self, Attributes, Decision, ResourceAttributes};
 use crate::meta::field_error::FieldError;
 use crate::meta::status::Status;
 use crate::server::negotiate::Output;
@@ -65,7 +65,7 @@ pub async fn handle(
     let spec = obj.get("spec").cloned().unwrap_or(json!({}));
     let invalid = |e: FieldError| Status::invalid(kind, "authorization.k8s.io", "", &[e]);
     let status = match review {
-        Review::SelfSubjectRules => rules(requester),
+        Review::SelfSubjectRules => rules(authorizer, requester, s(&spec, "namespace")),
         _ => {
             let subject = match review {
                 Review::SelfSubjectAccess => requester.clone(),
@@ -116,33 +116,46 @@ pub async fn handle(
                     let ns = s(r, "namespace");
                     let name = s(r, "name");
                     let sub = s(r, "subresource");
-                    authorizer.authorize(
-                        &subject,
-                        &Attributes::Resource(ResourceAttributes {
-                            verb: s(r, "verb"),
-                            group: s(r, "group"),
-                            resource: s(r, "resource"),
-                            subresource: (!sub.is_empty()).then_some(sub),
-                            namespace: (!ns.is_empty()).then_some(ns),
-                            name: (!name.is_empty()).then_some(name),
-                        }),
-                    )
+                    authorizer
+                        .decide(
+                            &subject,
+                            &Attributes::Resource(ResourceAttributes {
+                                verb: s(r, "verb"),
+                                group: s(r, "group"),
+                                version: s(r, "version"),
+                                resource: s(r, "resource"),
+                                subresource: (!sub.is_empty()).then_some(sub),
+                                namespace: (!ns.is_empty()).then_some(ns),
+                                name: (!name.is_empty()).then_some(name),
+                                field_selector: r
+                                    .pointer("/fieldSelector/rawSelector")
+                                    .and_then(Value::as_str),
+                            }),
+                        )
+                        .await
                 }
                 (None, n) => {
                     let n = n.unwrap_or(&Value::Null);
-                    authorizer.authorize(
-                        &subject,
-                        &Attributes::NonResource {
-                            path: s(n, "path"),
-                            verb: s(n, "verb").to_string(),
-                        },
-                    )
+                    authorizer
+                        .decide(
+                            &subject,
+                            &Attributes::NonResource {
+                                path: s(n, "path"),
+                                verb: s(n, "verb").to_string(),
+                            },
+                        )
+                        .await
                 }
             };
-            match decision {
-                Ok(()) => json!({"allowed": true}),
-                Err(_) => json!({"allowed": false}),
+            let (mut status, reason) = match decision {
+                Decision::Allow(r) => (json!({"allowed": true}), r),
+                Decision::Deny(r) => (json!({"allowed": false, "denied": true}), r),
+                Decision::NoOpinion(r) => (json!({"allowed": false}), r),
+            };
+            if !reason.is_empty() {
+                status["reason"] = json!(reason);
             }
+            status
         }
     };
     let mut meta = Map::new();
@@ -158,20 +171,19 @@ pub async fn handle(
     ))
 }
 
-/// SelfSubjectRulesReview status under the interim authorizer: everything for authenticated
-/// users; the public paths for anonymous ones.
-fn rules(user: &User) -> Value {
-    if user.is_anonymous() {
-        return json!({
-            "resourceRules": [],
-            "nonResourceRules": [{"verbs": ["get"], "nonResourceURLs":
-                ["/api", "/api/*", "/apis", "/apis/*", "/healthz", "/livez", "/readyz", "/version", "/version/"]}],
-            "incomplete": false,
-        });
+/// SelfSubjectRulesReview status: the rules every mode that can enumerate them grants in
+/// the namespace, `incomplete` when a mode cannot.
+fn rules(authorizer: &authz::Authorizer, user: &User, namespace: &str) -> Value {
+    let r = authorizer.rules_for(user, namespace);
+    let mut status = json!({
+        "resourceRules": r.resource_rules,
+        "nonResourceRules": r.non_resource_rules,
+        "incomplete": r.incomplete,
+    });
+    match r.errors.len() {
+        0 => {}
+        1 => status["evaluationError"] = json!(r.errors[0]),
+        _ => status["evaluationError"] = json!(format!("[{}]", r.errors.join(", "))),
     }
-    json!({
-        "resourceRules": [{"verbs": ["*"], "apiGroups": ["*"], "resources": ["*"]}],
-        "nonResourceRules": [{"verbs": ["*"], "nonResourceURLs": ["*"]}],
-        "incomplete": false,
-    })
+    status
 }

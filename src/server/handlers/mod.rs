@@ -136,6 +136,13 @@ impl Ctx {
             dry_run: !dry.is_empty(),
             field_manager,
             now: self.now.clone(),
+            // RBAC's escalation checks on role and binding writes.
+            admit: self.app.authz.write_guard(
+                &self.user,
+                self.info,
+                self.ri.namespace.as_deref(),
+                self.ri.name.as_deref(),
+            ),
         })
     }
 

@@ -1,0 +1,56 @@
+//! Load phases shared by the benches: `CLIENTS` concurrent clients GET one object for a
+//! number of seconds and the phase prints its rate.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+pub const CLIENTS: usize = 16;
+
+pub async fn phase(
+    label: &str,
+    url: &str,
+    client: reqwest::Client,
+    token: Option<String>,
+    secs: u64,
+) {
+    let done = Arc::new(AtomicU64::new(0));
+    let failed = Arc::new(AtomicU64::new(0));
+    let end = Instant::now() + Duration::from_secs(secs);
+    let mut tasks = Vec::new();
+    for _ in 0..CLIENTS {
+        let (c, t, url, done, failed) = (
+            client.clone(),
+            token.clone(),
+            url.to_string(),
+            done.clone(),
+            failed.clone(),
+        );
+        tasks.push(tokio::spawn(async move {
+            while Instant::now() < end {
+                let mut r = c.get(format!("{url}/api/v1/namespaces/default"));
+                if let Some(t) = &t {
+                    r = r.bearer_auth(t);
+                }
+                match r.send().await {
+                    Ok(resp) if resp.status().is_success() => {
+                        let _ = resp.bytes().await;
+                        done.fetch_add(1, Ordering::Relaxed);
+                    }
+                    _ => {
+                        failed.fetch_add(1, Ordering::Relaxed);
+                    }
+                }
+            }
+        }));
+    }
+    for t in tasks {
+        let _ = t.await;
+    }
+    let n = done.load(Ordering::Relaxed);
+    println!(
+        "{label:<22} {:>8.0} GET/s  ({n} ok, {} failed, {CLIENTS} clients, {secs} s)",
+        n as f64 / secs as f64,
+        failed.load(Ordering::Relaxed)
+    );
+}
