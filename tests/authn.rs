@@ -85,7 +85,8 @@ async fn every_authenticator() {
         whoami(&alice).unwrap(),
         json!({"username": "alice", "uid": "1001", "groups": ["dev", "ops", "system:authenticated"]})
     );
-    let out = support::kubectl_env(&alice, &["get", "ns", "default"], &[]);
+    // Authenticated users may use discovery (system:discovery).
+    let out = support::kubectl_env(&alice, &["get", "--raw", "/apis"], &[]);
     assert!(out.status.success(), "{}", support::stderr(&out));
     // A wrong token is a 401, never anonymous.
     let wrong = token_kubeconfig(&s, "wrong", "static-token-3");
@@ -432,7 +433,7 @@ async fn access_reviews() {
             "/apis/authorization.k8s.io/v1/subjectaccessreviews",
             Some(sar(
                 "alice",
-                json!({"nonResourceAttributes": {"verb": "get", "path": "/version"}}),
+                json!({"groups": ["system:authenticated"], "nonResourceAttributes": {"verb": "get", "path": "/version"}}),
             )),
         )
         .await;
@@ -542,9 +543,7 @@ async fn token_webhook() {
     let before = hits.load(std::sync::atomic::Ordering::SeqCst);
     for _ in 0..3 {
         assert_eq!(
-            get_with(&bare, &s, "/api/v1/namespaces", Some("good-token"))
-                .await
-                .0,
+            get_with(&bare, &s, "/apis", Some("good-token")).await.0,
             StatusCode::OK
         );
         assert_eq!(
@@ -968,7 +967,7 @@ async fn expired_certificates_and_quiet_logs() {
 }
 
 /// `--authorization-mode`: AlwaysAllow turns anonymous authentication off (kube's rule);
-/// AlwaysDeny refuses everyone but system:masters; modes not built yet are a start error.
+/// AlwaysDeny refuses everyone but system:masters; an unknown mode is a start error.
 #[tokio::test]
 async fn authorization_modes() {
     let dir = tempfile::tempdir().unwrap();
@@ -1003,7 +1002,7 @@ async fn authorization_modes() {
     assert_eq!(code, StatusCode::FORBIDDEN);
     assert_eq!(
         body["message"],
-        "namespaces is forbidden: User \"bob\" cannot list resource \"namespaces\" in API group \"\" at the cluster scope"
+        "namespaces is forbidden: User \"bob\" cannot list resource \"namespaces\" in API group \"\" at the cluster scope: Everything is forbidden."
     );
     assert_eq!(
         s.json(&s.client(), Method::GET, "/api/v1/namespaces", None)
@@ -1018,12 +1017,12 @@ async fn authorization_modes() {
             "--data-dir",
             dir.path().join("x").to_str().unwrap(),
             "--authorization-mode",
-            "RBAC",
+            "RBAC,Bogus",
         ])
         .output()
         .unwrap();
     assert!(!out.status.success());
-    assert!(String::from_utf8_lossy(&out.stderr).contains("only AlwaysAllow or AlwaysDeny"));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("\"Bogus\" is not a valid mode"));
 }
 
 /// A service-account token past its `exp` (signed with the replica's own key) is a 401.
@@ -1052,7 +1051,7 @@ async fn expired_service_account_token() {
         .unwrap()
     };
     let c = s.anonymous_client();
-    let (code, _) = get_with(&c, &s, "/api/v1/namespaces", Some(&sign(claims(now + 600)))).await;
+    let (code, _) = get_with(&c, &s, "/apis", Some(&sign(claims(now + 600)))).await;
     assert_eq!(
         code,
         StatusCode::OK,
@@ -1127,12 +1126,6 @@ async fn rsa_signing_and_extra_verification_keys() {
         &jsonwebtoken::EncodingKey::from_ec_der(&ec.serialize_der()),
     )
     .unwrap();
-    let (code, _) = get_with(
-        &s.anonymous_client(),
-        &s,
-        "/api/v1/namespaces",
-        Some(&other),
-    )
-    .await;
+    let (code, _) = get_with(&s.anonymous_client(), &s, "/apis", Some(&other)).await;
     assert_eq!(code, StatusCode::OK);
 }
