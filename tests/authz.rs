@@ -782,6 +782,23 @@ async fn kubectl_auth() {
         (true, "yes".into())
     );
     assert_eq!(can(&["delete", "nodes"]), (true, "yes".into()));
+    // --as, --as-group, --as-uid: who the request proceeds as.
+    let me: Value = serde_json::from_str(&c.s.ok(&[
+        "auth", "whoami", "-o", "json", "--as", "viewer", "--as-group", "viewers", "--as-uid", "u-9",
+    ]))
+    .unwrap();
+    assert_eq!(
+        me["status"]["userInfo"],
+        json!({"username": "viewer", "uid": "u-9", "groups": ["viewers", "system:authenticated"]})
+    );
+    let me: Value = serde_json::from_str(&c.s.ok(&[
+        "auth", "whoami", "-o", "json", "--as", "system:serviceaccount:team:bot",
+    ]))
+    .unwrap();
+    assert_eq!(
+        me["status"]["userInfo"]["groups"],
+        json!(["system:serviceaccounts", "system:serviceaccounts:team", "system:authenticated"])
+    );
     // --list as the viewer: kube's rules table.
     let kc = token_kubeconfig(&c, "viewer", "tok-viewer");
     let out = support::kubectl_env(&kc, &["auth", "can-i", "--list", "-n", "team"], &[]);
