@@ -83,6 +83,10 @@ impl Cluster {
         )
     }
 
+    async fn post(&self, who: Option<&str>, path: &str, body: Value) -> (StatusCode, Value) {
+        self.call(who, Method::POST, path, Some(body), &[]).await
+    }
+
     async fn admin_create(&self, path: &str, body: Value) {
         let (code, b) = self
             .call(Some("admin"), Method::POST, path, Some(body), &[])
@@ -214,12 +218,10 @@ async fn setup(c: &Cluster) -> String {
     .await;
     // A token for the service account.
     let (code, tr) = c
-        .call(
+        .post(
             Some("admin"),
-            Method::POST,
             "/api/v1/namespaces/team/serviceaccounts/bot/token",
-            Some(json!({"apiVersion": "authentication.k8s.io/v1", "kind": "TokenRequest", "spec": {}})),
-            &[],
+            json!({"apiVersion": "authentication.k8s.io/v1", "kind": "TokenRequest", "spec": {}}),
         )
         .await;
     assert_eq!(code, StatusCode::CREATED, "{tr}");
@@ -441,18 +443,16 @@ async fn escalation_is_prevented() {
     let roles = "/apis/rbac.authorization.k8s.io/v1/namespaces/team/roles";
     // nsadmin holds admin in team: may bind edit, may not bind cluster-admin.
     let (code, body) = c
-        .call(
+        .post(
             Some("tok-nsadmin"),
-            Method::POST,
             rb,
-            Some(binding(
+            binding(
                 Some("team"),
                 "ca",
                 "ClusterRole",
                 "cluster-admin",
                 user("alice"),
-            )),
-            &[],
+            ),
         )
         .await;
     assert_eq!(code, StatusCode::FORBIDDEN, "{body}");
@@ -464,28 +464,24 @@ async fn escalation_is_prevented() {
     // A role granting what the creator holds is fine; more is refused with the missing rule.
     let role = |name: &str, rules: Value| json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "Role", "metadata": {"name": name}, "rules": rules});
     let (code, body) = c
-        .call(
+        .post(
             Some("tok-nsadmin"),
-            Method::POST,
             roles,
-            Some(role(
+            role(
                 "ok",
                 json!([{"apiGroups": [""], "resources": ["secrets"], "verbs": ["get", "list"]}]),
-            )),
-            &[],
+            ),
         )
         .await;
     assert_eq!(code, StatusCode::CREATED, "{body}");
     let (code, body) = c
-        .call(
+        .post(
             Some("tok-nsadmin"),
-            Method::POST,
             roles,
-            Some(role(
+            role(
                 "nodes",
                 json!([{"apiGroups": [""], "resources": ["nodes"], "verbs": ["get"]}]),
-            )),
-            &[],
+            ),
         )
         .await;
     assert_eq!(code, StatusCode::FORBIDDEN, "{body}");
@@ -497,18 +493,10 @@ async fn escalation_is_prevented() {
     );
     // edit cannot create bindings at all (no rolebindings permission).
     let (code, _) = c
-        .call(
+        .post(
             Some("tok-editor"),
-            Method::POST,
             rb,
-            Some(binding(
-                Some("team"),
-                "x",
-                "ClusterRole",
-                "view",
-                user("alice"),
-            )),
-            &[],
+            binding(Some("team"), "x", "ClusterRole", "view", user("alice")),
         )
         .await;
     assert_eq!(code, StatusCode::FORBIDDEN);
@@ -534,18 +522,16 @@ async fn escalation_is_prevented() {
     let deadline = Instant::now() + Duration::from_secs(10);
     loop {
         let (code, body) = c
-            .call(
+            .post(
                 Some("tok-nsadmin"),
-                Method::POST,
                 rb,
-                Some(binding(
+                binding(
                     Some("team"),
                     "ca",
                     "ClusterRole",
                     "cluster-admin",
                     user("alice"),
-                )),
-                &[],
+                ),
             )
             .await;
         if code == StatusCode::CREATED {
@@ -555,32 +541,22 @@ async fn escalation_is_prevented() {
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
     let (code, body) = c
-        .call(
+        .post(
             Some("tok-nsadmin"),
-            Method::POST,
             roles,
-            Some(role(
+            role(
                 "nodes",
                 json!([{"apiGroups": [""], "resources": ["nodes"], "verbs": ["get"]}]),
-            )),
-            &[],
+            ),
         )
         .await;
     assert_eq!(code, StatusCode::CREATED, "{body}");
     // A binding to a role that does not exist: 404 for those who may not bind it.
     let (code, body) = c
-        .call(
+        .post(
             Some("tok-nsadmin"),
-            Method::POST,
             rb,
-            Some(binding(
-                Some("team"),
-                "ghost",
-                "Role",
-                "nope",
-                user("alice"),
-            )),
-            &[],
+            binding(Some("team"), "ghost", "Role", "nope", user("alice")),
         )
         .await;
     assert_eq!(code, StatusCode::NOT_FOUND, "{body}");
@@ -784,7 +760,16 @@ async fn kubectl_auth() {
     assert_eq!(can(&["delete", "nodes"]), (true, "yes".into()));
     // --as, --as-group, --as-uid: who the request proceeds as.
     let me: Value = serde_json::from_str(&c.s.ok(&[
-        "auth", "whoami", "-o", "json", "--as", "viewer", "--as-group", "viewers", "--as-uid", "u-9",
+        "auth",
+        "whoami",
+        "-o",
+        "json",
+        "--as",
+        "viewer",
+        "--as-group",
+        "viewers",
+        "--as-uid",
+        "u-9",
     ]))
     .unwrap();
     assert_eq!(
@@ -792,12 +777,21 @@ async fn kubectl_auth() {
         json!({"username": "viewer", "uid": "u-9", "groups": ["viewers", "system:authenticated"]})
     );
     let me: Value = serde_json::from_str(&c.s.ok(&[
-        "auth", "whoami", "-o", "json", "--as", "system:serviceaccount:team:bot",
+        "auth",
+        "whoami",
+        "-o",
+        "json",
+        "--as",
+        "system:serviceaccount:team:bot",
     ]))
     .unwrap();
     assert_eq!(
         me["status"]["userInfo"]["groups"],
-        json!(["system:serviceaccounts", "system:serviceaccounts:team", "system:authenticated"])
+        json!([
+            "system:serviceaccounts",
+            "system:serviceaccounts:team",
+            "system:authenticated"
+        ])
     );
     // --list as the viewer: kube's rules table.
     let kc = token_kubeconfig(&c, "viewer", "tok-viewer");
@@ -850,15 +844,7 @@ async fn kubectl_auth() {
     .await;
     let deadline = Instant::now() + Duration::from_secs(10);
     loop {
-        let (code, r) = c
-            .call(
-                Some("tok-alice"),
-                Method::POST,
-                "/apis/authorization.k8s.io/v1/selfsubjectrulesreviews",
-                Some(json!({"apiVersion": "authorization.k8s.io/v1", "kind": "SelfSubjectRulesReview", "spec": {"namespace": "team"}})),
-                &[],
-            )
-            .await;
+        let (code, r) = c.post(Some("tok-alice"), "/apis/authorization.k8s.io/v1/selfsubjectrulesreviews", json!({"apiVersion": "authorization.k8s.io/v1", "kind": "SelfSubjectRulesReview", "spec": {"namespace": "team"}})).await;
         assert_eq!(code, StatusCode::CREATED);
         if r["status"]["evaluationError"] == "role.rbac.authorization.k8s.io \"missing\" not found"
         {
@@ -869,16 +855,8 @@ async fn kubectl_auth() {
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
     // A SubjectAccessReview names the binding that allowed it.
-    let (code, r) = c
-        .call(
-            Some("admin"),
-            Method::POST,
-            "/apis/authorization.k8s.io/v1/subjectaccessreviews",
-            Some(json!({"apiVersion": "authorization.k8s.io/v1", "kind": "SubjectAccessReview",
-                        "spec": {"user": "viewer", "resourceAttributes": {"verb": "get", "resource": "pods", "namespace": "team"}}})),
-            &[],
-        )
-        .await;
+    let (code, r) = c.post(Some("admin"), "/apis/authorization.k8s.io/v1/subjectaccessreviews", json!({"apiVersion": "authorization.k8s.io/v1", "kind": "SubjectAccessReview",
+                        "spec": {"user": "viewer", "resourceAttributes": {"verb": "get", "resource": "pods", "namespace": "team"}}})).await;
     assert_eq!(code, StatusCode::CREATED);
     assert_eq!(
         r["status"],
@@ -949,12 +927,10 @@ async fn abac_policy_file() {
         assert_eq!(code.as_u16(), want, "{who:?} {method} {path}: {b}");
     }
     let (_, b) = c
-        .call(
+        .post(
             Some("tok-alice"),
-            Method::POST,
             "/api/v1/namespaces/team/configmaps",
-            Some(cm("a")),
-            &[],
+            cm("a"),
         )
         .await;
     assert!(

@@ -50,6 +50,25 @@ fn kubeconfig_bytes(
     }
 }
 
+/// Caches a webhook's answer, dropping the oldest one when the cache is full (bounded
+/// memory whatever callers send). Shared by the authentication and authorization webhooks.
+pub fn remember<K: Clone + Eq + std::hash::Hash, V>(
+    cache: &mut HashMap<K, (Instant, V)>,
+    key: K,
+    value: V,
+) {
+    if cache.len() >= CACHE_MAX {
+        if let Some(oldest) = cache
+            .iter()
+            .min_by_key(|(_, (at, _))| *at)
+            .map(|(k, _)| k.clone())
+        {
+            cache.remove(&oldest);
+        }
+    }
+    cache.insert(key, (Instant::now(), value));
+}
+
 /// A client for a webhook named by a kubeconfig file (its first cluster and user): the
 /// server URL, the CA or `insecure-skip-tls-verify`, a client certificate or bearer token.
 /// Authentication and authorization webhooks share it.
@@ -168,16 +187,7 @@ impl Webhook {
         // Outages are not cached: the next request asks again.
         if let Ok(a) = &answer {
             let mut cache = self.cache.lock().unwrap_or_else(|e| e.into_inner());
-            if cache.len() >= CACHE_MAX {
-                if let Some(oldest) = cache
-                    .iter()
-                    .min_by_key(|(_, (at, _))| *at)
-                    .map(|(k, _)| k.clone())
-                {
-                    cache.remove(&oldest);
-                }
-            }
-            cache.insert(key, (Instant::now(), a.clone()));
+            remember(&mut cache, key, a.clone());
         }
         match answer {
             Ok(Some(u)) => Ok((u, audiences.to_vec())),

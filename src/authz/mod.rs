@@ -296,67 +296,63 @@ impl Authorizer {
         };
         if self.has(Mode::Rbac) {
             for resource in rbac::RESOURCES {
-                let Some(info) = find(rbac::GROUP, resource) else {
-                    continue;
-                };
-                let index = self.rbac.clone();
-                let synced = self.synced.clone();
-                synced
-                    .want
-                    .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                let mut first = true;
-                tasks.push(follow::spawn(cache.clone(), info, move |c| {
-                    let mut ix = write(&index);
-                    match c {
-                        Change::Replace(all) => {
-                            if std::mem::take(&mut first) {
-                                synced
-                                    .done
-                                    .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                            }
-                            ix.reset(resource);
-                            for o in all {
-                                ix.apply(resource, None, Some(o));
-                            }
-                        }
-                        Change::Upsert { prev, cur } => ix.apply(resource, prev, Some(cur)),
-                        Change::Delete { prev } => ix.apply(resource, Some(prev), None),
-                    }
-                }));
+                if let Some(info) = find(rbac::GROUP, resource) {
+                    tasks.push(self.follow_into(
+                        cache,
+                        info,
+                        self.rbac.clone(),
+                        move |ix| ix.reset(resource),
+                        move |ix, prev, cur| ix.apply(resource, prev, cur),
+                    ));
+                }
             }
         }
         if self.has(Mode::Node) {
             for (group, resource) in node::WATCHED {
-                let Some(info) = find(group, resource) else {
-                    continue;
-                };
-                let graph = self.node.clone();
-                let synced = self.synced.clone();
-                synced
-                    .want
-                    .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                let mut first = true;
-                tasks.push(follow::spawn(cache.clone(), info, move |c| {
-                    let mut g = write(&graph);
-                    match c {
-                        Change::Replace(all) => {
-                            if std::mem::take(&mut first) {
-                                synced
-                                    .done
-                                    .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                            }
-                            g.reset(group, resource);
-                            for o in all {
-                                g.apply(group, resource, None, Some(o));
-                            }
-                        }
-                        Change::Upsert { prev, cur } => g.apply(group, resource, prev, Some(cur)),
-                        Change::Delete { prev } => g.apply(group, resource, Some(prev), None),
-                    }
-                }));
+                if let Some(info) = find(group, resource) {
+                    tasks.push(self.follow_into(
+                        cache,
+                        info,
+                        self.node.clone(),
+                        move |g| g.reset(group, resource),
+                        move |g, prev, cur| g.apply(group, resource, prev, cur),
+                    ));
+                }
             }
         }
         tasks
+    }
+
+    /// Follows one resource into `state`: `reset` then `apply` of every object on each full
+    /// state, `apply(prev, cur)` on each change; counts towards `synced` once loaded.
+    fn follow_into<T: Send + Sync + 'static>(
+        &self,
+        cache: &crate::watch::Cache,
+        info: &'static ResourceInfo,
+        state: Arc<RwLock<T>>,
+        reset: impl Fn(&mut T) + Send + 'static,
+        apply: impl Fn(&mut T, Option<&Value>, Option<&Value>) + Send + 'static,
+    ) -> tokio::task::JoinHandle<()> {
+        use std::sync::atomic::Ordering::Relaxed;
+        let synced = self.synced.clone();
+        synced.want.fetch_add(1, Relaxed);
+        let mut first = true;
+        follow::spawn(cache.clone(), info, move |c| {
+            let mut st = write(&state);
+            match c {
+                Change::Replace(all) => {
+                    if std::mem::take(&mut first) {
+                        synced.done.fetch_add(1, Relaxed);
+                    }
+                    reset(&mut st);
+                    for o in all {
+                        apply(&mut st, None, Some(o));
+                    }
+                }
+                Change::Upsert { prev, cur } => apply(&mut st, prev, Some(cur)),
+                Change::Delete { prev } => apply(&mut st, Some(prev), None),
+            }
+        })
     }
 
     /// The union decision (kube's): superusers first, then each mode in order until one

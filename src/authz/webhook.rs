@@ -13,11 +13,8 @@ use std::time::{Duration, Instant};
 use serde_json::{json, Value};
 
 use super::{Attributes, Decision};
-use crate::authn::webhook::KubeconfigClient;
+use crate::authn::webhook::{remember, KubeconfigClient};
 use crate::authn::UserInfo;
-
-/// Cached answers kept at most (oldest dropped first).
-const CACHE_MAX: usize = 10_000;
 
 pub struct Webhook {
     client: KubeconfigClient,
@@ -140,16 +137,7 @@ impl Webhook {
             Decision::NoOpinion(reason)
         };
         let mut cache = self.cache.lock().unwrap_or_else(|e| e.into_inner());
-        if cache.len() >= CACHE_MAX {
-            if let Some(oldest) = cache
-                .iter()
-                .min_by_key(|(_, (at, _))| *at)
-                .map(|(k, _)| k.clone())
-            {
-                cache.remove(&oldest);
-            }
-        }
-        cache.insert(key, (Instant::now(), d.clone()));
+        remember(&mut cache, key, d.clone());
         d
     }
 }
