@@ -261,6 +261,7 @@ async fn non_resource_endpoints() {
     assert!(
         text.contains("[+]ping ok")
             && text.contains("[+]raft ok")
+            && text.contains("[+]poststarthook/rbac/bootstrap-roles ok")
             && text.contains("[+]shutdown ok"),
         "{text}"
     );

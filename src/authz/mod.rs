@@ -279,6 +279,12 @@ impl Authorizer {
         }
     }
 
+    /// Whether every follower has loaded its first full state (`/readyz`).
+    pub fn is_synced(&self) -> bool {
+        use std::sync::atomic::Ordering::Relaxed;
+        self.synced.done.load(Relaxed) >= self.synced.want.load(Relaxed)
+    }
+
     pub fn modes(&self) -> &[Mode] {
         &self.modes
     }

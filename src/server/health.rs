@@ -10,7 +10,13 @@ use super::{full, App, Body};
 /// The checks of one endpoint, in order.
 fn checks(endpoint: &str) -> &'static [&'static str] {
     match endpoint {
-        "readyz" => &["ping", "log", "raft", "shutdown"],
+        "readyz" => &[
+            "ping",
+            "log",
+            "raft",
+            "poststarthook/rbac/bootstrap-roles",
+            "shutdown",
+        ],
         _ => &["ping", "log", "raft"],
     }
 }
@@ -19,6 +25,14 @@ fn run(app: &App, check: &str) -> Result<(), String> {
     match check {
         "ping" | "log" => Ok(()),
         "raft" => app.store.kv().health(),
+        // The authorizers' indexes have loaded this replica's state once.
+        "poststarthook/rbac/bootstrap-roles" => {
+            if app.authz.is_synced() {
+                Ok(())
+            } else {
+                Err("not finished".into())
+            }
+        }
         "shutdown" => {
             if app.is_shutting_down() {
                 Err("process is shutting down".into())
