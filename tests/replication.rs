@@ -337,3 +337,75 @@ async fn peers_replicate_over_mutual_tls() {
     }
     c.shutdown().await;
 }
+
+/// Read-your-writes across replicas through the registry (issue bug 1): a namespace created
+/// on the leader while a follower is cut off, then a ConfigMap created in it and an update
+/// with the just-returned resourceVersion on that follower right after the link heals —
+/// the follower must not answer 404 or 409 because it lagged.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn registry_reads_its_writes_on_a_lagging_replica() {
+    use rafter::registry::resources::lookup;
+    use rafter::registry::store::{Part, Scope, Store, WriteOptions};
+    use serde_json::json;
+    let c = Cluster::start(3, opts()).await;
+    let leader = c.leader().await;
+    let f = c.other(&[leader]);
+    let on_leader = Store::new(c.kv(leader).clone());
+    let on_follower = Store::new(c.kv(f).clone());
+    let ns_info = lookup("", "v1", "namespaces").unwrap();
+    let cm_info = lookup("", "v1", "configmaps").unwrap();
+    let w = WriteOptions {
+        now: "2026-01-01T00:00:00Z".into(),
+        ..Default::default()
+    };
+    for i in 0..10 {
+        let ns = format!("ns-{i}");
+        c.faults.cut(leader, f);
+        on_leader
+            .create(
+                Scope {
+                    info: ns_info,
+                    namespace: None,
+                },
+                json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns}}),
+                &w,
+            )
+            .await
+            .unwrap();
+        let cm = on_leader
+            .create(
+                Scope { info: cm_info, namespace: Some(&ns) },
+                json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "a", "namespace": ns}}),
+                &w,
+            )
+            .await
+            .unwrap();
+        c.faults.heal();
+        let scope = Scope {
+            info: cm_info,
+            namespace: Some(&ns),
+        };
+        on_follower
+            .create(
+                scope,
+                json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "b", "namespace": ns}}),
+                &w,
+            )
+            .await
+            .unwrap_or_else(|s| panic!("round {i}: create on the follower: {}", s.message));
+        let rv = cm["metadata"]["resourceVersion"]
+            .as_str()
+            .unwrap()
+            .to_string();
+        on_follower
+            .update_with(scope, "a", Part::Main, &w, |cur| {
+                let mut next = cur.clone();
+                next["metadata"]["resourceVersion"] = json!(rv);
+                next["data"] = json!({"k": "v"});
+                Ok(next)
+            })
+            .await
+            .unwrap_or_else(|s| panic!("round {i}: update on the follower: {}", s.message));
+    }
+    c.shutdown().await;
+}

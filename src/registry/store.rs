@@ -378,7 +378,31 @@ impl Store {
     }
 
     /// Checks that the namespace of a new object exists and is not terminating.
+    /// Read-your-writes across replicas: before a failure that this replica's local state
+    /// decided (not found, a precondition or conflict, a failed update function) is answered,
+    /// catch up with the leader once (a read barrier) and decide again — kube's
+    /// GuaranteedUpdate re-reads from quorum the same way. `Ok(true)`: decide again.
+    async fn refresh_once(&self, fresh: &mut bool) -> Result<bool, Status> {
+        if *fresh {
+            return Ok(false);
+        }
+        self.kv.read_barrier().await.map_err(kv_status)?;
+        *fresh = true;
+        Ok(true)
+    }
+
     async fn check_namespace(&self, scope: Scope<'_>, name: &str) -> Result<(), Status> {
+        let mut fresh = false;
+        loop {
+            let r = self.check_namespace_once(scope, name);
+            if r.is_err() && self.refresh_once(&mut fresh).await? {
+                continue;
+            }
+            return r;
+        }
+    }
+
+    fn check_namespace_once(&self, scope: Scope<'_>, name: &str) -> Result<(), Status> {
         let Some(ns) = scope.namespace.filter(|_| scope.info.namespaced) else {
             return Ok(());
         };
@@ -550,12 +574,24 @@ impl Store {
         F: FnMut(&Value) -> Result<Value, Status>,
     {
         let info = scope.info;
+        let mut fresh = false;
         for _ in 0..UPDATE_RETRIES {
             let Some(cur) = self.current(scope, name)? else {
+                if self.refresh_once(&mut fresh).await? {
+                    continue;
+                }
                 return Err(Status::not_found(scope.gr(), name));
             };
             let old = decode(&cur)?;
-            let mut new = modify(&old)?;
+            let mut new = match modify(&old) {
+                Ok(n) => n,
+                Err(e) => {
+                    if self.refresh_once(&mut fresh).await? {
+                        continue;
+                    }
+                    return Err(e);
+                }
+            };
             if let Some(m) = new.get("metadata").and_then(Value::as_object) {
                 if let Some(n) = m.get("name").and_then(Value::as_str) {
                     if !n.is_empty() && n != name {
@@ -567,6 +603,9 @@ impl Store {
             }
             let wanted_rv = meta_str(&new, "resourceVersion").to_string();
             if !wanted_rv.is_empty() && wanted_rv != cur.mod_revision.to_string() {
+                if self.refresh_once(&mut fresh).await? {
+                    continue;
+                }
                 return Err(Status::stale(scope.gr(), name));
             }
             if part == Part::Finalize {
@@ -662,11 +701,26 @@ impl Store {
             propagation_policy: opts.propagation_policy.clone(),
             orphan_dependents: opts.orphan_dependents,
         };
+        let mut fresh = false;
         for _ in 0..UPDATE_RETRIES {
             let Some(cur) = self.current(scope, name)? else {
+                if self.refresh_once(&mut fresh).await? {
+                    continue;
+                }
                 return Err(Status::not_found(scope.gr(), name));
             };
             let obj = decode(&cur)?;
+            let preconditions_hold = opts
+                .precondition_uid
+                .as_ref()
+                .is_none_or(|u| u == meta_str(&obj, "uid"))
+                && opts
+                    .precondition_rv
+                    .as_ref()
+                    .is_none_or(|rv| *rv == cur.mod_revision.to_string());
+            if !preconditions_hold && self.refresh_once(&mut fresh).await? {
+                continue;
+            }
             if let Some(uid) = &opts.precondition_uid {
                 let have = meta_str(&obj, "uid");
                 if uid != have {
