@@ -241,6 +241,8 @@ impl Attempt {
             WireError::Stopped(m) if local => Attempt::Fail(RaftFailure::Stopped(m)),
             WireError::Stopped(m) => Attempt::Retry(format!("leader stopped: {m}")),
             WireError::Invalid(m) => Attempt::Fail(RaftFailure::Invalid(m)),
+            // An entry appended and then discarded may still commit: the outcome is unknown.
+            WireError::OutcomeUnknown(m) => Attempt::Fail(RaftFailure::Timeout(m)),
             WireError::Other(m) => Attempt::Fail(RaftFailure::Other(m)),
         }
     }
@@ -251,9 +253,7 @@ impl Attempt {
     /// rather than risk applying the write twice.
     fn from_forward_call(e: CallError) -> Attempt {
         match e {
-            CallError::Unreachable(m) if never_sent(&m) => {
-                Attempt::Retry(format!("leader unreachable: {m}"))
-            }
+            CallError::NotSent(m) => Attempt::Retry(format!("leader unreachable: {m}")),
             CallError::Unreachable(m) | CallError::Failed(m) | CallError::Timeout(m) => {
                 Attempt::Fail(RaftFailure::Timeout(format!(
                     "forwarded write has an unknown outcome: {m}"
@@ -273,26 +273,13 @@ impl Attempt {
 
     fn from_call(e: CallError) -> Attempt {
         match e {
-            CallError::Unreachable(m) => Attempt::Retry(format!("leader unreachable: {m}")),
+            CallError::NotSent(m) | CallError::Unreachable(m) => {
+                Attempt::Retry(format!("leader unreachable: {m}"))
+            }
             CallError::Timeout(m) => Attempt::Fail(RaftFailure::Timeout(m)),
             CallError::Failed(m) => Attempt::Fail(RaftFailure::Other(m)),
         }
     }
-}
-
-/// Whether a transport failure happened before the request left this replica.
-fn never_sent(message: &str) -> bool {
-    let m = message.to_ascii_lowercase();
-    [
-        "is blocked",
-        "connect",
-        "bad peer address",
-        "peer tls",
-        "connection refused",
-        "dns error",
-    ]
-    .iter()
-    .any(|needle| m.contains(needle))
 }
 
 enum Route {
@@ -920,6 +907,28 @@ mod tests {
     use openraft::testing::log::{StoreBuilder, Suite};
     use openraft::type_config::TypeConfigExt;
     use openraft::StorageError;
+
+    /// Outcomes are classified by type: a discarded entry is unknown (504), never "nothing
+    /// happened" (503, retried); a refusal before appending is retried.
+    #[test]
+    fn write_outcomes_by_type() {
+        let unknown = Attempt::from_wire(WireError::OutcomeUnknown("discarded".into()), true);
+        assert!(matches!(unknown, Attempt::Fail(RaftFailure::Timeout(_))));
+        assert!(matches!(
+            crate::kv::Error::from(RaftFailure::Timeout("x".into())),
+            crate::kv::Error::Timeout(_)
+        ));
+        let not_leader = Attempt::from_wire(WireError::NotLeader { leader: Some(2) }, true);
+        assert!(matches!(not_leader, Attempt::Retry(_)));
+        assert!(matches!(
+            Attempt::from_forward_call(CallError::Unreachable("reset".into())),
+            Attempt::Fail(RaftFailure::Timeout(_))
+        ));
+        assert!(matches!(
+            Attempt::from_forward_call(CallError::NotSent("refused".into())),
+            Attempt::Retry(_)
+        ));
+    }
 
     struct Builder;
 

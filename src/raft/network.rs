@@ -107,7 +107,10 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 /// How a call failed at the transport level.
 #[derive(Debug, Clone)]
 pub(crate) enum CallError {
-    /// Not delivered (blocked, connection refused, peer unavailable): safe to retry.
+    /// Provably never left this replica (traffic blocked, a bad address or TLS setup, the
+    /// connection refused): safe to retry anything.
+    NotSent(String),
+    /// The peer is unavailable; a request may have been delivered before the connection broke.
     Unreachable(String),
     /// No answer in time: the request may or may not have been processed.
     Timeout(String),
@@ -118,15 +121,36 @@ pub(crate) enum CallError {
 impl std::fmt::Display for CallError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            CallError::Unreachable(m) => write!(f, "unreachable: {m}"),
+            CallError::NotSent(m) | CallError::Unreachable(m) => write!(f, "unreachable: {m}"),
             CallError::Timeout(m) => write!(f, "timed out: {m}"),
             CallError::Failed(m) => write!(f, "failed: {m}"),
         }
     }
 }
 
+/// Whether a failed call never reached the peer: somewhere in its error chain the connection
+/// itself was refused (decided by error types, not by message text).
+fn connect_refused(s: &tonic::Status) -> bool {
+    let mut cur: Option<&(dyn std::error::Error + 'static)> = std::error::Error::source(s);
+    while let Some(e) = cur {
+        if let Some(io) = e.downcast_ref::<std::io::Error>() {
+            if matches!(
+                io.kind(),
+                std::io::ErrorKind::ConnectionRefused | std::io::ErrorKind::AddrNotAvailable
+            ) {
+                return true;
+            }
+        }
+        cur = e.source();
+    }
+    false
+}
+
 fn call_error(s: tonic::Status) -> CallError {
     match s.code() {
+        tonic::Code::Unavailable if connect_refused(&s) => {
+            CallError::NotSent(s.message().to_string())
+        }
         tonic::Code::Unavailable => CallError::Unreachable(s.message().to_string()),
         tonic::Code::DeadlineExceeded => CallError::Timeout(s.message().to_string()),
         _ => CallError::Failed(format!("{}: {}", s.code(), s.message())),
@@ -200,7 +224,7 @@ impl Connector {
             "http"
         };
         let mut ep = Endpoint::from_shared(format!("{scheme}://{addr}"))
-            .map_err(|e| CallError::Unreachable(format!("bad peer address {addr:?}: {e}")))?
+            .map_err(|e| CallError::NotSent(format!("bad peer address {addr:?}: {e}")))?
             .connect_timeout(Duration::from_millis(500))
             .tcp_nodelay(true)
             .http2_keep_alive_interval(Duration::from_secs(5))
@@ -208,7 +232,7 @@ impl Connector {
         if let Some(tls) = &self.inner.tls {
             ep = ep
                 .tls_config(tls.clone())
-                .map_err(|e| CallError::Unreachable(format!("peer TLS: {e}")))?;
+                .map_err(|e| CallError::NotSent(format!("peer TLS: {e}")))?;
         }
         let ch = ep.connect_lazy();
         chans.insert(addr.to_string(), ch.clone());
@@ -227,7 +251,7 @@ pub(crate) struct Peer {
 impl Peer {
     fn client(&self) -> Result<pb::raft_peer_client::RaftPeerClient<Channel>, CallError> {
         if self.conn.blocked(self.target) {
-            return Err(CallError::Unreachable(format!(
+            return Err(CallError::NotSent(format!(
                 "traffic to replica {} is blocked",
                 self.target
             )));
@@ -331,7 +355,9 @@ pub struct PeerClient {
 
 fn rpc_error(e: CallError) -> RPCError<TypeConfig> {
     match e {
-        CallError::Unreachable(m) => RPCError::Unreachable(Unreachable::from_string(m)),
+        CallError::NotSent(m) | CallError::Unreachable(m) => {
+            RPCError::Unreachable(Unreachable::from_string(m))
+        }
         CallError::Timeout(m) | CallError::Failed(m) => {
             RPCError::Network(NetworkError::from_string(m))
         }
@@ -417,5 +443,35 @@ impl RaftNetworkV2<TypeConfig> for PeerClient {
             ))),
             Ok(Ok(Ok(r))) => Ok(r),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A refused connection is recognised by its error type as "never sent" (a forwarded
+    /// write may be retried); blocked traffic too.
+    #[tokio::test]
+    async fn refused_connections_were_never_sent() {
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        let faults = Faults::new();
+        let c = Connector::new(1, None, Some(faults.clone())).unwrap();
+        let peer = c.peer(2, &format!("127.0.0.1:{port}"));
+        let e = peer
+            .call::<(), u64>(Method::ReadIndex, &(), Duration::from_secs(5))
+            .await
+            .unwrap_err();
+        assert!(matches!(e, CallError::NotSent(_)), "{e:?}");
+        faults.isolate(2);
+        let e = peer
+            .call::<(), u64>(Method::ReadIndex, &(), Duration::from_secs(5))
+            .await
+            .unwrap_err();
+        assert!(matches!(e, CallError::NotSent(_)), "{e:?}");
     }
 }

@@ -30,6 +30,9 @@ fn write_error(e: RaftError<TypeConfig, ClientWriteError<TypeConfig>>) -> WireEr
         RaftError::APIError(ClientWriteError::ChangeMembershipError(e)) => {
             WireError::Invalid(e.to_string())
         }
+        RaftError::APIError(e @ ClientWriteError::LogEntryDiscarded(_)) => {
+            WireError::OutcomeUnknown(e.to_string())
+        }
         RaftError::APIError(e) => WireError::Other(e.to_string()),
         RaftError::Fatal(f) => WireError::Stopped(f.to_string()),
     }

@@ -27,6 +27,9 @@ pub enum WireError {
     Stopped(String),
     /// The request is invalid for the current membership (e.g. promoting an unknown node).
     Invalid(String),
+    /// A write was appended but its entry was discarded on a leader change: it may still
+    /// commit through another leader (never retried; answered as an unknown outcome).
+    OutcomeUnknown(String),
     /// The outcome is unknown or failed for another reason.
     Other(String),
 }
