@@ -11,6 +11,7 @@ pub mod apply;
 pub mod authn;
 pub mod authz;
 pub mod controllers;
+pub mod faults;
 pub mod kv;
 pub mod meta;
 pub mod openapi;

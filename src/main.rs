@@ -95,6 +95,9 @@ enum Command {
         /// first allow or deny wins; system:masters is always allowed.
         #[arg(long, default_value = "Node,RBAC", value_parser = parse_authorization_mode)]
         authorization_mode: AuthzMode,
+        /// Test-only fault modes (see src/faults.rs); never for real clusters.
+        #[arg(long, hide = true, value_delimiter = ',')]
+        test_fault: Vec<String>,
         /// ABAC policy (JSON lines), for --authorization-mode ABAC.
         #[arg(long)]
         authorization_policy_file: Option<PathBuf>,
@@ -344,6 +347,7 @@ fn main() -> anyhow::Result<()> {
             anonymous_auth,
             enable_bootstrap_token_auth,
             authorization_mode,
+            test_fault,
             authorization_policy_file,
             authorization_webhook_config_file,
             authorization_webhook_version,
@@ -384,123 +388,127 @@ fn main() -> anyhow::Result<()> {
             tls_cipher_suites,
             tls_sans,
             advertise_address,
-        } => rt.block_on(rafter::run(
-            rafter::Config {
-                data_dir,
-                listen,
-                node_id,
-                compaction_window,
-                shutdown_delay,
-                peer_listen,
-                peer_advertise,
-                initial_members: initial_members.unwrap_or_default(),
-                join,
-                peer_tls: match (peer_ca, peer_cert, peer_key) {
-                    (Some(ca), Some(cert), Some(key)) => {
-                        Some(rafter::kv::PeerTls { ca, cert, key })
-                    }
-                    _ => None,
-                },
-                peer_insecure,
-                admin_listen,
-                admin_insecure,
-                watch: rafter::watch::CacheOptions {
-                    bookmark_interval: watch_bookmark_interval,
-                    events_per_resource: watch_cache_events,
-                    watcher_queue: watch_queue,
-                    ..Default::default()
-                },
-                controllers: controllers.0,
-                authn: rafter::authn::Config {
-                    token_auth_file,
-                    anonymous: anonymous_auth,
-                    bootstrap_tokens: enable_bootstrap_token_auth,
-                    webhook_config_file: authentication_token_webhook_config_file,
-                    webhook_version: authentication_token_webhook_version,
-                    webhook_cache_ttl: authentication_token_webhook_cache_ttl,
-                    oidc: oidc_issuer_url.map(|issuer_url| rafter::authn::oidc::Config {
-                        issuer_url,
-                        client_id: oidc_client_id,
-                        username_claim: oidc_username_claim,
-                        username_prefix: oidc_username_prefix,
-                        groups_claim: oidc_groups_claim,
-                        groups_prefix: oidc_groups_prefix,
-                        required_claims: oidc_required_claim
-                            .iter()
-                            .filter_map(|kv| kv.split_once('='))
-                            .map(|(k, v)| (k.to_string(), v.to_string()))
-                            .collect(),
-                        ca_file: oidc_ca_file,
-                        signing_algs: oidc_signing_algs,
-                    }),
-                    client_ca_file,
-                    requestheader: requestheader_client_ca_file.map(|client_ca_file| {
-                        rafter::authn::x509::RequestHeaderConfig {
-                            client_ca_file,
-                            allowed_names: requestheader_allowed_names,
-                            username_headers: requestheader_username_headers,
-                            uid_headers: requestheader_uid_headers,
-                            group_headers: requestheader_group_headers,
-                            extra_headers_prefix: requestheader_extra_headers_prefix,
+        } => rt.block_on(async {
+            rafter::faults::enable(&test_fault).map_err(|e| anyhow::anyhow!(e))?;
+            rafter::run(
+                rafter::Config {
+                    data_dir,
+                    listen,
+                    node_id,
+                    compaction_window,
+                    shutdown_delay,
+                    peer_listen,
+                    peer_advertise,
+                    initial_members: initial_members.unwrap_or_default(),
+                    join,
+                    peer_tls: match (peer_ca, peer_cert, peer_key) {
+                        (Some(ca), Some(cert), Some(key)) => {
+                            Some(rafter::kv::PeerTls { ca, cert, key })
                         }
-                    }),
-                    service_accounts: rafter::authn::serviceaccount::Config {
-                        issuers: service_account_issuer,
-                        audiences: api_audiences,
-                        signing_key_file: service_account_signing_key_file,
-                        key_files: service_account_key_file,
-                        lookup: service_account_lookup,
-                        max_expiration: service_account_max_token_expiration
-                            .map(|d| d.as_secs() as i64),
+                        _ => None,
                     },
+                    peer_insecure,
+                    admin_listen,
+                    admin_insecure,
+                    watch: rafter::watch::CacheOptions {
+                        bookmark_interval: watch_bookmark_interval,
+                        events_per_resource: watch_cache_events,
+                        watcher_queue: watch_queue,
+                        ..Default::default()
+                    },
+                    controllers: controllers.0,
+                    authn: rafter::authn::Config {
+                        token_auth_file,
+                        anonymous: anonymous_auth,
+                        bootstrap_tokens: enable_bootstrap_token_auth,
+                        webhook_config_file: authentication_token_webhook_config_file,
+                        webhook_version: authentication_token_webhook_version,
+                        webhook_cache_ttl: authentication_token_webhook_cache_ttl,
+                        oidc: oidc_issuer_url.map(|issuer_url| rafter::authn::oidc::Config {
+                            issuer_url,
+                            client_id: oidc_client_id,
+                            username_claim: oidc_username_claim,
+                            username_prefix: oidc_username_prefix,
+                            groups_claim: oidc_groups_claim,
+                            groups_prefix: oidc_groups_prefix,
+                            required_claims: oidc_required_claim
+                                .iter()
+                                .filter_map(|kv| kv.split_once('='))
+                                .map(|(k, v)| (k.to_string(), v.to_string()))
+                                .collect(),
+                            ca_file: oidc_ca_file,
+                            signing_algs: oidc_signing_algs,
+                        }),
+                        client_ca_file,
+                        requestheader: requestheader_client_ca_file.map(|client_ca_file| {
+                            rafter::authn::x509::RequestHeaderConfig {
+                                client_ca_file,
+                                allowed_names: requestheader_allowed_names,
+                                username_headers: requestheader_username_headers,
+                                uid_headers: requestheader_uid_headers,
+                                group_headers: requestheader_group_headers,
+                                extra_headers_prefix: requestheader_extra_headers_prefix,
+                            }
+                        }),
+                        service_accounts: rafter::authn::serviceaccount::Config {
+                            issuers: service_account_issuer,
+                            audiences: api_audiences,
+                            signing_key_file: service_account_signing_key_file,
+                            key_files: service_account_key_file,
+                            lookup: service_account_lookup,
+                            max_expiration: service_account_max_token_expiration
+                                .map(|d| d.as_secs() as i64),
+                        },
+                    },
+                    max_requests_inflight,
+                    max_mutating_requests_inflight,
+                    request_timeout,
+                    serving: rafter::server::pki::Serving {
+                        cert_file: tls_cert_file,
+                        key_file: tls_private_key_file,
+                        min_version: tls_min_version,
+                        cipher_suites: tls_cipher_suites,
+                    },
+                    authorization: rafter::authz::Config {
+                        modes: authorization_mode.0,
+                        policy_file: authorization_policy_file,
+                        webhook_config: authorization_webhook_config_file,
+                        webhook_version: authorization_webhook_version,
+                        webhook_authorized_ttl: authorization_webhook_cache_authorized_ttl,
+                        webhook_unauthorized_ttl: authorization_webhook_cache_unauthorized_ttl,
+                    },
+                    min_request_timeout,
+                    tls_sans: tls_sans
+                        .into_iter()
+                        .chain(advertise_address.map(|a| a.to_string()))
+                        .collect(),
                 },
-                max_requests_inflight,
-                max_mutating_requests_inflight,
-                request_timeout,
-                serving: rafter::server::pki::Serving {
-                    cert_file: tls_cert_file,
-                    key_file: tls_private_key_file,
-                    min_version: tls_min_version,
-                    cipher_suites: tls_cipher_suites,
+                |s| {
+                    println!("rafter: serving the Kubernetes API on {}", s.url);
+                    println!(
+                        "rafter: admin kubeconfig written to {}",
+                        s.kubeconfig.display()
+                    );
+                    if let Some(a) = s.admin_addr {
+                        println!("rafter: serving the admin API on {a}");
+                    }
+                    println!(
+                        "rafter: try  kubectl --kubeconfig {} get ns",
+                        s.kubeconfig.display()
+                    );
                 },
-                authorization: rafter::authz::Config {
-                    modes: authorization_mode.0,
-                    policy_file: authorization_policy_file,
-                    webhook_config: authorization_webhook_config_file,
-                    webhook_version: authorization_webhook_version,
-                    webhook_authorized_ttl: authorization_webhook_cache_authorized_ttl,
-                    webhook_unauthorized_ttl: authorization_webhook_cache_unauthorized_ttl,
+                async {
+                    let mut term =
+                        tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
+                            .expect("SIGTERM handler");
+                    tokio::select! {
+                        _ = tokio::signal::ctrl_c() => {}
+                        _ = term.recv() => {}
+                    }
                 },
-                min_request_timeout,
-                tls_sans: tls_sans
-                    .into_iter()
-                    .chain(advertise_address.map(|a| a.to_string()))
-                    .collect(),
-            },
-            |s| {
-                println!("rafter: serving the Kubernetes API on {}", s.url);
-                println!(
-                    "rafter: admin kubeconfig written to {}",
-                    s.kubeconfig.display()
-                );
-                if let Some(a) = s.admin_addr {
-                    println!("rafter: serving the admin API on {a}");
-                }
-                println!(
-                    "rafter: try  kubectl --kubeconfig {} get ns",
-                    s.kubeconfig.display()
-                );
-            },
-            async {
-                let mut term =
-                    tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
-                        .expect("SIGTERM handler");
-                tokio::select! {
-                    _ = tokio::signal::ctrl_c() => {}
-                    _ = term.recv() => {}
-                }
-            },
-        )),
+            )
+            .await
+        }),
         Command::Certs {
             command: CertsCommand::Rotate { data_dir, tls_sans },
         } => {

@@ -381,6 +381,9 @@ impl Kv {
     /// with concurrent readers), then waits until applied >= read index. Returns the local
     /// revision after the barrier. Bounded: `Unavailable` / `Timeout` when cut off.
     pub async fn read_barrier(&self) -> Result<Revision, Error> {
+        if crate::faults::on("stale-reads") {
+            return Ok(self.current_revision());
+        }
         let t = self.inner.opts.request_timeout;
         self.inner.raft.read_barrier(t).await?;
         Ok(self.current_revision())

@@ -15,6 +15,7 @@ fn checks(endpoint: &str) -> &'static [&'static str] {
             "log",
             "raft",
             "poststarthook/rbac/bootstrap-roles",
+            "watch-cache",
             "shutdown",
         ],
         _ => &["ping", "log", "raft"],
@@ -25,6 +26,14 @@ fn run(app: &App, check: &str) -> Result<(), String> {
     match check {
         "ping" | "log" => Ok(()),
         "raft" => app.store.kv().health(),
+        // The watch cache keeps up with what this replica applied.
+        "watch-cache" => {
+            if app.watch.lagging(std::time::Duration::from_secs(5)) {
+                Err("the watch cache lags the applied revision".into())
+            } else {
+                Ok(())
+            }
+        }
         // The authorizers' indexes have loaded this replica's state once.
         "poststarthook/rbac/bootstrap-roles" => {
             if app.authz.is_synced() {

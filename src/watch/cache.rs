@@ -49,6 +49,8 @@ pub(super) struct Inner {
     /// The revision the cache has applied (published after the events were dispatched).
     pub(super) revision: watch::Sender<Revision>,
     next_id: AtomicU64,
+    /// The first kv revision the cache was seen behind, and when (`/readyz`).
+    lag: std::sync::Mutex<Option<(Revision, std::time::Instant)>>,
 }
 
 struct State {
@@ -129,9 +131,31 @@ impl Cache {
             revision: watch::Sender::new(state.revision),
             state: RwLock::new(state),
             next_id: AtomicU64::new(1),
+            lag: std::sync::Mutex::new(None),
         });
-        tokio::spawn(dispatcher(Arc::downgrade(&inner), feed));
+        tokio::spawn(supervise(Arc::downgrade(&inner), feed));
         Ok(Cache { inner })
+    }
+
+    /// Whether the cache has been behind the kv store's applied revision for longer than
+    /// `bound` (a stuck dispatcher): `/readyz` fails then.
+    pub fn lagging(&self, bound: Duration) -> bool {
+        let kv_rev = self.inner.store.kv().current_revision();
+        let mine = self.revision();
+        let mut lag = self.inner.lag.lock().unwrap_or_else(|e| e.into_inner());
+        match *lag {
+            Some((rev, _)) if mine >= rev => {
+                *lag = (mine < kv_rev).then(|| (kv_rev, std::time::Instant::now()));
+                false
+            }
+            Some((_, since)) => since.elapsed() > bound,
+            None => {
+                if mine < kv_rev {
+                    *lag = Some((kv_rev, std::time::Instant::now()));
+                }
+                false
+            }
+        }
     }
 
     pub fn options(&self) -> &CacheOptions {
@@ -622,6 +646,33 @@ fn load(kv: &kv::Kv) -> Result<State, Status> {
 }
 
 /// The one task that applies the kv feed to the cache.
+/// Runs the dispatcher and restarts it if it dies (a panic): the state is reloaded from kv
+/// and every watcher gets a 410, as after a lost event stream, so reads never wait forever
+/// on a cache that stopped moving.
+async fn supervise(weak: Weak<Inner>, feed: broadcast::Receiver<Arc<Vec<Event>>>) {
+    let mut feed = Some(feed);
+    loop {
+        let rx = match feed.take() {
+            Some(f) => f,
+            None => {
+                let Some(inner) = weak.upgrade() else { return };
+                // Subscribe first, then reload: nothing applied in between is missed.
+                let rx = inner.store.kv().subscribe();
+                inner.resync();
+                rx
+            }
+        };
+        match tokio::spawn(dispatcher(weak.clone(), rx)).await {
+            Err(e) if e.is_panic() => {
+                tracing::error!("the watch cache dispatcher died; restarting it");
+                metrics::counter!("rafter_watch_cache_restarts_total").increment(1);
+                tokio::time::sleep(Duration::from_millis(100)).await;
+            }
+            _ => return,
+        }
+    }
+}
+
 async fn dispatcher(weak: Weak<Inner>, mut feed: broadcast::Receiver<Arc<Vec<Event>>>) {
     let mut check = tokio::time::interval(STALL_CHECK);
     check.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
@@ -633,7 +684,12 @@ async fn dispatcher(weak: Weak<Inner>, mut feed: broadcast::Receiver<Arc<Vec<Eve
                 match msg {
                     // An empty batch: the replica installed a snapshot and jumped ahead.
                     Ok(batch) if batch.is_empty() => inner.catch_up(),
-                    Ok(batch) => inner.apply(&batch),
+                    Ok(batch) => {
+                        if crate::faults::dispatcher_should_panic(batch.iter().map(|e| e.kv.key.as_slice())) {
+                            panic!("test fault: watch-dispatcher-panic");
+                        }
+                        inner.apply(&batch)
+                    }
                     Err(broadcast::error::RecvError::Lagged(_)) => inner.catch_up(),
                     Err(broadcast::error::RecvError::Closed) => return,
                 }
