@@ -75,6 +75,8 @@ pub struct Config {
     pub authorization: authz::Config,
     /// `--min-request-timeout`.
     pub min_request_timeout: Duration,
+    /// `--peer-dial`: peer addresses to dial instead of the members' own (fault proxies).
+    pub peer_dial: BTreeMap<u64, String>,
 }
 
 impl Config {
@@ -104,6 +106,7 @@ impl Config {
             tls_sans: Vec::new(),
             authorization: authz::Config::default(),
             min_request_timeout: Duration::from_secs(1800),
+            peer_dial: BTreeMap::new(),
         }
     }
 }
@@ -254,6 +257,7 @@ pub async fn run(
             join: cfg.join,
             peer_tls: peer_tls(&cfg),
             faults: None,
+            peer_dial: cfg.peer_dial.clone(),
         },
         kv_opts,
     )

@@ -95,6 +95,10 @@ enum Command {
         /// first allow or deny wins; system:masters is always allowed.
         #[arg(long, default_value = "Node,RBAC", value_parser = parse_authorization_mode)]
         authorization_mode: AuthzMode,
+        /// Peer addresses to dial instead of the members' own, `id=host:port,...` (a chaos
+        /// harness's fault proxies).
+        #[arg(long, hide = true, value_parser = parse_members)]
+        peer_dial: Option<BTreeMap<u64, String>>,
         /// Test-only fault modes (see src/faults.rs); never for real clusters.
         #[arg(long, hide = true, value_delimiter = ',')]
         test_fault: Vec<String>,
@@ -348,6 +352,7 @@ fn main() -> anyhow::Result<()> {
             enable_bootstrap_token_auth,
             authorization_mode,
             test_fault,
+            peer_dial,
             authorization_policy_file,
             authorization_webhook_config_file,
             authorization_webhook_version,
@@ -478,6 +483,7 @@ fn main() -> anyhow::Result<()> {
                         webhook_unauthorized_ttl: authorization_webhook_cache_unauthorized_ttl,
                     },
                     min_request_timeout,
+                    peer_dial: peer_dial.unwrap_or_default(),
                     tls_sans: tls_sans
                         .into_iter()
                         .chain(advertise_address.map(|a| a.to_string()))

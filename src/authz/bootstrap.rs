@@ -515,7 +515,7 @@ mod tests {
         assert_eq!(p.cluster_roles.len(), 66);
         assert_eq!(p.cluster_role_bindings.len(), 47);
         assert_eq!(p.roles.len(), 7);
-        assert_eq!(p.role_bindings.len(), 6);
+        assert_eq!(p.role_bindings.len(), 7);
         let aggregated: Vec<&str> = p
             .cluster_roles
             .iter()
@@ -640,7 +640,7 @@ mod tests {
             "differ from upstream:\n{}",
             differ.join("\n")
         );
-        assert_eq!(got.len(), 126);
+        assert_eq!(got.len(), 127);
     }
 
     #[test]

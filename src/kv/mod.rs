@@ -113,6 +113,8 @@ pub struct KvConfig {
     pub peer_tls: Option<PeerTls>,
     /// Injected network faults (tests).
     pub faults: Option<Arc<Faults>>,
+    /// Peer addresses this replica dials instead of the members' own (`--peer-dial`).
+    pub peer_dial: std::collections::BTreeMap<u64, String>,
 }
 
 impl Default for KvConfig {
@@ -128,6 +130,7 @@ impl Default for KvConfig {
             join: false,
             peer_tls: None,
             faults: None,
+            peer_dial: Default::default(),
         }
     }
 }
@@ -280,6 +283,7 @@ impl Kv {
             peer_listen,
             tls: cfg.peer_tls.clone(),
             faults: cfg.faults.clone(),
+            peer_dial: cfg.peer_dial.clone(),
             ..RaftOptions::default()
         };
         let raft = RaftNode::start(

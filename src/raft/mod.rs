@@ -130,6 +130,8 @@ pub struct RaftOptions {
     pub tls: Option<PeerTls>,
     /// Injected network faults (tests).
     pub faults: Option<Arc<Faults>>,
+    /// Peer addresses to dial instead of the members' own (`--peer-dial`).
+    pub peer_dial: BTreeMap<NodeId, String>,
 }
 
 impl Default for RaftOptions {
@@ -144,6 +146,7 @@ impl Default for RaftOptions {
             peer_listen: None,
             tls: None,
             faults: None,
+            peer_dial: BTreeMap::new(),
         }
     }
 }
@@ -342,7 +345,12 @@ impl RaftNode {
         }
         .validate()
         .map_err(|e| format!("raft config: {e}"))?;
-        let conn = Connector::new(id, opts.tls.as_ref(), opts.faults.clone())?;
+        let conn = Connector::new(
+            id,
+            opts.tls.as_ref(),
+            opts.faults.clone(),
+            opts.peer_dial.clone(),
+        )?;
         // Bind before starting raft so that a bad address fails fast.
         let listener = match opts.peer_listen {
             Some(addr) => Some(

@@ -172,6 +172,9 @@ struct ConnInner {
     from: NodeId,
     tls: Option<ClientTlsConfig>,
     faults: Option<Arc<Faults>>,
+    /// Addresses this replica dials instead of the members' own (`--peer-dial`: a chaos
+    /// harness puts a fault proxy on every link).
+    dial: std::collections::BTreeMap<NodeId, String>,
     channels: Mutex<HashMap<String, Channel>>,
 }
 
@@ -186,6 +189,7 @@ impl Connector {
         from: NodeId,
         tls: Option<&PeerTls>,
         faults: Option<Arc<Faults>>,
+        dial: std::collections::BTreeMap<NodeId, String>,
     ) -> Result<Connector, String> {
         let tls = tls.map(|t| t.client_config()).transpose()?;
         Ok(Connector {
@@ -193,6 +197,7 @@ impl Connector {
                 from,
                 tls,
                 faults,
+                dial,
                 channels: Mutex::new(HashMap::new()),
             }),
         })
@@ -202,7 +207,12 @@ impl Connector {
         Peer {
             conn: self.clone(),
             target,
-            addr: addr.to_string(),
+            addr: self
+                .inner
+                .dial
+                .get(&target)
+                .cloned()
+                .unwrap_or_else(|| addr.to_string()),
         }
     }
 
@@ -460,7 +470,7 @@ mod tests {
             .unwrap()
             .port();
         let faults = Faults::new();
-        let c = Connector::new(1, None, Some(faults.clone())).unwrap();
+        let c = Connector::new(1, None, Some(faults.clone()), Default::default()).unwrap();
         let peer = c.peer(2, &format!("127.0.0.1:{port}"));
         let e = peer
             .call::<(), u64>(Method::ReadIndex, &(), Duration::from_secs(5))

@@ -49,7 +49,10 @@ pub enum Fault {
 impl Fault {
     /// `Delay` with a fixed latency and no jitter.
     pub fn delay(latency: Duration) -> Fault {
-        Fault::Delay { latency, jitter: Duration::ZERO }
+        Fault::Delay {
+            latency,
+            jitter: Duration::ZERO,
+        }
     }
 
     /// `Delay` with jitter.
@@ -69,7 +72,10 @@ impl Fault {
 
     /// Whether this fault lets no byte through (so a new connection is not dialled upstream).
     pub fn stalls(&self) -> bool {
-        matches!(self, Fault::Blackhole | Fault::Bandwidth { bytes_per_sec: 0 })
+        matches!(
+            self,
+            Fault::Blackhole | Fault::Bandwidth { bytes_per_sec: 0 }
+        )
     }
 
     /// Whether the link is healthy.

@@ -146,15 +146,30 @@ impl Proxy {
     /// and chunking replays the same faults.
     ///
     /// Must be called inside a Tokio runtime. The upstream need not be listening yet.
-    pub async fn start(listen: SocketAddr, upstream: SocketAddr, seed: u64) -> anyhow::Result<Proxy> {
-        let listener = TcpListener::bind(listen).await.with_context(|| format!("bind proxy listener {listen}"))?;
+    pub async fn start(
+        listen: SocketAddr,
+        upstream: SocketAddr,
+        seed: u64,
+    ) -> anyhow::Result<Proxy> {
+        let listener = TcpListener::bind(listen)
+            .await
+            .with_context(|| format!("bind proxy listener {listen}"))?;
         let local = listener.local_addr().context("proxy listener address")?;
         let (fault, _) = watch::channel(Fault::Healthy);
-        let shared =
-            Arc::new(Shared { fault, upstream: Mutex::new(upstream), stats: Counters::default(), seed });
+        let shared = Arc::new(Shared {
+            fault,
+            upstream: Mutex::new(upstream),
+            stats: Counters::default(),
+            seed,
+        });
         let (shutdown, shutdown_rx) = watch::channel(false);
         let task = tokio::spawn(accept_loop(listener, shared.clone(), shutdown_rx));
-        Ok(Proxy { local, shared, shutdown, task: Some(task) })
+        Ok(Proxy {
+            local,
+            shared,
+            shutdown,
+            task: Some(task),
+        })
     }
 
     /// The address clients should dial.
@@ -170,7 +185,11 @@ impl Proxy {
     /// Changes the upstream for connections accepted from now on (e.g. a replica restarted on
     /// another port). Established connections keep their upstream.
     pub fn set_upstream(&self, upstream: SocketAddr) {
-        *self.shared.upstream.lock().unwrap_or_else(|e| e.into_inner()) = upstream;
+        *self
+            .shared
+            .upstream
+            .lock()
+            .unwrap_or_else(|e| e.into_inner()) = upstream;
     }
 
     /// Sets the fault. Established connections see it at once (they wait on the change), new
@@ -196,7 +215,10 @@ impl Proxy {
         let _ = self.shutdown.send(true);
         if let Some(mut task) = self.task.take() {
             // The accept loop shuts its JoinSet down and returns; don't wait forever on it.
-            if tokio::time::timeout(Duration::from_secs(5), &mut task).await.is_err() {
+            if tokio::time::timeout(Duration::from_secs(5), &mut task)
+                .await
+                .is_err()
+            {
                 task.abort();
                 let _ = task.await;
             }
@@ -214,7 +236,11 @@ impl Drop for Proxy {
     }
 }
 
-async fn accept_loop(listener: TcpListener, shared: Arc<Shared>, mut shutdown: watch::Receiver<bool>) {
+async fn accept_loop(
+    listener: TcpListener,
+    shared: Arc<Shared>,
+    mut shutdown: watch::Receiver<bool>,
+) {
     let mut conns = JoinSet::new();
     let mut next_id: u64 = 0;
     loop {
@@ -325,8 +351,20 @@ async fn connection(client: TcpStream, shared: Arc<Shared>, id: u64) {
     let (mut cr, mut cw) = client.into_split();
     let (mut sr, mut sw) = server.into_split();
     let outcome = {
-        let up = pump(&mut cr, &mut sw, shared.fault.subscribe(), Rng::derive(shared.seed, id, 0), &stats.bytes_to_upstream);
-        let down = pump(&mut sr, &mut cw, shared.fault.subscribe(), Rng::derive(shared.seed, id, 1), &stats.bytes_to_client);
+        let up = pump(
+            &mut cr,
+            &mut sw,
+            shared.fault.subscribe(),
+            Rng::derive(shared.seed, id, 0),
+            &stats.bytes_to_upstream,
+        );
+        let down = pump(
+            &mut sr,
+            &mut cw,
+            shared.fault.subscribe(),
+            Rng::derive(shared.seed, id, 1),
+            &stats.bytes_to_client,
+        );
         tokio::select! {
             r = async { tokio::try_join!(up, down) } => r.map(|_| ()),
             cut = refuse_watch(shared.fault.subscribe()) => Err(cut),
@@ -335,7 +373,11 @@ async fn connection(client: TcpStream, shared: Arc<Shared>, id: u64) {
     match outcome {
         Ok(()) => {} // both directions closed cleanly; dropping the halves closes normally
         Err(why) => {
-            bump(if why == Cut::Fault { &stats.cut } else { &stats.reset });
+            bump(if why == Cut::Fault {
+                &stats.cut
+            } else {
+                &stats.reset
+            });
             reset_halves(cr, cw);
             reset_halves(sr, sw);
         }
@@ -404,7 +446,9 @@ async fn read_side(
             Fault::Drop { probability } if rng.chance(probability) => return Err(Cut::Fault),
             Fault::Delay { latency, jitter } => {
                 let extra = latency.saturating_add(jitter.mul_f64(rng.next_f64()));
-                due = now.checked_add(extra).unwrap_or(now + Duration::from_secs(86_400));
+                due = now
+                    .checked_add(extra)
+                    .unwrap_or(now + Duration::from_secs(86_400));
             }
             _ => {}
         }
@@ -413,7 +457,14 @@ async fn read_side(
             due = last_due;
         }
         last_due = due;
-        if tx.send(Chunk { due, data: buf[..n].to_vec() }).await.is_err() {
+        if tx
+            .send(Chunk {
+                due,
+                data: buf[..n].to_vec(),
+            })
+            .await
+            .is_err()
+        {
             return Ok(()); // writer gone (only when the whole pump is ending)
         }
     }
@@ -452,7 +503,9 @@ async fn write_side(
                     if let Fault::Bandwidth { bytes_per_sec } = f {
                         let start = next_free.max(Instant::now());
                         let secs = piece as f64 / bytes_per_sec.max(1) as f64;
-                        next_free = start.checked_add(Duration::from_secs_f64(secs.min(86_400.0))).unwrap_or(start);
+                        next_free = start
+                            .checked_add(Duration::from_secs_f64(secs.min(86_400.0)))
+                            .unwrap_or(start);
                     }
                     break piece;
                 }
