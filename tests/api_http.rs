@@ -654,3 +654,41 @@ async fn readyz_fails_while_shutting_down() {
     // livez stays ok while draining.
     assert_eq!(get("/livez").await.unwrap().status(), StatusCode::OK);
 }
+
+/// Concurrent Service creates never share a ClusterIP or NodePort: the allocation is
+/// checked inside the write (issue 10, bug 8).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn concurrent_service_allocations_are_unique() {
+    let s = support::Server::start();
+    let c = s.client();
+    let mut tasks = Vec::new();
+    for i in 0..40 {
+        let (c, url) = (c.clone(), s.url.clone());
+        tasks.push(tokio::spawn(async move {
+            let body = serde_json::json!({"apiVersion": "v1", "kind": "Service",
+                "metadata": {"name": format!("s{i}")},
+                "spec": {"type": "NodePort", "ports": [{"port": 80}, {"port": 81}]}});
+            let r = c
+                .post(format!("{url}/api/v1/namespaces/default/services"))
+                .json(&body)
+                .send()
+                .await
+                .unwrap();
+            assert_eq!(r.status().as_u16(), 201);
+            r.json::<serde_json::Value>().await.unwrap()
+        }));
+    }
+    let mut ips = std::collections::BTreeSet::new();
+    let mut ports = std::collections::BTreeSet::new();
+    for t in tasks {
+        let svc = t.await.unwrap();
+        assert!(
+            ips.insert(svc["spec"]["clusterIP"].as_str().unwrap().to_string()),
+            "{svc}"
+        );
+        for p in svc["spec"]["ports"].as_array().unwrap() {
+            assert!(ports.insert(p["nodePort"].as_i64().unwrap()), "{svc}");
+        }
+    }
+    assert_eq!(ports.len(), 80);
+}

@@ -196,11 +196,17 @@ fn random_suffix() -> String {
 #[derive(Clone)]
 pub struct Store {
     kv: Kv,
+    /// Service creates on this replica allocate one at a time (no lost races among
+    /// themselves); across replicas the write's range compare decides.
+    allocations: std::sync::Arc<tokio::sync::Mutex<()>>,
 }
 
 impl Store {
     pub fn new(kv: Kv) -> Store {
-        Store { kv }
+        Store {
+            kv,
+            allocations: Default::default(),
+        }
     }
 
     pub fn kv(&self) -> &Kv {
@@ -433,8 +439,9 @@ impl Store {
         }
     }
 
-    /// Assigns ClusterIPs and NodePorts to a new Service (settled before proposing).
-    async fn allocate_service(&self, svc: &mut Value) -> Result<(), Status> {
+    /// Assigns ClusterIPs and NodePorts to a new Service (settled before proposing); returns
+    /// the revision of the services list it allocated from.
+    async fn allocate_service(&self, svc: &mut Value) -> Result<Revision, Status> {
         let info = crate::registry::resources::lookup("", "v1", "services")
             .ok_or_else(|| Status::internal("services resource missing"))?;
         let all = self
@@ -462,7 +469,8 @@ impl Store {
                     std::slice::from_ref(&e),
                 )
             },
-        )
+        )?;
+        Ok(all.revision)
     }
 
     /// CREATE. `obj` is the decoded body; the namespace has been reconciled with the URL.
@@ -516,12 +524,24 @@ impl Store {
         if let Some(admit) = &opts.admit {
             admit(&obj, None).await?;
         }
-        if info.group.is_empty() && info.resource == "services" {
-            self.allocate_service(&mut obj).await?;
+        // Service IPs and ports are allocated from a list of the services at revision R; the
+        // write commits only if no service changed since R, so two concurrent creates can
+        // never get the same address (kube's allocators guarantee uniqueness too).
+        let allocating = info.group.is_empty() && info.resource == "services";
+        let unallocated = allocating.then(|| obj.clone());
+        let mut allocated_at = None;
+        let _allocating = match allocating {
+            true => Some(self.allocations.clone().lock_owned().await),
+            false => None,
+        };
+        if allocating {
+            allocated_at = Some(self.allocate_service(&mut obj).await?);
         }
         crate::registry::managed::record_update(&mut obj, opts, info, None);
         let attempts = if name_given { 1 } else { GENERATE_NAME_RETRIES };
-        for attempt in 0..attempts {
+        let mut allocation_retries = 0;
+        let mut attempt = 0;
+        while attempt < attempts {
             if attempt > 0 {
                 let name = format!("{generate_name}{}", random_suffix());
                 meta_mut(&mut obj).insert("name".into(), json!(name));
@@ -531,16 +551,31 @@ impl Store {
             if opts.dry_run {
                 if self.current(scope, &name)?.is_some() {
                     if attempt + 1 < attempts {
+                        attempt += 1;
                         continue;
                     }
                     return Err(Status::already_exists(scope.gr(), &name));
                 }
                 return Ok(obj);
             }
+            let mut compares = vec![Compare::Absent(key.clone())];
+            if let Some(rev) = allocated_at {
+                let start = Scope {
+                    info,
+                    namespace: None,
+                }
+                .prefix()
+                .into_bytes();
+                compares.push(Compare::RangeUnchangedSince {
+                    end: prefix_end(&start),
+                    start,
+                    rev,
+                });
+            }
             let resp = self
                 .kv
                 .txn(Txn {
-                    compares: vec![Compare::Absent(key.clone())],
+                    compares,
                     success: vec![Op::Put {
                         key,
                         value: encode(&obj),
@@ -552,9 +587,33 @@ impl Store {
                 set_rv(&mut obj, resp.revision);
                 return Ok(obj);
             }
+            let name_taken = resp.current.first().is_some_and(|c| c.is_some());
+            if !name_taken {
+                if let Some(base) = &unallocated {
+                    // Another service was written since the allocation: allocate again.
+                    allocation_retries += 1;
+                    if allocation_retries > 32 {
+                        return Err(Status::conflict(
+                            scope.gr(),
+                            &name,
+                            "the service allocations kept changing; try again",
+                        ));
+                    }
+                    let keep_name = meta_str(&obj, "name").to_string();
+                    let managed = obj["metadata"].get("managedFields").cloned();
+                    obj = base.clone();
+                    meta_mut(&mut obj).insert("name".into(), json!(keep_name));
+                    allocated_at = Some(self.allocate_service(&mut obj).await?);
+                    if let Some(m) = managed {
+                        meta_mut(&mut obj).insert("managedFields".into(), m);
+                    }
+                    continue;
+                }
+            }
             if attempt + 1 == attempts {
                 return Err(Status::already_exists(scope.gr(), &name));
             }
+            attempt += 1;
         }
         Err(Status::internal("unreachable: create loop ended"))
     }

@@ -61,12 +61,22 @@ pub enum Compare {
     Exists(#[serde(with = "b64")] Vec<u8>),
     /// The key's mod_revision equals the given revision (an absent key has mod_revision 0).
     ModRevision(#[serde(with = "b64")] Vec<u8>, Revision),
+    /// No live key in `[start, end)` was written after `rev` (optimistic concurrency over a
+    /// whole range, e.g. allocations decided from a list of it).
+    RangeUnchangedSince {
+        #[serde(with = "b64")]
+        start: Vec<u8>,
+        #[serde(with = "b64")]
+        end: Vec<u8>,
+        rev: Revision,
+    },
 }
 
 impl Compare {
     pub fn key(&self) -> &[u8] {
         match self {
             Compare::Absent(k) | Compare::Exists(k) | Compare::ModRevision(k, _) => k,
+            Compare::RangeUnchangedSince { start, .. } => start,
         }
     }
 }
@@ -552,11 +562,22 @@ impl Mvcc {
         let mut ok = true;
         let mut cur_of_compares = Vec::with_capacity(txn.compares.len());
         for c in &txn.compares {
+            if let Compare::RangeUnchangedSince { start, end, rev } = c {
+                let mut unchanged = true;
+                self.engine.view().scan(Cf::Kv, start, Some(end), |k, v| {
+                    unchanged &= decode_kv(k, v)?.mod_revision <= *rev;
+                    Ok(unchanged)
+                })?;
+                ok &= unchanged;
+                cur_of_compares.push(None);
+                continue;
+            }
             let cur = get(c.key())?;
             ok &= match c {
                 Compare::Absent(_) => cur.is_none(),
                 Compare::Exists(_) => cur.is_some(),
                 Compare::ModRevision(_, r) => cur.as_ref().map_or(0, |kv| kv.mod_revision) == *r,
+                Compare::RangeUnchangedSince { .. } => true,
             };
             cur_of_compares.push(cur);
         }
@@ -894,6 +915,31 @@ mod tests {
             (Compare::ModRevision("x".into(), 1), false),
             (Compare::ModRevision("y".into(), 0), true),
             (Compare::ModRevision("y".into(), 2), false),
+            // x was last written at 2: unchanged since 2, changed since 1.
+            (
+                Compare::RangeUnchangedSince {
+                    start: "x".into(),
+                    end: "y".into(),
+                    rev: 2,
+                },
+                true,
+            ),
+            (
+                Compare::RangeUnchangedSince {
+                    start: "w".into(),
+                    end: "y".into(),
+                    rev: 1,
+                },
+                false,
+            ),
+            (
+                Compare::RangeUnchangedSince {
+                    start: "a".into(),
+                    end: "b".into(),
+                    rev: 0,
+                },
+                true,
+            ),
         ];
         for (i, (c, want)) in cases.into_iter().enumerate() {
             let before = s.current_revision();
