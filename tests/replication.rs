@@ -409,3 +409,42 @@ async fn registry_reads_its_writes_on_a_lagging_replica() {
     }
     c.shutdown().await;
 }
+
+/// A voter removed while it was cut off (so it never saw its removal) learns it from the
+/// first member it asks for a vote: it stops campaigning (its term stays put), reports role
+/// "removed" and fails its health check (issue 10, bug 9).
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_removed_voter_stops_campaigning() {
+    let c = Cluster::start(3, opts()).await;
+    let leader = c.leader().await;
+    let f = c.other(&[leader]);
+    c.faults.isolate(f);
+    c.kv(leader).remove_member(f).await.unwrap();
+    c.faults.heal();
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        let st = c.kv(f).cluster_status().await.unwrap();
+        let me = st
+            .members
+            .iter()
+            .find(|m| m.id == f)
+            .map(|m| m.role.clone());
+        if me.as_deref() == Some("removed") {
+            let err = c.kv(f).health().unwrap_err();
+            assert!(err.contains("removed from the cluster"), "{err}");
+            let term = st.term;
+            tokio::time::sleep(Duration::from_secs(3)).await;
+            assert_eq!(
+                c.kv(f).cluster_status().await.unwrap().term,
+                term,
+                "it stopped campaigning"
+            );
+            break;
+        }
+        assert!(Instant::now() < deadline, "{st:?}");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    // The remaining two still serve writes.
+    c.kv(leader).txn(put("after", "1")).await.unwrap();
+    c.shutdown().await;
+}

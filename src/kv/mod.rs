@@ -453,6 +453,9 @@ impl Kv {
             return Err("storage is shut down".to_string());
         }
         let s = self.inner.raft.status();
+        if s.role == crate::raft::Role::Removed {
+            return Err("this replica was removed from the cluster".to_string());
+        }
         if !s.running {
             return Err("raft node stopped".to_string());
         }

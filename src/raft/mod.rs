@@ -177,6 +177,8 @@ pub enum Role {
     Learner,
     Candidate,
     Unknown,
+    /// A peer said this replica is no longer a member; it stopped.
+    Removed,
 }
 
 impl Role {
@@ -187,6 +189,7 @@ impl Role {
             Role::Learner => "learner",
             Role::Candidate => "candidate",
             Role::Unknown => "unknown",
+            Role::Removed => "removed",
         }
     }
 }
@@ -257,6 +260,7 @@ impl Attempt {
     fn from_forward_call(e: CallError) -> Attempt {
         match e {
             CallError::NotSent(m) => Attempt::Retry(format!("leader unreachable: {m}")),
+            CallError::Removed(m) => Attempt::Fail(RaftFailure::Invalid(m)),
             CallError::Unreachable(m) | CallError::Failed(m) | CallError::Timeout(m) => {
                 Attempt::Fail(RaftFailure::Timeout(format!(
                     "forwarded write has an unknown outcome: {m}"
@@ -281,6 +285,7 @@ impl Attempt {
             }
             CallError::Timeout(m) => Attempt::Fail(RaftFailure::Timeout(m)),
             CallError::Failed(m) => Attempt::Fail(RaftFailure::Other(m)),
+            CallError::Removed(m) => Attempt::Fail(RaftFailure::Invalid(m)),
         }
     }
 }
@@ -394,7 +399,7 @@ impl RaftNode {
             }
             None => None,
         };
-        Ok(RaftNode {
+        let node = RaftNode {
             inner: Arc::new(NodeInner {
                 id,
                 raft,
@@ -405,7 +410,26 @@ impl RaftNode {
                 server_stop,
                 server: Mutex::new(server),
             }),
-        })
+        };
+        // A replica a peer says was removed stops its raft node: no more campaigns (terms
+        // stay put), requests fail fast, /readyz and the admin status say why.
+        let weak = Arc::downgrade(&node.inner);
+        tokio::spawn(async move {
+            loop {
+                tokio::time::sleep(Duration::from_millis(200)).await;
+                let Some(inner) = weak.upgrade() else { return };
+                if inner.conn.removed() {
+                    let _ = inner.raft.shutdown().await;
+                    return;
+                }
+            }
+        });
+        Ok(node)
+    }
+
+    /// Whether a peer told this replica it was removed from the cluster.
+    pub fn removed(&self) -> bool {
+        self.inner.conn.removed()
     }
 
     pub fn id(&self) -> NodeId {
@@ -796,6 +820,7 @@ impl RaftNode {
             })
             .collect();
         let role = match m.state {
+            _ if self.inner.conn.removed() => Role::Removed,
             ServerState::Leader => Role::Leader,
             ServerState::Follower => Role::Follower,
             ServerState::Learner => Role::Learner,

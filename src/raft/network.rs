@@ -114,6 +114,8 @@ pub(crate) enum CallError {
     Unreachable(String),
     /// No answer in time: the request may or may not have been processed.
     Timeout(String),
+    /// The peer says this replica was removed from the cluster.
+    Removed(String),
     /// Other failure: the request may or may not have been processed.
     Failed(String),
 }
@@ -124,6 +126,7 @@ impl std::fmt::Display for CallError {
             CallError::NotSent(m) | CallError::Unreachable(m) => write!(f, "unreachable: {m}"),
             CallError::Timeout(m) => write!(f, "timed out: {m}"),
             CallError::Failed(m) => write!(f, "failed: {m}"),
+            CallError::Removed(m) => write!(f, "removed: {m}"),
         }
     }
 }
@@ -153,6 +156,7 @@ fn call_error(s: tonic::Status) -> CallError {
         }
         tonic::Code::Unavailable => CallError::Unreachable(s.message().to_string()),
         tonic::Code::DeadlineExceeded => CallError::Timeout(s.message().to_string()),
+        tonic::Code::FailedPrecondition => CallError::Removed(s.message().to_string()),
         _ => CallError::Failed(format!("{}: {}", s.code(), s.message())),
     }
 }
@@ -175,6 +179,8 @@ struct ConnInner {
     /// Addresses this replica dials instead of the members' own (`--peer-dial`: a chaos
     /// harness puts a fault proxy on every link).
     dial: std::collections::BTreeMap<NodeId, String>,
+    /// A peer told this replica it was removed from the cluster.
+    removed: std::sync::atomic::AtomicBool,
     channels: Mutex<HashMap<String, Channel>>,
 }
 
@@ -198,6 +204,7 @@ impl Connector {
                 tls,
                 faults,
                 dial,
+                removed: Default::default(),
                 channels: Mutex::new(HashMap::new()),
             }),
         })
@@ -214,6 +221,13 @@ impl Connector {
                 .cloned()
                 .unwrap_or_else(|| addr.to_string()),
         }
+    }
+
+    /// Whether a peer told this replica it was removed from the cluster.
+    pub(crate) fn removed(&self) -> bool {
+        self.inner
+            .removed
+            .load(std::sync::atomic::Ordering::Relaxed)
     }
 
     fn blocked(&self, target: NodeId) -> bool {
@@ -365,7 +379,7 @@ pub struct PeerClient {
 
 fn rpc_error(e: CallError) -> RPCError<TypeConfig> {
     match e {
-        CallError::NotSent(m) | CallError::Unreachable(m) => {
+        CallError::NotSent(m) | CallError::Unreachable(m) | CallError::Removed(m) => {
             RPCError::Unreachable(Unreachable::from_string(m))
         }
         CallError::Timeout(m) | CallError::Failed(m) => {
@@ -409,7 +423,28 @@ impl RaftNetworkV2<TypeConfig> for PeerClient {
         rpc: VoteRequest<TypeConfig>,
         option: RPCOption,
     ) -> Result<VoteResponse<TypeConfig>, RPCError<TypeConfig>> {
-        self.unary(Method::Vote, &rpc, &option).await
+        match self
+            .peer
+            .call::<_, VoteResponse<TypeConfig>>(Method::Vote, &rpc, option.soft_ttl())
+            .await
+        {
+            Err(CallError::Removed(m)) => {
+                if !self
+                    .peer
+                    .conn
+                    .inner
+                    .removed
+                    .swap(true, std::sync::atomic::Ordering::Relaxed)
+                {
+                    tracing::error!(
+                        "replica {} says: {m}; this replica stops campaigning and is not ready",
+                        self.peer.target
+                    );
+                }
+                Err(rpc_error(CallError::Removed(m)))
+            }
+            r => r.map_err(rpc_error)?.map_err(remote_error),
+        }
     }
 
     async fn transfer_leader(

@@ -189,7 +189,26 @@ impl pb::raft_peer_server::RaftPeer for Service {
     }
 
     async fn vote(&self, req: Request<pb::Blob>) -> Result<Response<pb::Blob>, Status> {
-        let rpc = decode(req.get_ref())?;
+        let rpc: openraft::raft::VoteRequest<TypeConfig> = decode(req.get_ref())?;
+        // A candidate that a committed membership of ours no longer names was removed: tell
+        // it so (a typed refusal) instead of letting it campaign forever.
+        {
+            let m = self.raft.metrics().borrow_watched().clone();
+            let cand = rpc.vote.leader_id().node_id;
+            let membership = m.membership_config.membership();
+            let known = membership.voter_ids().any(|v| v == cand)
+                || membership.learner_ids().any(|l| l == cand);
+            let committed = m.membership_config.log_id().is_some()
+                && m.membership_config.log_id().map(|l| l.index())
+                    <= m.last_applied.as_ref().map(|l| l.index());
+            let i_am_voter = membership.voter_ids().any(|v| Some(v) == m.current_leader)
+                || membership.voter_ids().any(|v| v == m.id);
+            if !known && committed && i_am_voter {
+                return Err(Status::failed_precondition(format!(
+                    "replica {cand} was removed from the cluster"
+                )));
+            }
+        }
         let r = self.raft.vote(rpc).await.map_err(stopped);
         Ok(Response::new(blob(&r)?))
     }
