@@ -1,4 +1,10 @@
-//! Library side of the Rafter chaos harness: checkers and fault-injecting network.
+//! Library side of the Rafter chaos harness (see `chaos/README.md`): the checkers (`check`),
+//! fault-injecting proxies (`net`), the launcher (`cluster`), recorded traffic (`traffic`),
+//! faults (`nemesis`) and one seeded run (`run`).
 
-pub mod net;
 pub mod check;
+pub mod cluster;
+pub mod nemesis;
+pub mod net;
+pub mod run;
+pub mod traffic;

@@ -1,4 +1,125 @@
-//! Jepsen-style chaos harness for Rafter (grows with the multi-replica issue).
-fn main() {
-    println!("rafter-chaos: no scenarios yet");
+//! `rafter-chaos`: the Jepsen-style harness's command line. `run` does seeded runs (one per
+//! seed) against real `rafter` replicas behind fault proxies and exits 0 only when every
+//! checker passes on every run; `kinds` lists the fault kinds. See `chaos/README.md`.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use anyhow::Result;
+use clap::{Parser, Subcommand};
+
+#[derive(Parser)]
+#[command(about = "Jepsen-style fault harness for Rafter")]
+struct Cli {
+    #[command(subcommand)]
+    cmd: Cmd,
+}
+
+#[derive(Subcommand)]
+enum Cmd {
+    /// Seeded runs: traffic, watchers, faults, then every checker.
+    Run {
+        /// First seed; `--runs N` uses seed, seed+1, ...
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        #[arg(long, default_value_t = 1)]
+        runs: u64,
+        #[arg(long, default_value_t = 3)]
+        replicas: u32,
+        /// Seconds of traffic (and faults) per run.
+        #[arg(long, default_value = "20s", value_parser = parse_secs)]
+        duration: Duration,
+        #[arg(long, default_value_t = 8)]
+        clients: u32,
+        #[arg(long, default_value_t = 8)]
+        keys: usize,
+        /// Fault kinds (`rafter-chaos kinds`), comma-separated; empty: none.
+        #[arg(
+            long,
+            value_delimiter = ',',
+            default_value = "kill,pause,isolate,isolate-leader,partition,bridge,delay,drop,leader-transfer"
+        )]
+        faults: Vec<String>,
+        /// The rafter binary (default: target/debug/rafter next to this one).
+        #[arg(long, env = "RAFTER_BIN")]
+        bin: Option<PathBuf>,
+        /// Report folder (one sub-folder per seed).
+        #[arg(long, default_value = "chaos-report")]
+        report: PathBuf,
+        /// Extra `rafter serve` flags, space-separated (e.g. "--test-fault stale-reads").
+        #[arg(long, default_value = "", allow_hyphen_values = true)]
+        server_args: String,
+    },
+    /// Lists the fault kinds.
+    Kinds,
+}
+
+fn parse_secs(s: &str) -> Result<Duration, String> {
+    let n: u64 = s
+        .trim_end_matches('s')
+        .parse()
+        .map_err(|_| format!("invalid duration {s:?} (seconds, e.g. 20s)"))?;
+    Ok(Duration::from_secs(n))
+}
+
+fn default_bin() -> PathBuf {
+    let me = std::env::current_exe().unwrap_or_default();
+    me.parent()
+        .map(|d| d.join("rafter"))
+        .unwrap_or_else(|| PathBuf::from("rafter"))
+}
+
+#[tokio::main]
+async fn main() -> Result<()> {
+    match Cli::parse().cmd {
+        Cmd::Kinds => {
+            for k in rafter_chaos::nemesis::KINDS {
+                println!("{k}");
+            }
+            Ok(())
+        }
+        Cmd::Run {
+            seed,
+            runs,
+            replicas,
+            duration,
+            clients,
+            keys,
+            faults,
+            bin,
+            report,
+            server_args,
+        } => {
+            let faults: Vec<String> = faults.into_iter().filter(|f| !f.is_empty()).collect();
+            for f in &faults {
+                if !rafter_chaos::nemesis::KINDS.contains(&f.as_str()) {
+                    anyhow::bail!("unknown fault kind {f:?} (see `rafter-chaos kinds`)");
+                }
+            }
+            let mut failed = 0;
+            for s in seed..seed + runs {
+                let cfg = rafter_chaos::run::Config {
+                    bin: bin.clone().unwrap_or_else(default_bin),
+                    report: report.clone(),
+                    seed: s,
+                    replicas,
+                    duration,
+                    clients,
+                    keys,
+                    faults: faults.clone(),
+                    server_args: server_args.split_whitespace().map(str::to_string).collect(),
+                };
+                let out = rafter_chaos::run::run(&cfg).await?;
+                println!("{} ({})", out.summary, out.report.display());
+                if !out.ok {
+                    failed += 1;
+                }
+            }
+            println!("rafter-chaos: {} run(s), {failed} failed", runs);
+            if failed > 0 {
+                std::process::exit(1);
+            }
+            Ok(())
+        }
+    }
 }

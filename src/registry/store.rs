@@ -737,9 +737,9 @@ impl Store {
                 set_rv(&mut new, resp.revision);
                 return Ok(new);
             }
-            if !wanted_rv.is_empty() {
-                return Err(Status::stale(scope.gr(), name));
-            }
+            // Lost a race: read again and decide — a deleted object is 404, a changed one
+            // with a client precondition 409 (found by the chaos harness: a PUT racing a
+            // DELETE answered 409 where kube answers 404).
         }
         Err(Status::stale(scope.gr(), name))
     }

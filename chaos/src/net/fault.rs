@@ -9,10 +9,19 @@
 //! |---|---|---|
 //! | `Healthy` | dialled upstream, bytes pass | bytes pass |
 //! | `Blackhole` | accepted, upstream not dialled; stalls until the fault changes | stalls: the proxy stops reading, bytes it already read are held, nothing is dropped and nothing is reset; both peers see silence, their writes back up (TCP flow control) |
-//! | `Refuse` | accepted and reset at once (RST) | reset (RST) on both sides |
+//! | `Refuse` | accepted and reset at once (RST)¹ | reset (RST) on both sides |
 //! | `Delay` | bytes pass, each chunk `latency + U[0, jitter)` late | same; order kept per direction |
 //! | `Drop` | bytes pass; each chunk resets the connection with probability `p` | same |
 //! | `Bandwidth` | bytes pass at ≤ `bytes_per_sec` per direction | same |
+//!
+//!
+//! ¹ The listener stays open (closing and rebinding its port could lose the port), so the
+//! client's `connect` succeeds and its first read or write fails with `ECONNRESET`/`EPIPE`;
+//! clients treat that like `ECONNREFUSED` (nothing was delivered).
+//!
+//! A *chunk* is one read by the proxy (≤ 16 KiB), i.e. roughly one write by the sender.
+//! `Drop` draws once per chunk in each direction. Random draws are reproducible from the seed
+//! as far as chunking is (request/response traffic chunks the same way on every run).
 //!
 //! Healing a `Blackhole` resumes the stalled connections where they were (held bytes are
 //! delivered, in order): that is what TCP does when a partition heals before its retransmission

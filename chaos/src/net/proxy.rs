@@ -245,7 +245,7 @@ async fn accept_loop(
     let mut next_id: u64 = 0;
     loop {
         tokio::select! {
-            _ = shutdown.wait_for(|stop| *stop) => break,
+            _ = async { drop(shutdown.wait_for(|stop| *stop).await) } => break,
             Some(_) = conns.join_next(), if !conns.is_empty() => {}
             accepted = listener.accept() => match accepted {
                 Ok((stream, _)) => {
