@@ -303,6 +303,11 @@ pub async fn run(
                 if last.is_some_and(|t| t.elapsed() < RECHECK) {
                     continue;
                 }
+                // The system namespaces first (the policy has Roles in two of them).
+                if let Err(e) = controllers::bootstrap::ensure(&store, port).await {
+                    tracing::warn!("bootstrap objects: {e}");
+                    continue;
+                }
                 // The RBAC bootstrap policy is reconciled once per term of leadership (as
                 // kube-apiserver does at start): a role an operator deletes stays deleted.
                 if last.is_none() {
@@ -311,10 +316,7 @@ pub async fn run(
                         continue;
                     }
                 }
-                match controllers::bootstrap::ensure(&store, port).await {
-                    Ok(()) => last = Some(Instant::now()),
-                    Err(e) => tracing::warn!("bootstrap objects: {e}"),
-                }
+                last = Some(Instant::now());
             }
         }
     });

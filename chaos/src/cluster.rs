@@ -16,11 +16,21 @@ use anyhow::{bail, Context, Result};
 
 use crate::net::{Mesh, NodeAddrs};
 
-/// A free port on 127.0.0.1 (the listener is closed again at once).
+/// A free port on 127.0.0.1 below the kernel's ephemeral range (so that the proxies' own
+/// port-0 listeners cannot take it before the replica binds it); the probe listener is
+/// closed again at once.
 pub fn free_port() -> Result<u16> {
-    Ok(std::net::TcpListener::bind("127.0.0.1:0")?
-        .local_addr()?
-        .port())
+    use std::sync::atomic::{AtomicU16, Ordering};
+    static NEXT: AtomicU16 = AtomicU16::new(0);
+    let offset = (std::process::id() % 600) as u32 * 20;
+    for _ in 0..12_000 {
+        let n = NEXT.fetch_add(1, Ordering::Relaxed) as u32;
+        let p = (20_000 + (offset + n) % 12_000) as u16;
+        if std::net::TcpListener::bind(("127.0.0.1", p)).is_ok() {
+            return Ok(p);
+        }
+    }
+    bail!("no free port in 20000-32000")
 }
 
 pub struct Replica {

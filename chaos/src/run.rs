@@ -84,6 +84,31 @@ pub async fn run(cfg: &Config) -> Result<Outcome> {
     .context("starting the cluster")?;
     let http = c.client()?;
     let urls: Vec<String> = c.ids().iter().map(|i| c.url(*i)).collect();
+    // A fresh cluster has its bootstrap objects (system namespaces, the RBAC policy) on
+    // every replica within a bound, whichever replica became leader and when.
+    for url in &urls {
+        let deadline = Instant::now() + Duration::from_secs(30);
+        for path in [
+            "/api/v1/namespaces/kube-system",
+            "/apis/rbac.authorization.k8s.io/v1/namespaces/kube-public/roles/system:controller:bootstrap-signer",
+            "/apis/rbac.authorization.k8s.io/v1/clusterroles/view",
+        ] {
+            loop {
+                let ok = http
+                    .get(format!("{url}{path}"))
+                    .send()
+                    .await
+                    .is_ok_and(|r| r.status().is_success());
+                if ok {
+                    break;
+                }
+                if Instant::now() > deadline {
+                    bail!("{url}{path} is missing 30 s after start (bootstrap objects)");
+                }
+                tokio::time::sleep(Duration::from_millis(200)).await;
+            }
+        }
+    }
     let ns = http
         .post(format!("{}/api/v1/namespaces", urls[0]))
         .json(&json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": NAMESPACE}}))

@@ -351,6 +351,7 @@ impl Kv {
             stop_rx.clone(),
             cfg.compaction_window,
         ));
+        tokio::spawn(purger(inner.mvcc.clone(), stop_rx.clone()));
         tokio::spawn(membership::announce(Arc::downgrade(&inner), stop_rx));
         Ok(Kv { inner })
     }
@@ -543,6 +544,36 @@ async fn compactor(inner: Weak<Inner>, mut stop: watch::Receiver<bool>, window: 
             Ok(()) => tracing::debug!(revision = rev, "compacted history"),
             Err(Error::Compacted { .. }) => {}
             Err(e) => tracing::warn!(revision = rev, "compaction failed: {e}"),
+        }
+    }
+}
+
+/// Revisions of compacted history removed per step: small enough that a step (under the
+/// store's write lock) never stalls apply for long.
+const PURGE_STEP_REVISIONS: usize = 1_000;
+
+/// Removes compacted history behind the logical compaction, one bounded step at a time
+/// (blocking I/O off the async threads), until the store stops.
+async fn purger(mvcc: Arc<Mvcc>, mut stop: watch::Receiver<bool>) {
+    loop {
+        if *stop.borrow() {
+            return;
+        }
+        if mvcc.needs_purge() {
+            let m = mvcc.clone();
+            match tokio::task::spawn_blocking(move || m.purge_step(PURGE_STEP_REVISIONS)).await {
+                Ok(Ok(true)) => {
+                    tokio::task::yield_now().await;
+                    continue;
+                }
+                Ok(Ok(false)) => {}
+                Ok(Err(e)) => tracing::warn!("purging compacted history: {e}"),
+                Err(_) => return,
+            }
+        }
+        tokio::select! {
+            _ = tokio::time::sleep(Duration::from_millis(200)) => {}
+            _ = stop.changed() => {}
         }
     }
 }

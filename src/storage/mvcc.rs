@@ -165,6 +165,9 @@ pub struct Export {
 
 const META_REVISION: &[u8] = b"mvcc/revision";
 const META_COMPACTED: &[u8] = b"mvcc/compacted";
+/// History and superseded index entries at or below this revision have been removed (the
+/// physical side of compaction, done in bounded steps behind the logical one).
+const META_PURGED: &[u8] = b"mvcc/purged";
 const TAG_PUT: u8 = b'P';
 const TAG_DEL: u8 = b'D';
 /// Terminator of an escaped key inside an index key.
@@ -336,6 +339,7 @@ pub struct Mvcc {
     engine: Engine,
     current: AtomicI64,
     compacted: AtomicI64,
+    purged: AtomicI64,
     write_lock: Mutex<()>,
 }
 
@@ -360,10 +364,16 @@ impl Mvcc {
     pub fn open(engine: Engine) -> Result<Mvcc, Error> {
         let current = meta_rev(engine.get(Cf::Meta, META_REVISION)?)?;
         let compacted = meta_rev(engine.get(Cf::Meta, META_COMPACTED)?)?;
+        // Stores written before incremental compaction purged inside compact itself.
+        let purged = match engine.get(Cf::Meta, META_PURGED)? {
+            Some(b) => read_u64(&b, 0)?,
+            None => compacted,
+        };
         Ok(Mvcc {
             engine,
             current: AtomicI64::new(current),
             compacted: AtomicI64::new(compacted),
+            purged: AtomicI64::new(purged),
             write_lock: Mutex::new(()),
         })
     }
@@ -708,25 +718,57 @@ impl Mvcc {
             }
             return Ok(Err(e));
         }
+        // Logical compaction only: reads below `rev` are refused from now on; the history
+        // and superseded index entries go in bounded steps ([`Mvcc::purge_step`]) so that
+        // apply never waits behind a whole compaction.
+        let mut batch = Batch::new();
+        batch.put(Cf::Meta, META_COMPACTED, be(rev));
+        batch.extend(extra);
+        self.engine.write(batch, false)?;
+        self.compacted.store(rev, Ordering::SeqCst);
+        Ok(Ok(()))
+    }
+
+    /// Whether compacted history is still waiting to be removed.
+    pub fn needs_purge(&self) -> bool {
+        self.purged.load(Ordering::SeqCst) < self.compacted_revision()
+    }
+
+    /// Removes the history of at most `max_revs` compacted revisions, and every index entry
+    /// those revisions wrote that the compaction superseded (all but the latest put at or
+    /// below the compacted revision), in one batch under the write lock. Returns whether
+    /// more remains. Reads are unaffected: nothing at or above the compacted revision goes.
+    pub fn purge_step(&self, max_revs: usize) -> Result<bool, Error> {
+        let _g = self.lock();
+        let compacted = self.compacted_revision();
+        let purged = self.purged.load(Ordering::SeqCst);
+        if purged >= compacted {
+            return Ok(false);
+        }
         let view = self.engine.view();
         let mut keys = BTreeSet::new();
+        let mut last = purged;
+        let mut n = 0;
         view.scan(
             Cf::History,
-            &be(compacted + 1),
-            Some(&be(rev + 1)),
-            |_, v| {
-                for (_, k) in decode_history(v)? {
-                    keys.insert(k);
+            &be(purged + 1),
+            Some(&be(compacted + 1)),
+            |k, v| {
+                for (_, key) in decode_history(v)? {
+                    keys.insert(key);
                 }
-                Ok(true)
+                last = read_u64(k, 0)?;
+                n += 1;
+                Ok(n < max_revs.max(1))
             },
         )?;
+        let upto = if n < max_revs.max(1) { compacted } else { last };
         let mut batch = Batch::new();
         for key in keys {
             let prefix = index_prefix(&key);
             let mut entries: Vec<(Vec<u8>, bool)> = Vec::new();
             let mut to = prefix.clone();
-            to.extend_from_slice(&be(rev + 1));
+            to.extend_from_slice(&be(compacted + 1));
             view.scan(Cf::Index, &prefix, Some(&to), |k, v| {
                 entries.push((k.to_vec(), v.first() == Some(&TAG_PUT)));
                 Ok(true)
@@ -738,12 +780,11 @@ impl Mvcc {
             }
         }
         drop(view);
-        batch.delete_range(Cf::History, be(0), be(rev + 1));
-        batch.put(Cf::Meta, META_COMPACTED, be(rev));
-        batch.extend(extra);
+        batch.delete_range(Cf::History, be(purged + 1), be(upto + 1));
+        batch.put(Cf::Meta, META_PURGED, be(upto));
         self.engine.write(batch, false)?;
-        self.compacted.store(rev, Ordering::SeqCst);
-        Ok(Ok(()))
+        self.purged.store(upto, Ordering::SeqCst);
+        Ok(upto < compacted)
     }
 
     /// A consistent copy of the live keyspace plus the values of `meta_keys` (Meta CF).
@@ -795,10 +836,12 @@ impl Mvcc {
         }
         batch.put(Cf::Meta, META_REVISION, be(revision));
         batch.put(Cf::Meta, META_COMPACTED, be(revision));
+        batch.put(Cf::Meta, META_PURGED, be(revision));
         batch.extend(extra);
         self.engine.write(batch, false)?;
         self.current.store(revision, Ordering::SeqCst);
         self.compacted.store(revision, Ordering::SeqCst);
+        self.purged.store(revision, Ordering::SeqCst);
         Ok(())
     }
 }
@@ -1155,6 +1198,12 @@ mod tests {
         assert_eq!(ev.len(), 2);
         assert_eq!(ev[0].prev_kv, Some(kv("a", "2", 1, 3, 2)));
         assert_eq!(ev[1].prev_kv, None);
+        // The purge runs behind, in bounded steps; reads are the same before and after.
+        assert!(s.needs_purge());
+        while s.purge_step(1).unwrap() {}
+        assert!(!s.needs_purge());
+        assert_eq!(g(&s, "a", Some(5)), Some(("2".into(), 1, 3, 2)));
+        assert_eq!(s.events_since(5, b"", b"").unwrap().len(), 2);
         // Only the retained index entries remain: a@3 a@6 b@7 c@5.
         let mut n = 0;
         s.engine
@@ -1167,6 +1216,7 @@ mod tests {
         assert_eq!(n, 4);
         // Compaction up to the current revision, then more writes.
         assert_eq!(s.compact(7, Batch::new()).unwrap(), Ok(()));
+        while s.purge_step(1000).unwrap() {}
         run(&s, txn(vec![], vec![del("a")]));
         assert_eq!(s.events_since(7, b"", b"").unwrap().len(), 1);
         assert_eq!(g(&s, "a", Some(7)), Some(("3".into(), 1, 6, 3)));
