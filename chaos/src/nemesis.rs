@@ -21,6 +21,7 @@ pub const KINDS: &[&str] = &[
     "delay",
     "drop",
     "leader-transfer",
+    "compact",
 ];
 
 #[derive(Clone, Debug, Serialize)]
@@ -30,6 +31,33 @@ pub struct Step {
     pub kind: String,
     pub target: String,
     pub healed_ms: Option<u64>,
+}
+
+/// `rafter admin status -o json` of the first replica that answers.
+pub fn status(c: &Cluster) -> Option<serde_json::Value> {
+    for r in c.replicas.values() {
+        let out = std::process::Command::new("timeout")
+            .arg("5")
+            .arg(&c.bin)
+            .args([
+                "admin",
+                "status",
+                "-o",
+                "json",
+                "--timeout",
+                "3",
+                "--endpoint",
+            ])
+            .arg(r.admin.to_string())
+            .arg("--data-dir")
+            .arg(&r.dir)
+            .output()
+            .ok()?;
+        if let Ok(v) = serde_json::from_slice::<serde_json::Value>(&out.stdout) {
+            return Some(v);
+        }
+    }
+    None
 }
 
 /// The leader as replica 1..n's admin API reports it (`rafter admin status -o json`).
@@ -133,7 +161,21 @@ pub async fn run(
                 let l = leader(c).unwrap_or(pick);
                 let to = ids.iter().copied().find(|i| *i != l).unwrap_or(pick);
                 step.target = format!("{l}->{to}");
-                admin(c, to, &["transfer-leader", &to.to_string()]);
+                admin(c, to, &["transfer-leader", "--to", &to.to_string()]);
+            }
+            "compact" => {
+                // Compaction under load: everything but the last 300 revisions (a watcher
+                // that was away longer meets a 410 and relists).
+                let st = status(c);
+                let rev = st
+                    .as_ref()
+                    .and_then(|s| s["current_revision"].as_i64())
+                    .unwrap_or(0)
+                    - 300;
+                step.target = format!("revision {rev}");
+                if rev > 0 {
+                    admin(c, pick, &["compact", "--revision", &rev.to_string()]);
+                }
             }
             _ => {}
         }

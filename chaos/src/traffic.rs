@@ -200,7 +200,7 @@ pub struct Watched {
 /// `until_rv()` when set), resuming from its last revision and relisting on 410.
 pub async fn watch_loop(
     http: reqwest::Client,
-    url: String,
+    urls: Vec<String>,
     replica: u32,
     start_rv: u64,
     until: Instant,
@@ -214,7 +214,11 @@ pub async fn watch_loop(
         ..Default::default()
     };
     let mut from = start_rv;
+    // A watcher pinned to one replica has one URL; the ground-truth recorder has them all
+    // and moves on to the next replica whenever its stream breaks.
+    let mut turn = 0usize;
     loop {
+        let url = urls[turn % urls.len()].clone();
         let target = done_rv.load(Ordering::SeqCst);
         if Instant::now() > hard_stop || (Instant::now() > until && target > 0 && from >= target) {
             return w;
@@ -232,6 +236,7 @@ pub async fn watch_loop(
                 continue;
             }
             _ => {
+                turn += 1;
                 tokio::time::sleep(Duration::from_millis(200)).await;
                 continue;
             }
@@ -241,7 +246,11 @@ pub async fn watch_loop(
         loop {
             let chunk = match tokio::time::timeout(Duration::from_secs(8), resp.chunk()).await {
                 Ok(Ok(Some(c))) => c,
-                _ => break,
+                Ok(Ok(None)) => break,
+                _ => {
+                    turn += 1;
+                    break;
+                }
             };
             buf.extend_from_slice(&chunk);
             while let Some(i) = buf.iter().position(|b| *b == b'\n') {
