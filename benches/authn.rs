@@ -12,12 +12,8 @@ use common::phase;
 use support::Server;
 
 fn main() {
-    let secs: u64 = std::env::var("RAFTER_BENCH_SECONDS")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(5);
-    let dir = tempfile::tempdir().unwrap();
-    let tokens = dir.path().join("tokens.csv");
+    let secs = common::phase_seconds();
+    let (_dir, tokens) = common::token_file();
     std::fs::write(&tokens, "bench-token,bencher,1,\"dev\"\n").unwrap();
     let s = Server::start_with(&["--token-auth-file", tokens.to_str().unwrap()]);
     s.ok(&["create", "serviceaccount", "bench"]);

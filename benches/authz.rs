@@ -16,12 +16,8 @@ use support::Server;
 const BINDINGS: usize = 10_000;
 
 fn main() {
-    let secs: u64 = std::env::var("RAFTER_BENCH_SECONDS")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(5);
-    let dir = tempfile::tempdir().unwrap();
-    let tokens = dir.path().join("tokens.csv");
+    let secs = common::phase_seconds();
+    let (_dir, tokens) = common::token_file();
     std::fs::write(&tokens, "bench-token,bencher,1\n").unwrap();
     let t = tokens.to_str().unwrap();
     let allow = Server::start_with(&[

@@ -54,3 +54,18 @@ pub async fn phase(
         failed.load(Ordering::Relaxed)
     );
 }
+
+/// Each phase's length: `RAFTER_BENCH_SECONDS`, default 5.
+pub fn phase_seconds() -> u64 {
+    std::env::var("RAFTER_BENCH_SECONDS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(5)
+}
+
+/// A temporary folder and the path of a token file in it (written by the caller).
+pub fn token_file() -> (tempfile::TempDir, std::path::PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let tokens = dir.path().join("tokens.csv");
+    (dir, tokens)
+}

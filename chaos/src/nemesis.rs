@@ -60,33 +60,9 @@ pub fn status(c: &Cluster) -> Option<serde_json::Value> {
     None
 }
 
-/// The leader as replica 1..n's admin API reports it (`rafter admin status -o json`).
+/// The leader as the admin API reports it.
 pub fn leader(c: &Cluster) -> Option<u32> {
-    for r in c.replicas.values() {
-        let out = std::process::Command::new("timeout")
-            .arg("5")
-            .arg(&c.bin)
-            .args([
-                "admin",
-                "status",
-                "-o",
-                "json",
-                "--timeout",
-                "3",
-                "--endpoint",
-            ])
-            .arg(r.admin.to_string())
-            .arg("--data-dir")
-            .arg(&r.dir)
-            .output()
-            .ok()?;
-        if let Ok(v) = serde_json::from_slice::<serde_json::Value>(&out.stdout) {
-            if let Some(l) = v["leader"].as_u64() {
-                return Some(l as u32);
-            }
-        }
-    }
-    None
+    status(c)?["leader"].as_u64().map(|l| l as u32)
 }
 
 fn admin(c: &Cluster, via: u32, args: &[&str]) -> bool {
