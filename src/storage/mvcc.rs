@@ -474,28 +474,46 @@ impl Mvcc {
         } else {
             let from = index_prefix(start);
             let to = upper.map(index_prefix);
-            // Latest entry (<= rev) of the key group being scanned.
-            let mut group: Option<(Vec<u8>, Option<KeyValue>)> = None;
-            let flush = |g: Option<(Vec<u8>, Option<KeyValue>)>,
-                         kvs: &mut Vec<KeyValue>,
-                         count: &mut i64| {
-                if let Some((_, Some(kv))) = g {
-                    *count += 1;
-                    if limit == 0 || kvs.len() < limit {
-                        kvs.push(kv);
+            // The latest entry (<= rev) of the key group being scanned: decoded while the
+            // page still has room, only its tag once it is full (the rest of the range is
+            // counted, not read: a continue page costs what it returns plus a tag scan).
+            enum Latest {
+                None,
+                Decoded(Option<KeyValue>),
+                Live(bool),
+            }
+            let mut group: Option<(Vec<u8>, Latest)> = None;
+            let full = |kvs: &Vec<KeyValue>| limit > 0 && kvs.len() >= limit;
+            let flush =
+                |g: Option<(Vec<u8>, Latest)>, kvs: &mut Vec<KeyValue>, count: &mut i64| match g {
+                    Some((_, Latest::Decoded(Some(kv)))) => {
+                        *count += 1;
+                        if limit == 0 || kvs.len() < limit {
+                            kvs.push(kv);
+                        }
                     }
-                }
-            };
+                    Some((_, Latest::Live(true))) => *count += 1,
+                    _ => {}
+                };
             view.scan(Cf::Index, &from, to.as_deref(), |k, v| {
                 let (p, r) = split_index_key(k)?;
                 if group.as_ref().is_none_or(|(gp, _)| gp.as_slice() != p) {
                     flush(group.take(), &mut kvs, &mut count);
-                    group = Some((p.to_vec(), None));
+                    group = Some((p.to_vec(), Latest::None));
                 }
                 if r <= rev {
+                    let room = !full(&kvs);
                     if let Some((gp, latest)) = group.as_mut() {
-                        let key = unescape(gp)?;
-                        *latest = decode_index(&key, r, v)?;
+                        *latest = if room {
+                            let key = unescape(gp)?;
+                            Latest::Decoded(decode_index(&key, r, v)?)
+                        } else {
+                            match v.first() {
+                                Some(&TAG_PUT) => Latest::Live(true),
+                                Some(&TAG_DEL) => Latest::Live(false),
+                                _ => return Err(corrupt("index tag")),
+                            }
+                        };
                     }
                 }
                 Ok(true)
