@@ -925,7 +925,7 @@ mod tests {
         user("system:anonymous", &["system:unauthenticated"])
     }
 
-    /// The one place the tests build [`ResourceAttributes`].
+    /// The one place the tests build resource attributes (an empty namespace: none).
     fn attrs<'a>(
         verb: &'a str,
         group: &'a str,
@@ -934,16 +934,14 @@ mod tests {
         ns: &'a str,
         name: Option<&'a str>,
     ) -> Attributes<'a> {
-        Attributes::Resource(ResourceAttributes {
+        crate::authz::test_resource(
             verb,
             group,
-            version: "v1",
             resource,
             subresource,
-            namespace: (!ns.is_empty()).then_some(ns),
+            (!ns.is_empty()).then_some(ns),
             name,
-            field_selector: None,
-        })
+        )
     }
 
     fn res<'a>(verb: &'a str, group: &'a str, resource: &'a str, ns: &'a str) -> Attributes<'a> {

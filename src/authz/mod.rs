@@ -69,6 +69,28 @@ impl<'a> Attributes<'a> {
     }
 }
 
+/// A v1 resource request without a field selector (the authorizers' unit tests).
+#[cfg(test)]
+pub(crate) fn test_resource<'a>(
+    verb: &'a str,
+    group: &'a str,
+    resource: &'a str,
+    subresource: Option<&'a str>,
+    namespace: Option<&'a str>,
+    name: Option<&'a str>,
+) -> Attributes<'a> {
+    Attributes::Resource(ResourceAttributes {
+        verb,
+        group,
+        version: "v1",
+        resource,
+        subresource,
+        namespace,
+        name,
+        field_selector: None,
+    })
+}
+
 /// One authorizer's answer, with kube's reason (may be empty).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Decision {

@@ -1020,25 +1020,7 @@ mod tests {
         }
     }
 
-    fn ra<'a>(
-        verb: &'a str,
-        group: &'a str,
-        resource: &'a str,
-        sub: Option<&'a str>,
-        ns: Option<&'a str>,
-        name: Option<&'a str>,
-    ) -> Attributes<'a> {
-        Attributes::Resource(ResourceAttributes {
-            verb,
-            group,
-            version: "v1",
-            resource,
-            subresource: sub,
-            namespace: ns,
-            name,
-            field_selector: None,
-        })
-    }
+    use crate::authz::test_resource as ra;
 
     fn rules() -> Vec<PolicyRule> {
         let rule = |verbs: &[&str], groups: &[&str], resources: &[&str]| PolicyRule {

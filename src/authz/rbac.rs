@@ -687,7 +687,6 @@ pub fn aggregated_rules(role: &Value, all: &[Arc<Value>]) -> Option<Vec<Value>> 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::authz::ResourceAttributes;
 
     fn rule(groups: &[&str], resources: &[&str], verbs: &[&str]) -> PolicyRule {
         let v = |l: &[&str]| l.iter().map(|s| s.to_string()).collect();
@@ -699,25 +698,7 @@ mod tests {
         }
     }
 
-    fn res<'a>(
-        verb: &'a str,
-        group: &'a str,
-        resource: &'a str,
-        sub: Option<&'a str>,
-        ns: Option<&'a str>,
-        name: Option<&'a str>,
-    ) -> Attributes<'a> {
-        Attributes::Resource(ResourceAttributes {
-            verb,
-            group,
-            version: "v1",
-            resource,
-            subresource: sub,
-            namespace: ns,
-            name,
-            field_selector: None,
-        })
-    }
+    use crate::authz::test_resource as res;
 
     fn user(name: &str, groups: &[&str]) -> UserInfo {
         UserInfo {
