@@ -77,6 +77,10 @@ pub struct Config {
     pub min_request_timeout: Duration,
     /// `--peer-dial`: peer addresses to dial instead of the members' own (fault proxies).
     pub peer_dial: BTreeMap<u64, String>,
+    /// `--snapshot-count`: applied log entries between two raft snapshots.
+    pub snapshot_count: u64,
+    /// `--snapshot-catchup-entries`: log entries kept behind a snapshot.
+    pub snapshot_catchup_entries: u64,
 }
 
 impl Config {
@@ -107,6 +111,8 @@ impl Config {
             authorization: authz::Config::default(),
             min_request_timeout: Duration::from_secs(1800),
             peer_dial: BTreeMap::new(),
+            snapshot_count: 10_000,
+            snapshot_catchup_entries: 1_000,
         }
     }
 }
@@ -243,6 +249,8 @@ pub async fn run(
         // Sample often enough that a short window (tests) compacts promptly.
         compaction_tick: (cfg.compaction_window / 4)
             .clamp(Duration::from_millis(100), Duration::from_secs(10)),
+        snapshot_every: cfg.snapshot_count,
+        keep_logs: cfg.snapshot_catchup_entries,
         ..kv::KvOptions::default()
     };
     let kv = kv::Kv::open_with(

@@ -30,6 +30,13 @@ enum Command {
         /// History older than this is compacted (e.g. 5m, 90s, 1h).
         #[arg(long, default_value = "5m", value_parser = parse_duration)]
         compaction_window: Duration,
+        /// Applied log entries between two raft snapshots (etcd's --snapshot-count).
+        #[arg(long, default_value_t = 10_000)]
+        snapshot_count: u64,
+        /// Log entries kept behind a snapshot so that a slow follower can catch up without
+        /// one (etcd's --snapshot-catchup-entries).
+        #[arg(long, default_value_t = 1_000)]
+        snapshot_catchup_entries: u64,
         /// Keep serving this long after SIGTERM while /readyz reports not ready.
         #[arg(long, default_value = "0s", value_parser = parse_duration)]
         shutdown_delay: Duration,
@@ -332,6 +339,8 @@ fn main() -> anyhow::Result<()> {
             listen,
             node_id,
             compaction_window,
+            snapshot_count,
+            snapshot_catchup_entries,
             shutdown_delay,
             peer_listen,
             peer_advertise,
@@ -401,6 +410,8 @@ fn main() -> anyhow::Result<()> {
                     listen,
                     node_id,
                     compaction_window,
+                    snapshot_count,
+                    snapshot_catchup_entries,
                     shutdown_delay,
                     peer_listen,
                     peer_advertise,
