@@ -76,6 +76,7 @@ impl From<crate::storage::Error> for Error {
             S::FutureRevision { requested, current } => {
                 Error::FutureRevision { requested, current }
             }
+            S::Unavailable(m) => Error::Unavailable(m),
             S::Storage(m) => Error::Storage(m),
         }
     }

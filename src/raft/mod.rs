@@ -15,6 +15,7 @@
 mod log_store;
 mod network;
 mod service;
+mod snapshot_data;
 mod state_machine;
 mod wire;
 
@@ -34,6 +35,7 @@ use crate::storage::mvcc::{Event, Mvcc, Revision, Txn, TxnResponse};
 
 pub use log_store::LogStore;
 pub use network::{Faults, NetworkFactory, PeerTls};
+pub use snapshot_data::SnapshotData;
 pub use state_machine::StateMachine;
 
 use network::{CallError, Connector, Method, Peer};
@@ -367,6 +369,7 @@ impl RaftNode {
         };
         let log = LogStore::new(mvcc.engine().clone());
         let sm = StateMachine::new(mvcc, snapshot_dir, hook).map_err(|e| e.to_string())?;
+        let snapshot_dir = sm.snapshot_dir().to_path_buf();
         let raft = Raft::new(
             id,
             Arc::new(config),
@@ -383,6 +386,7 @@ impl RaftNode {
                 let svc = service::Service {
                     id,
                     raft: raft.clone(),
+                    snapshot_dir,
                 };
                 match service::spawn_server(svc, l, opts.tls.as_ref(), stop_rx) {
                     Ok((local, handle)) => {
@@ -936,7 +940,7 @@ pub fn seed_new_cluster(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::storage::engine::Engine;
+    use crate::storage::engine::{Batch, Cf, Engine};
     use openraft::testing::log::{StoreBuilder, Suite};
     use openraft::type_config::TypeConfigExt;
     use openraft::StorageError;
@@ -977,6 +981,92 @@ mod tests {
             let sm = StateMachine::new(mvcc, dir.path().join("snapshots"), hook).unwrap();
             Ok((dir, LogStore::new(engine), sm))
         }
+    }
+
+    /// A replica that crashed while installing a snapshot (the file in place, the keyspace
+    /// half replaced, last-applied cleared) installs the same file again when it starts.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_crash_while_installing_a_snapshot_installs_it_again_at_start() {
+        use crate::storage::mvcc::{Op, Txn};
+        let t = Duration::from_secs(10);
+        let hook = || -> ApplyHook { Arc::new(|_, _| {}) };
+        let open = |dir: &std::path::Path| {
+            Arc::new(Mvcc::open(Engine::open(&dir.join("db")).unwrap()).unwrap())
+        };
+        let put = |k: String| {
+            Command::Txn(Txn {
+                compares: vec![],
+                success: vec![Op::Put {
+                    key: k.into_bytes(),
+                    value: b"v".to_vec(),
+                }],
+            })
+        };
+        // Replica A: writes, a compaction, then a snapshot.
+        let a = tempfile::tempdir().unwrap();
+        let mvcc_a = open(a.path());
+        let node = RaftNode::start(
+            1,
+            mvcc_a.clone(),
+            a.path().join("snapshots"),
+            hook(),
+            RaftOptions::default(),
+        )
+        .await
+        .unwrap();
+        node.initialize_if_new().await.unwrap();
+        node.wait_leader(t).await.unwrap();
+        for i in 0..20 {
+            node.propose(put(format!("k{i:02}")), t).await.unwrap();
+        }
+        node.propose(Command::Compact(5), t).await.unwrap();
+        node.trigger_snapshot(t).await.unwrap();
+        node.shutdown().await;
+        let want = mvcc_a.range(b"", b"", None, 0).unwrap();
+        let want_past = mvcc_a.range(b"", b"", Some(6), 0).unwrap();
+        let snap = std::fs::read(a.path().join("snapshots/current.snap")).unwrap();
+
+        // Replica B "crashed" half-way through installing it.
+        let b = tempfile::tempdir().unwrap();
+        {
+            let mvcc_b = open(b.path());
+            mvcc_b
+                .apply_txn(
+                    &Txn {
+                        compares: vec![],
+                        success: vec![Op::Put {
+                            key: b"stale".to_vec(),
+                            value: b"1".to_vec(),
+                        }],
+                    },
+                    Batch::new(),
+                )
+                .unwrap();
+            std::fs::create_dir_all(b.path().join("snapshots")).unwrap();
+            std::fs::write(b.path().join("snapshots/current.snap"), &snap).unwrap();
+            let mut begin = Batch::new();
+            begin.delete(Cf::Meta, b"raft/last_applied".to_vec());
+            assert!(mvcc_b
+                .restore_dump(&snap[..snap.len() / 2], begin, Batch::new())
+                .is_err());
+        }
+        let mvcc_b = open(b.path());
+        let node = RaftNode::start(
+            1,
+            mvcc_b.clone(),
+            b.path().join("snapshots"),
+            hook(),
+            RaftOptions::default(),
+        )
+        .await
+        .unwrap();
+        assert_eq!(mvcc_b.range(b"", b"", None, 0).unwrap(), want);
+        assert_eq!(mvcc_b.range(b"", b"", Some(6), 0).unwrap(), want_past);
+        assert_eq!(mvcc_b.compacted_revision(), 5);
+        node.wait_leader(t).await.unwrap();
+        node.propose(put("after".into()), t).await.unwrap();
+        assert_eq!(mvcc_b.current_revision(), want.revision + 1);
+        node.shutdown().await;
     }
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

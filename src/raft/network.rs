@@ -9,7 +9,6 @@
 
 use std::collections::{BTreeSet, HashMap};
 use std::future::Future;
-use std::io::Cursor;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -27,10 +26,18 @@ use serde::Serialize;
 use tonic::transport::{Certificate, Channel, ClientTlsConfig, Endpoint, Identity};
 
 use super::wire::{self, pb, SnapshotHeader, WireError};
-use super::{NodeId, PeerNode, TypeConfig};
+use super::{NodeId, PeerNode, SnapshotData, TypeConfig};
 
 /// Default size of one snapshot chunk on the wire.
 const SNAPSHOT_CHUNK: usize = 1024 * 1024;
+/// The slowest transfer a snapshot is given time for (bytes per second), on top of the
+/// configured install timeout: a large snapshot gets as long as it needs.
+const SNAPSHOT_MIN_RATE: u64 = 4 * 1024 * 1024;
+
+/// How long sending a snapshot of `len` bytes may take.
+fn snapshot_ttl(base: Duration, len: u64) -> Duration {
+    base + Duration::from_secs(len / SNAPSHOT_MIN_RATE)
+}
 
 /// Certificate files for mutual TLS between replicas (PEM).
 #[derive(Clone, Debug)]
@@ -320,32 +327,48 @@ impl Peer {
         wire::decode(&resp.into_inner().data).map_err(CallError::Failed)
     }
 
+    /// Streams the snapshot file `data` (after `header`) in chunks of `chunk` bytes, reading
+    /// one chunk at a time: memory stays bounded whatever the snapshot's size.
     async fn send_snapshot(
         &self,
         header: Vec<u8>,
-        data: Vec<u8>,
+        data: std::fs::File,
         chunk: usize,
     ) -> Result<Result<SnapshotResponse<TypeConfig>, WireError>, CallError> {
+        use tokio::io::AsyncReadExt;
         let mut client = self.client()?;
         let chunk = chunk.max(1);
-        let mut chunks = Vec::with_capacity(data.len() / chunk + 1);
-        let mut header = Some(header);
-        let mut rest = &data[..];
-        loop {
-            let n = rest.len().min(chunk);
-            chunks.push(pb::SnapshotChunk {
-                header: header.take().unwrap_or_default(),
-                data: rest[..n].to_vec(),
-            });
-            rest = &rest[n..];
-            if rest.is_empty() {
-                break;
-            }
-        }
-        let resp = client
-            .install_snapshot(futures::stream::iter(chunks))
-            .await
-            .map_err(call_error)?;
+        let file = tokio::fs::File::from_std(data);
+        let chunks = futures::stream::unfold(
+            (Some(file), Some(header)),
+            move |(file, header)| async move {
+                let mut file = file?;
+                let mut buf = vec![0u8; chunk];
+                let mut n = 0;
+                while n < chunk {
+                    match file.read(&mut buf[n..]).await {
+                        Ok(0) => break,
+                        Ok(k) => n += k,
+                        Err(e) => {
+                            // Ends the stream short: the receiver's checksum refuses it.
+                            tracing::warn!("reading the snapshot to send: {e}");
+                            return None;
+                        }
+                    }
+                }
+                if n == 0 && header.is_none() {
+                    return None;
+                }
+                buf.truncate(n);
+                let last = n < chunk;
+                let item = pb::SnapshotChunk {
+                    header: header.unwrap_or_default(),
+                    data: buf,
+                };
+                Some((item, ((!last).then_some(file), None)))
+            },
+        );
+        let resp = client.install_snapshot(chunks).await.map_err(call_error)?;
         wire::decode(&resp.into_inner().data).map_err(CallError::Failed)
     }
 }
@@ -408,7 +431,7 @@ impl PeerClient {
 }
 
 impl RaftNetworkV2<TypeConfig> for PeerClient {
-    type SnapshotData = Cursor<Vec<u8>>;
+    type SnapshotData = SnapshotData;
 
     async fn append_entries(
         &mut self,
@@ -467,10 +490,13 @@ impl RaftNetworkV2<TypeConfig> for PeerClient {
             meta: snapshot.meta,
         })
         .map_err(|e| StreamingError::Network(NetworkError::from_string(e)))?;
-        let data = snapshot.snapshot.into_inner();
+        let network = |e: std::io::Error| {
+            StreamingError::Network(NetworkError::from_string(format!("snapshot file: {e}")))
+        };
+        let ttl = snapshot_ttl(option.soft_ttl(), snapshot.snapshot.len().map_err(network)?);
+        let (_, file) = snapshot.snapshot.into_parts();
         let chunk = option.snapshot_chunk_size().unwrap_or(SNAPSHOT_CHUNK);
-        let ttl = option.soft_ttl();
-        let send = self.peer.send_snapshot(header, data, chunk);
+        let send = self.peer.send_snapshot(header, file, chunk);
         let res = tokio::select! {
             closed = cancel => return Err(StreamingError::Closed(closed)),
             r = tokio::time::timeout(ttl, send) => r,

@@ -6,8 +6,8 @@
 //! for undecodable requests. It knows nothing of the state machine beyond its raft handle.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::io::Cursor;
 use std::net::SocketAddr;
+use std::path::PathBuf;
 
 use futures::StreamExt;
 use openraft::errors::{ClientWriteError, LinearizableReadError, RaftError};
@@ -15,8 +15,9 @@ use openraft::{ChangeMembers, Raft, ReadPolicy, ServerState};
 use tonic::{Request, Response, Status, Streaming};
 
 use super::network::PeerTls;
+use super::snapshot_data::{sync_dir, temp_path};
 use super::wire::{self, blob, pb, AdminOp, AdminReply, SnapshotHeader, WireError};
-use super::{Command, NodeId, Response as CmdResponse, StateMachine, TypeConfig};
+use super::{Command, NodeId, Response as CmdResponse, SnapshotData, StateMachine, TypeConfig};
 use openraft::async_runtime::watch::WatchReceiver;
 use openraft::type_config::alias::{SnapshotMetaOf, SnapshotOf, VoteOf};
 
@@ -170,6 +171,44 @@ pub(crate) async fn leader_admin(
 pub(crate) struct Service {
     pub(crate) id: NodeId,
     pub(crate) raft: RaftT,
+    /// Where received snapshots are written (the state machine's snapshot directory).
+    pub(crate) snapshot_dir: PathBuf,
+}
+
+impl Service {
+    /// Writes a snapshot stream to `tmp` chunk by chunk (fsynced, bounded memory), then hands
+    /// the file to raft to install.
+    async fn receive_snapshot(
+        &self,
+        mut stream: Streaming<pb::SnapshotChunk>,
+        tmp: &std::path::Path,
+    ) -> Result<Result<openraft::raft::SnapshotResponse<TypeConfig>, WireError>, Status> {
+        use tokio::io::AsyncWriteExt;
+        let local = |e: std::io::Error| Status::internal(format!("receiving a snapshot: {e}"));
+        let mut header: Option<SnapshotHeader<VoteOf<TypeConfig>, SnapshotMetaOf<TypeConfig>>> =
+            None;
+        let mut file = tokio::fs::File::create(tmp).await.map_err(local)?;
+        while let Some(chunk) = stream.next().await {
+            let chunk = chunk?;
+            if header.is_none() {
+                header = Some(wire::decode(&chunk.header).map_err(Status::invalid_argument)?);
+            }
+            file.write_all(&chunk.data).await.map_err(local)?;
+        }
+        let header = header.ok_or_else(|| Status::invalid_argument("empty snapshot stream"))?;
+        file.sync_all().await.map_err(local)?;
+        drop(file);
+        sync_dir(&self.snapshot_dir).map_err(local)?;
+        let snapshot = SnapshotOf::<TypeConfig, SnapshotData> {
+            meta: header.meta,
+            snapshot: SnapshotData::open(tmp.to_path_buf()).map_err(local)?,
+        };
+        Ok(self
+            .raft
+            .install_full_snapshot(header.vote, snapshot)
+            .await
+            .map_err(stopped))
+    }
 }
 
 fn decode<T: serde::de::DeserializeOwned>(b: &pb::Blob) -> Result<T, Status> {
@@ -223,28 +262,11 @@ impl pb::raft_peer_server::RaftPeer for Service {
         &self,
         req: Request<Streaming<pb::SnapshotChunk>>,
     ) -> Result<Response<pb::Blob>, Status> {
-        let mut stream = req.into_inner();
-        let mut header: Option<SnapshotHeader<VoteOf<TypeConfig>, SnapshotMetaOf<TypeConfig>>> =
-            None;
-        let mut data = Vec::new();
-        while let Some(chunk) = stream.next().await {
-            let chunk = chunk?;
-            if header.is_none() {
-                header = Some(wire::decode(&chunk.header).map_err(Status::invalid_argument)?);
-            }
-            data.extend_from_slice(&chunk.data);
-        }
-        let header = header.ok_or_else(|| Status::invalid_argument("empty snapshot stream"))?;
-        let snapshot = SnapshotOf::<TypeConfig, Cursor<Vec<u8>>> {
-            meta: header.meta,
-            snapshot: Cursor::new(data),
-        };
-        let r = self
-            .raft
-            .install_full_snapshot(header.vote, snapshot)
-            .await
-            .map_err(stopped);
-        Ok(Response::new(blob(&r)?))
+        let tmp = temp_path(&self.snapshot_dir, "incoming");
+        let r = self.receive_snapshot(req.into_inner(), &tmp).await;
+        // Installed snapshots were renamed into place; anything else goes.
+        let _ = tokio::fs::remove_file(&tmp).await;
+        Ok(Response::new(blob(&r?)?))
     }
 
     async fn forward(&self, req: Request<pb::Blob>) -> Result<Response<pb::Blob>, Status> {

@@ -65,6 +65,7 @@ enum BatchOp {
     Put(Cf, Vec<u8>, Vec<u8>),
     Delete(Cf, Vec<u8>),
     DeleteRange(Cf, Vec<u8>, Vec<u8>),
+    Clear(Cf),
 }
 
 /// A set of mutations applied atomically by [`Engine::write`].
@@ -87,6 +88,10 @@ impl Batch {
     pub fn delete_range(&mut self, cf: Cf, from: impl Into<Vec<u8>>, to: impl Into<Vec<u8>>) {
         self.ops
             .push(BatchOp::DeleteRange(cf, from.into(), to.into()));
+    }
+    /// Deletes every key of the column family (whatever the keys' bytes).
+    pub fn clear(&mut self, cf: Cf) {
+        self.ops.push(BatchOp::Clear(cf));
     }
     /// Appends all of `other`'s mutations after this batch's.
     pub fn extend(&mut self, other: Batch) {
@@ -144,6 +149,14 @@ impl Engine {
                 BatchOp::Put(cf, k, v) => wb.put_cf(self.handle(cf)?, k, v),
                 BatchOp::Delete(cf, k) => wb.delete_cf(self.handle(cf)?, k),
                 BatchOp::DeleteRange(cf, a, b) => wb.delete_range_cf(self.handle(cf)?, a, b),
+                BatchOp::Clear(cf) => {
+                    // Everything from the empty key up to and including the last one.
+                    if let Some((last, _)) = self.view().last(cf)? {
+                        let h = self.handle(cf)?;
+                        wb.delete_range_cf(h, &b""[..], &last[..]);
+                        wb.delete_cf(h, last);
+                    }
+                }
             }
         }
         let mut wo = rocksdb::WriteOptions::default();
@@ -311,5 +324,31 @@ mod tests {
         assert_eq!(e.get(Cf::Kv, b"b").unwrap(), None);
         let cp = Engine::open(&dir.path().join("cp")).unwrap();
         assert_eq!(cp.get(Cf::Kv, b"a").unwrap(), Some(b"A".to_vec()));
+    }
+
+    #[test]
+    fn clear_removes_every_key_of_one_family() {
+        let dir = tempfile::tempdir().unwrap();
+        let e = Engine::open(&dir.path().join("db")).unwrap();
+        let mut b = Batch::new();
+        for k in [&b""[..], b"\x00", b"a", b"\xff\xff\xff"] {
+            b.put(Cf::Kv, k, &b"v"[..]);
+        }
+        b.put(Cf::Index, &b"keep"[..], &b"v"[..]);
+        e.write(b, false).unwrap();
+        let mut b = Batch::new();
+        b.clear(Cf::Kv);
+        b.clear(Cf::History); // empty: nothing to do
+        b.put(Cf::Kv, &b"new"[..], &b"1"[..]);
+        e.write(b, false).unwrap();
+        let mut seen = vec![];
+        e.view()
+            .scan(Cf::Kv, b"", None, |k, _| {
+                seen.push(k.to_vec());
+                Ok(true)
+            })
+            .unwrap();
+        assert_eq!(seen, vec![b"new".to_vec()]);
+        assert!(e.get(Cf::Index, b"keep").unwrap().is_some());
     }
 }

@@ -5,6 +5,7 @@
 //! callers that replicate commands (the `raft` module) pass any extra records they need written
 //! atomically with a command as an opaque [`engine::Batch`].
 
+pub mod dump;
 pub mod engine;
 pub mod mvcc;
 
@@ -15,6 +16,9 @@ pub enum Error {
     Compacted { requested: i64, compacted: i64 },
     #[error("required revision {requested} is a future revision (current {current})")]
     FutureRevision { requested: i64, current: i64 },
+    /// The store cannot serve reads right now (e.g. it is installing a snapshot).
+    #[error("unavailable: {0}")]
+    Unavailable(String),
     #[error("storage: {0}")]
     Storage(String),
 }

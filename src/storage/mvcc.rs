@@ -13,11 +13,13 @@
 //! bytes, and it never reads a clock or randomness.
 
 use std::collections::{BTreeSet, HashMap};
-use std::sync::atomic::{AtomicI64, Ordering};
+use std::io::{Read, Write};
+use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
 use std::sync::Mutex;
 
 use serde::{Deserialize, Serialize};
 
+use super::dump;
 use super::engine::{Batch, Cf, Engine, View};
 use super::Error;
 
@@ -340,6 +342,8 @@ pub struct Mvcc {
     current: AtomicI64,
     compacted: AtomicI64,
     purged: AtomicI64,
+    /// Set while a dump is being restored (reads are refused: the keyspace is half written).
+    restoring: AtomicBool,
     write_lock: Mutex<()>,
 }
 
@@ -374,6 +378,7 @@ impl Mvcc {
             current: AtomicI64::new(current),
             compacted: AtomicI64::new(compacted),
             purged: AtomicI64::new(purged),
+            restoring: AtomicBool::new(false),
             write_lock: Mutex::new(()),
         })
     }
@@ -398,6 +403,18 @@ impl Mvcc {
             .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
+    /// A consistent view for a read. The flag is checked after the view is taken: a view
+    /// taken before a restore's first write is whole, one taken later is refused.
+    fn read_view(&self) -> Result<View<'_>, Error> {
+        let view = self.engine.view();
+        if self.restoring.load(Ordering::SeqCst) {
+            return Err(Error::Unavailable(
+                "this replica is installing a snapshot".into(),
+            ));
+        }
+        Ok(view)
+    }
+
     /// Reads (current, compacted) from a view and checks `at` against them. Returns the
     /// revision to read at, or `None` for "current".
     fn check_at(view: &View<'_>, at: Option<Revision>) -> Result<(Revision, bool), Error> {
@@ -419,7 +436,7 @@ impl Mvcc {
 
     /// The value of `key` now (`at = None`) or as of revision `at`.
     pub fn get(&self, key: &[u8], at: Option<Revision>) -> Result<Option<KeyValue>, Error> {
-        let view = self.engine.view();
+        let view = self.read_view()?;
         let (rev, is_current) = Self::check_at(&view, at)?;
         if is_current {
             return view
@@ -458,7 +475,7 @@ impl Mvcc {
         at: Option<Revision>,
         limit: usize,
     ) -> Result<RangeResult, Error> {
-        let view = self.engine.view();
+        let view = self.read_view()?;
         let (rev, is_current) = Self::check_at(&view, at)?;
         let mut kvs = Vec::new();
         let mut count: i64 = 0;
@@ -536,7 +553,7 @@ impl Mvcc {
         start: &[u8],
         end: &[u8],
     ) -> Result<Vec<Event>, Error> {
-        let view = self.engine.view();
+        let view = self.read_view()?;
         let compacted = meta_rev(view.get(Cf::Meta, META_COMPACTED)?)?;
         if after < compacted {
             return Err(Error::Compacted {
@@ -807,7 +824,7 @@ impl Mvcc {
 
     /// A consistent copy of the live keyspace plus the values of `meta_keys` (Meta CF).
     pub fn export(&self, meta_keys: &[&[u8]]) -> Result<Export, Error> {
-        let view = self.engine.view();
+        let view = self.read_view()?;
         let revision = meta_rev(view.get(Cf::Meta, META_REVISION)?)?;
         let compacted = meta_rev(view.get(Cf::Meta, META_COMPACTED)?)?;
         let mut kvs = Vec::new();
@@ -827,19 +844,91 @@ impl Mvcc {
         })
     }
 
+    /// Writes a dump ([`dump`]) of the keyspace — live keys, retained history and index, the
+    /// revision counters and the values of `meta_keys` — from one consistent view, in
+    /// bounded memory. Returns the dump's header.
+    pub fn dump(&self, meta_keys: &[&[u8]], out: impl Write) -> Result<dump::Header, Error> {
+        let view = self.read_view()?;
+        let meta = meta_keys
+            .iter()
+            .map(|k| view.get(Cf::Meta, k))
+            .collect::<Result<Vec<_>, _>>()?;
+        let revision = meta_rev(view.get(Cf::Meta, META_REVISION)?)?;
+        let compacted = meta_rev(view.get(Cf::Meta, META_COMPACTED)?)?;
+        let purged = match view.get(Cf::Meta, META_PURGED)? {
+            Some(b) => read_u64(&b, 0)?,
+            None => compacted,
+        };
+        let header = dump::Header {
+            revision,
+            compacted,
+            purged: purged.min(compacted),
+            meta,
+        };
+        let mut w = dump::Writer::new(out, &header)?;
+        for cf in dump::dumped_cfs() {
+            view.scan(cf, b"", None, |k, v| {
+                w.record(cf, k, v)?;
+                Ok(true)
+            })?;
+        }
+        w.finish()?;
+        Ok(header)
+    }
+
+    /// Replaces the whole keyspace with a dump read from `input`, in bounded batches: the
+    /// first commits `begin` with the clearing of the old keyspace, the last one (fsynced)
+    /// the counters with `end`. Reads are refused in between; if this fails half-way, they
+    /// stay refused (the keyspace is incomplete until a restore succeeds). The input should
+    /// have been checked with [`dump::verify`] first: a corrupt dump is only noticed at its
+    /// end.
+    pub fn restore_dump(
+        &self,
+        input: impl Read,
+        begin: Batch,
+        end: Batch,
+    ) -> Result<dump::Header, Error> {
+        /// Bytes buffered before a batch is written.
+        const BATCH_BYTES: usize = 4 << 20;
+        let _g = self.lock();
+        let mut r = dump::Reader::new(input)?;
+        self.restoring.store(true, Ordering::SeqCst);
+        let mut batch = Batch::new();
+        for cf in dump::dumped_cfs() {
+            batch.clear(cf);
+        }
+        batch.extend(begin);
+        self.engine.write(batch, false)?;
+        let mut batch = Batch::new();
+        let mut bytes = 0;
+        while let Some((cf, k, v)) = r.next()? {
+            bytes += k.len() + v.len() + 16;
+            batch.put(cf, k, v);
+            if bytes >= BATCH_BYTES {
+                self.engine.write(std::mem::take(&mut batch), false)?;
+                bytes = 0;
+            }
+        }
+        let h = r.header().clone();
+        batch.put(Cf::Meta, META_REVISION, be(h.revision));
+        batch.put(Cf::Meta, META_COMPACTED, be(h.compacted));
+        batch.put(Cf::Meta, META_PURGED, be(h.purged));
+        batch.extend(end);
+        self.engine.write(batch, true)?;
+        self.current.store(h.revision, Ordering::SeqCst);
+        self.compacted.store(h.compacted, Ordering::SeqCst);
+        self.purged.store(h.purged, Ordering::SeqCst);
+        self.restoring.store(false, Ordering::SeqCst);
+        Ok(h)
+    }
+
     /// Replaces the whole keyspace with `kvs` at `revision` (history is not restored, so the
     /// compacted revision becomes `revision`), committing `extra` in the same batch.
     pub fn restore(&self, revision: Revision, kvs: &[KeyValue], extra: Batch) -> Result<(), Error> {
         let _g = self.lock();
         let mut batch = Batch::new();
-        {
-            let view = self.engine.view();
-            for cf in [Cf::Kv, Cf::Index, Cf::History] {
-                view.scan(cf, b"", None, |k, _| {
-                    batch.delete(cf, k.to_vec());
-                    Ok(true)
-                })?;
-            }
+        for cf in dump::dumped_cfs() {
+            batch.clear(cf);
         }
         for kv in kvs {
             if kv.mod_revision > revision || kv.mod_revision <= 0 {
@@ -1273,6 +1362,77 @@ mod tests {
         assert_eq!(
             t.events_since(2, b"", b"").unwrap()[0].prev_kv,
             exp.kvs.first().cloned()
+        );
+    }
+
+    /// A dump carries the retained history: the restored store has the same window
+    /// (compacted revision, past reads, events) as the one dumped, and a truncated dump
+    /// leaves the store refusing reads rather than serving half a keyspace.
+    #[test]
+    fn dump_restore_keeps_the_history_window() {
+        let (_d, s) = history_store();
+        run(&s, txn(vec![], vec![put("a", "4"), put("\u{0}x", "bin")]));
+        s.compact(3, Batch::new()).unwrap().unwrap();
+        s.purge_step(1).unwrap(); // part of the purge done, the rest left to the new store
+        let mut extra = Batch::new();
+        extra.put(Cf::Meta, &b"raft/x"[..], &b"y"[..]);
+        s.write_extra(extra).unwrap();
+        let mut bytes = Vec::new();
+        let h = s.dump(&[b"raft/x"], &mut bytes).unwrap();
+        assert_eq!((h.revision, h.compacted), (s.current_revision(), 3));
+        assert_eq!(h.meta, vec![Some(b"y".to_vec())]);
+        assert_eq!(dump::verify(&bytes[..]).unwrap(), h);
+
+        let (_d2, t) = store();
+        run(&t, txn(vec![], vec![put("stale", "1")]));
+        let mut end = Batch::new();
+        end.put(Cf::Meta, &b"raft/x"[..], &b"z"[..]);
+        t.restore_dump(&bytes[..], Batch::new(), end).unwrap();
+        assert_eq!(
+            (t.current_revision(), t.compacted_revision()),
+            (s.current_revision(), s.compacted_revision())
+        );
+        assert_eq!(
+            t.engine.get(Cf::Meta, b"raft/x").unwrap(),
+            Some(b"z".to_vec())
+        );
+        for at in [None, Some(3), Some(5), Some(s.current_revision())] {
+            assert_eq!(
+                t.range(b"", b"", at, 0).unwrap(),
+                s.range(b"", b"", at, 0).unwrap(),
+                "at {at:?}"
+            );
+        }
+        assert_eq!(
+            t.events_since(3, b"", b"").unwrap(),
+            s.events_since(3, b"", b"").unwrap()
+        );
+        assert!(matches!(t.get(b"a", Some(2)), Err(Error::Compacted { .. })));
+        // The purge the dumped store had not finished goes on in the restored one.
+        assert!(t.needs_purge());
+        while t.purge_step(1000).unwrap() {}
+        assert_eq!(g(&t, "a", Some(3)), g(&s, "a", Some(3)));
+        // A later compaction is accepted the same way on both.
+        let later = s.current_revision();
+        assert_eq!(t.compact(later, Batch::new()).unwrap(), Ok(()));
+
+        // Cut short: the old keyspace is gone, the new one incomplete: reads are refused.
+        let (_d3, u) = store();
+        run(&u, txn(vec![], vec![put("stale", "1")]));
+        let cut = &bytes[..bytes.len() - 40];
+        assert!(u.restore_dump(cut, Batch::new(), Batch::new()).is_err());
+        assert!(matches!(u.get(b"stale", None), Err(Error::Unavailable(_))));
+        assert!(matches!(
+            u.range(b"", b"", None, 0),
+            Err(Error::Unavailable(_))
+        ));
+        // A whole dump afterwards makes it serve again.
+        u.restore_dump(&bytes[..], Batch::new(), Batch::new())
+            .unwrap();
+        assert_eq!(u.get(b"stale", None).unwrap(), None);
+        assert_eq!(
+            u.range(b"", b"", None, 0).unwrap(),
+            s.range(b"", b"", None, 0).unwrap()
         );
     }
 }
