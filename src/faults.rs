@@ -6,12 +6,16 @@
 //!   harness's negative control: its linearizability checker must flag it).
 //! - `watch-dispatcher-panic`: the watch cache's dispatcher panics, once, on the first batch
 //!   that writes a key containing `panic-dispatcher` (its supervisor must restart it).
+//! - `lose-unsynced`: the storage engine keeps write-ahead-log bytes in the process until an
+//!   fsync asks for them (RocksDB's manual WAL flush), so a `kill -9` loses every write not
+//!   yet fsynced, as a machine crash loses the page cache. With kill faults it proves that
+//!   nothing acknowledged depends on an unsynced write.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::OnceLock;
 
 /// The known modes.
-pub const KNOWN: &[&str] = &["stale-reads", "watch-dispatcher-panic"];
+pub const KNOWN: &[&str] = &["stale-reads", "watch-dispatcher-panic", "lose-unsynced"];
 
 static MODES: OnceLock<Vec<String>> = OnceLock::new();
 static DISPATCHER_PANICKED: AtomicBool = AtomicBool::new(false);

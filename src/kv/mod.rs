@@ -411,6 +411,17 @@ impl Kv {
         Ok(self.inner.mvcc.range(start, end, at, limit)?)
     }
 
+    /// [`Kv::range`] without counting the keys past a full page (see `Mvcc::range_page`).
+    pub fn range_page(
+        &self,
+        start: &[u8],
+        end: &[u8],
+        at: Option<Revision>,
+        limit: usize,
+    ) -> Result<RangeResult, Error> {
+        Ok(self.inner.mvcc.range_page(start, end, at, limit, false)?)
+    }
+
     pub fn current_revision(&self) -> Revision {
         self.inner.mvcc.current_revision()
     }

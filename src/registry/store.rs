@@ -274,9 +274,11 @@ impl Store {
     pub async fn list(&self, scope: Scope<'_>, opts: &ListOptions) -> Result<ListResult, Status> {
         let prefix = scope.prefix().into_bytes();
         let end = prefix_end(&prefix);
+        let mut known_remaining = None;
         let (mut start, at) = match &opts.continue_token {
             Some(token) => {
-                let (rev, start_suffix) = decode_continue(token)?;
+                let (rev, start_suffix, rc) = decode_continue(token)?;
+                known_remaining = rc;
                 let mut start = prefix.clone();
                 start.extend_from_slice(start_suffix.as_bytes());
                 if rev < self.kv.compacted_revision() {
@@ -301,20 +303,24 @@ impl Store {
             } else {
                 0
             };
-            let res = self
-                .kv
-                .range(&start, &end, at.or(revision), batch)
-                .map_err(|e| match e {
-                    kv::Error::Compacted { .. } if opts.continue_token.is_some() => {
-                        expired_continue(&prefix, &start, self)
-                    }
-                    kv::Error::Compacted { .. } => Status::gone(format!(
-                        "too old resource version: {} ({})",
-                        at.unwrap_or_default(),
-                        self.kv.compacted_revision()
-                    )),
-                    other => kv_status(other),
-                })?;
+            // An unfiltered continue page whose token says how many keys are left reads
+            // only its page; otherwise the range is counted for remainingItemCount.
+            let count_from_token = known_remaining.filter(|_| !filtered);
+            let res = match count_from_token {
+                Some(_) => self.kv.range_page(&start, &end, at.or(revision), batch),
+                None => self.kv.range(&start, &end, at.or(revision), batch),
+            }
+            .map_err(|e| match e {
+                kv::Error::Compacted { .. } if opts.continue_token.is_some() => {
+                    expired_continue(&prefix, &start, self)
+                }
+                kv::Error::Compacted { .. } => Status::gone(format!(
+                    "too old resource version: {} ({})",
+                    at.unwrap_or_default(),
+                    self.kv.compacted_revision()
+                )),
+                other => kv_status(other),
+            })?;
             let revision_now = *revision.get_or_insert(res.revision);
             let mut last_key = None;
             let n = res.kvs.len();
@@ -329,11 +335,15 @@ impl Store {
                     if more {
                         let key = last_key.take().unwrap_or_default();
                         let suffix = String::from_utf8_lossy(&key[prefix.len()..]).into_owned();
-                        continue_token =
-                            Some(encode_continue(revision_now, &format!("{suffix}\u{0}")));
                         if !filtered {
-                            remaining = Some((res.count - (i as i64 + 1)).max(0));
+                            let total = count_from_token.unwrap_or(res.count);
+                            remaining = Some((total - (i as i64 + 1)).max(0));
                         }
+                        continue_token = Some(encode_continue(
+                            revision_now,
+                            &format!("{suffix}\u{0}"),
+                            remaining,
+                        ));
                     }
                     return Ok(ListResult {
                         items,
@@ -954,21 +964,28 @@ struct ContinueToken {
     v: String,
     rv: Revision,
     start: String,
+    /// Rafter's addition: how many keys follow `start` at `rv` (unfiltered lists), so that
+    /// a continue page need not count them again. Ignored when absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    rc: Option<i64>,
 }
 
-/// kube's continue token: base64url(JSON {"v":"meta.k8s.io/v1","rv":N,"start":"<key suffix>"}).
-pub fn encode_continue(rev: Revision, start: &str) -> String {
+/// kube's continue token: base64url(JSON {"v":"meta.k8s.io/v1","rv":N,"start":"<key suffix>"}),
+/// plus `rc`, the number of keys left when known.
+pub fn encode_continue(rev: Revision, start: &str, remaining: Option<i64>) -> String {
     use base64::Engine;
     let t = ContinueToken {
         v: "meta.k8s.io/v1".into(),
         rv: rev,
         start: start.into(),
+        rc: remaining,
     };
     base64::engine::general_purpose::URL_SAFE_NO_PAD
         .encode(serde_json::to_vec(&t).unwrap_or_default())
 }
 
-pub fn decode_continue(token: &str) -> Result<(Revision, String), Status> {
+/// The revision, start key suffix and (when known) remaining count of a continue token.
+pub fn decode_continue(token: &str) -> Result<(Revision, String, Option<i64>), Status> {
     use base64::Engine;
     let bad = || {
         Status::bad_request("continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)")
@@ -985,7 +1002,7 @@ pub fn decode_continue(token: &str) -> Result<(Revision, String), Status> {
     if t.rv <= 0 || t.start.contains("..") || t.start.starts_with('/') {
         return Err(bad());
     }
-    Ok((t.rv, t.start))
+    Ok((t.rv, t.start, t.rc.filter(|n| *n >= 0)))
 }
 
 fn expired_continue(prefix: &[u8], start: &[u8], store: &Store) -> Status {
@@ -993,6 +1010,6 @@ fn expired_continue(prefix: &[u8], start: &[u8], store: &Store) -> Status {
     let mut s = Status::gone(
         "The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list.",
     );
-    s.continue_token = Some(encode_continue(store.kv.current_revision(), &suffix));
+    s.continue_token = Some(encode_continue(store.kv.current_revision(), &suffix, None));
     s
 }

@@ -128,6 +128,9 @@ impl Engine {
         let mut opts = Options::default();
         opts.create_if_missing(true);
         opts.create_missing_column_families(true);
+        if crate::faults::on("lose-unsynced") {
+            opts.set_manual_wal_flush(true);
+        }
         let cfs = Cf::ALL
             .iter()
             .map(|cf| ColumnFamilyDescriptor::new(cf.name(), Options::default()));

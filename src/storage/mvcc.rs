@@ -147,7 +147,8 @@ pub struct Event {
 pub struct RangeResult {
     pub kvs: Vec<KeyValue>,
     pub more: bool,
-    /// Number of keys in [start,end) at that revision.
+    /// Number of keys in [start,end) at that revision (only `kvs.len() + more` when the
+    /// range was not counted, see [`Mvcc::range_page`]).
     pub count: i64,
     pub revision: Revision,
 }
@@ -475,6 +476,20 @@ impl Mvcc {
         at: Option<Revision>,
         limit: usize,
     ) -> Result<RangeResult, Error> {
+        self.range_page(start, end, at, limit, true)
+    }
+
+    /// [`Mvcc::range`]; without `count`, the scan stops at the first key past a full page
+    /// and `count` is only `kvs.len() + more` (for continue pages whose caller already knows
+    /// how many keys remain: a page then costs what it returns).
+    pub fn range_page(
+        &self,
+        start: &[u8],
+        end: &[u8],
+        at: Option<Revision>,
+        limit: usize,
+        count_all: bool,
+    ) -> Result<RangeResult, Error> {
         let view = self.read_view()?;
         let (rev, is_current) = Self::check_at(&view, at)?;
         let mut kvs = Vec::new();
@@ -486,7 +501,7 @@ impl Mvcc {
                 if limit == 0 || kvs.len() < limit {
                     kvs.push(decode_kv(k, v)?);
                 }
-                Ok(true)
+                Ok(count_all || limit == 0 || count <= limit as i64)
             })?;
         } else {
             let from = index_prefix(start);
@@ -516,6 +531,9 @@ impl Mvcc {
                 let (p, r) = split_index_key(k)?;
                 if group.as_ref().is_none_or(|(gp, _)| gp.as_slice() != p) {
                     flush(group.take(), &mut kvs, &mut count);
+                    if !count_all && limit > 0 && count > limit as i64 {
+                        return Ok(false);
+                    }
                     group = Some((p.to_vec(), Latest::None));
                 }
                 if r <= rev {
@@ -1208,8 +1226,13 @@ mod tests {
         for (at, limit, want, count, more) in ranges {
             let r = s.range(b"a", b"d", at, limit).unwrap();
             assert_eq!(keys(&r), want, "{at:?} {limit}");
+            let want_page = keys(&r);
             assert_eq!((r.count, r.more), (count, more), "{at:?} {limit}");
             assert_eq!(r.revision, at.unwrap_or(7));
+            // Uncounted: the same page and `more`, the scan stopping past the page.
+            let p = s.range_page(b"a", b"d", at, limit, false).unwrap();
+            assert_eq!((keys(&p), p.more), (want_page, more), "{at:?} {limit}");
+            assert_eq!(p.count, p.kvs.len() as i64 + i64::from(more));
         }
         let r = s.range(b"b", b"c", Some(3), 0).unwrap();
         assert_eq!(r.kvs, vec![kv("b", "1", 2, 2, 1)]);

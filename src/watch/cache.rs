@@ -296,14 +296,14 @@ impl Cache {
             if opts.limit > 0 && out.items.len() >= opts.limit {
                 if let Some(lk) = last {
                     let suffix = String::from_utf8_lossy(&lk[prefix.len()..]).into_owned();
-                    out.continue_token = Some(encode_continue(revision, &format!("{suffix}\u{0}")));
-                    if !is_filtered {
-                        let n = res
-                            .objects
+                    let left = (!is_filtered).then(|| {
+                        res.objects
                             .range::<Vec<u8>, _>((Bound::Excluded(lk), Bound::Excluded(&end)))
-                            .count();
-                        out.remaining = Some(n as i64).filter(|n| *n > 0);
-                    }
+                            .count() as i64
+                    });
+                    out.remaining = left.filter(|n| *n > 0);
+                    out.continue_token =
+                        Some(encode_continue(revision, &format!("{suffix}\u{0}"), left));
                 }
                 break;
             }
