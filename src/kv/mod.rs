@@ -560,9 +560,9 @@ async fn compactor(inner: Weak<Inner>, mut stop: watch::Receiver<bool>, window: 
     }
 }
 
-/// Revisions of compacted history removed per step: small enough that a step (under the
-/// store's write lock) never stalls apply for long.
-const PURGE_STEP_REVISIONS: usize = 1_000;
+/// Superseded index entries removed per purge step: one small batch under the store's write
+/// lock (the scan that finds them runs beside apply), so apply never waits behind a purge.
+const PURGE_STEP_ENTRIES: usize = 1_000;
 
 /// Removes compacted history behind the logical compaction, one bounded step at a time
 /// (blocking I/O off the async threads), until the store stops.
@@ -573,7 +573,7 @@ async fn purger(mvcc: Arc<Mvcc>, mut stop: watch::Receiver<bool>) {
         }
         if mvcc.needs_purge() {
             let m = mvcc.clone();
-            match tokio::task::spawn_blocking(move || m.purge_step(PURGE_STEP_REVISIONS)).await {
+            match tokio::task::spawn_blocking(move || m.purge_step(PURGE_STEP_ENTRIES)).await {
                 Ok(Ok(true)) => {
                     tokio::task::yield_now().await;
                     continue;

@@ -345,6 +345,8 @@ pub struct Mvcc {
     purged: AtomicI64,
     /// Set while a dump is being restored (reads are refused: the keyspace is half written).
     restoring: AtomicBool,
+    /// Bumped by every restore: a purge step scanned before one is discarded.
+    generation: std::sync::atomic::AtomicU64,
     write_lock: Mutex<()>,
 }
 
@@ -380,6 +382,7 @@ impl Mvcc {
             compacted: AtomicI64::new(compacted),
             purged: AtomicI64::new(purged),
             restoring: AtomicBool::new(false),
+            generation: std::sync::atomic::AtomicU64::new(0),
             write_lock: Mutex::new(()),
         })
     }
@@ -776,6 +779,13 @@ impl Mvcc {
         // apply never waits behind a whole compaction.
         let mut batch = Batch::new();
         batch.put(Cf::Meta, META_COMPACTED, be(rev));
+        // Recorded with the compaction: an absent purge mark means "all purged" (stores of
+        // releases that purged inside compact), which would forget this purge on restart.
+        batch.put(
+            Cf::Meta,
+            META_PURGED,
+            be(self.purged.load(Ordering::SeqCst)),
+        );
         batch.extend(extra);
         self.engine.write(batch, false)?;
         self.compacted.store(rev, Ordering::SeqCst);
@@ -787,55 +797,84 @@ impl Mvcc {
         self.purged.load(Ordering::SeqCst) < self.compacted_revision()
     }
 
-    /// Removes the history of at most `max_revs` compacted revisions, and every index entry
-    /// those revisions wrote that the compaction superseded (all but the latest put at or
-    /// below the compacted revision), in one batch under the write lock. Returns whether
-    /// more remains. Reads are unaffected: nothing at or above the compacted revision goes.
-    pub fn purge_step(&self, max_revs: usize) -> Result<bool, Error> {
-        let _g = self.lock();
+    /// Removes, in one bounded batch, at most about `budget` index entries that compaction
+    /// superseded (all but the latest put at or below the compacted revision of each key
+    /// the compacted revisions touched), and the history of the revisions it finished.
+    /// Returns whether more remains. The scan runs on a view without the write lock; only
+    /// the (bounded) batch is written under it, so apply never waits behind a purge. Reads
+    /// are unaffected: nothing at or above the compacted revision goes.
+    pub fn purge_step(&self, budget: usize) -> Result<bool, Error> {
+        let budget = budget.max(1);
+        let generation = self.generation.load(Ordering::SeqCst);
         let compacted = self.compacted_revision();
         let purged = self.purged.load(Ordering::SeqCst);
         if purged >= compacted {
             return Ok(false);
         }
-        let view = self.engine.view();
-        let mut keys = BTreeSet::new();
-        let mut last = purged;
-        let mut n = 0;
+        let view = match self.read_view() {
+            Ok(v) => v,
+            Err(Error::Unavailable(_)) => return Ok(true),
+            Err(e) => return Err(e),
+        };
+        let mut deletes: Vec<Vec<u8>> = Vec::new();
+        let mut seen = std::collections::HashSet::new();
+        // Revisions whose keys are all handled: their history can go.
+        let mut upto = purged;
+        let mut cut_short = false;
         view.scan(
             Cf::History,
             &be(purged + 1),
             Some(&be(compacted + 1)),
             |k, v| {
+                let rev = read_u64(k, 0)?;
                 for (_, key) in decode_history(v)? {
-                    keys.insert(key);
+                    if !seen.insert(key.clone()) {
+                        continue;
+                    }
+                    let room = budget.saturating_sub(deletes.len());
+                    let prefix = index_prefix(&key);
+                    let mut to = prefix.clone();
+                    to.extend_from_slice(&be(compacted + 1));
+                    // Up to one entry more than there is room for: if there are more, the
+                    // first `room` are certainly not the latest and go now, the rest later.
+                    let mut entries: Vec<(Vec<u8>, bool)> = Vec::new();
+                    view.scan(Cf::Index, &prefix, Some(&to), |ik, iv| {
+                        entries.push((ik.to_vec(), iv.first() == Some(&TAG_PUT)));
+                        Ok(entries.len() <= room)
+                    })?;
+                    if entries.len() > room {
+                        deletes.extend(entries.into_iter().take(room).map(|(k, _)| k));
+                        cut_short = true;
+                        return Ok(false);
+                    }
+                    let keep_last = entries.last().is_some_and(|(_, is_put)| *is_put);
+                    let n = entries.len() - usize::from(keep_last);
+                    deletes.extend(entries.into_iter().take(n).map(|(k, _)| k));
                 }
-                last = read_u64(k, 0)?;
-                n += 1;
-                Ok(n < max_revs.max(1))
+                upto = rev;
+                Ok(deletes.len() < budget)
             },
         )?;
-        let upto = if n < max_revs.max(1) { compacted } else { last };
-        let mut batch = Batch::new();
-        for key in keys {
-            let prefix = index_prefix(&key);
-            let mut entries: Vec<(Vec<u8>, bool)> = Vec::new();
-            let mut to = prefix.clone();
-            to.extend_from_slice(&be(compacted + 1));
-            view.scan(Cf::Index, &prefix, Some(&to), |k, v| {
-                entries.push((k.to_vec(), v.first() == Some(&TAG_PUT)));
-                Ok(true)
-            })?;
-            let keep_last = entries.last().is_some_and(|(_, is_put)| *is_put);
-            let n = entries.len() - usize::from(keep_last);
-            for (k, _) in entries.into_iter().take(n) {
-                batch.delete(Cf::Index, k);
-            }
-        }
         drop(view);
-        batch.delete_range(Cf::History, be(purged + 1), be(upto + 1));
-        batch.put(Cf::Meta, META_PURGED, be(upto));
-        self.engine.write(batch, false)?;
+        if !cut_short && deletes.len() < budget {
+            upto = compacted;
+        }
+        let _g = self.lock();
+        if self.generation.load(Ordering::SeqCst) != generation {
+            // A restore replaced the keyspace since the scan: start again from its state.
+            return Ok(self.needs_purge());
+        }
+        let mut batch = Batch::new();
+        for k in deletes {
+            batch.delete(Cf::Index, k);
+        }
+        if upto > purged {
+            batch.delete_range(Cf::History, be(purged + 1), be(upto + 1));
+            batch.put(Cf::Meta, META_PURGED, be(upto));
+        }
+        if !batch.is_empty() {
+            self.engine.write(batch, false)?;
+        }
         self.purged.store(upto, Ordering::SeqCst);
         Ok(upto < compacted)
     }
@@ -911,6 +950,7 @@ impl Mvcc {
         let _g = self.lock();
         let mut r = dump::Reader::new(input)?;
         self.restoring.store(true, Ordering::SeqCst);
+        self.generation.fetch_add(1, Ordering::SeqCst);
         let mut batch = Batch::new();
         for cf in dump::dumped_cfs() {
             batch.clear(cf);
@@ -944,6 +984,7 @@ impl Mvcc {
     /// compacted revision becomes `revision`), committing `extra` in the same batch.
     pub fn restore(&self, revision: Revision, kvs: &[KeyValue], extra: Batch) -> Result<(), Error> {
         let _g = self.lock();
+        self.generation.fetch_add(1, Ordering::SeqCst);
         let mut batch = Batch::new();
         for cf in dump::dumped_cfs() {
             batch.clear(cf);
@@ -1457,5 +1498,50 @@ mod tests {
             u.range(b"", b"", None, 0).unwrap(),
             s.range(b"", b"", None, 0).unwrap()
         );
+    }
+
+    /// A purge step deletes a bounded number of index entries, even inside one key with a
+    /// long history, and the steps together leave exactly the latest version of each key.
+    #[test]
+    fn purge_steps_are_bounded() {
+        let (_d, s) = store();
+        for i in 0..50 {
+            run(&s, txn(vec![], vec![put("hot", &i.to_string())]));
+        }
+        run(&s, txn(vec![], vec![put("cold", "1")]));
+        let index_len = |s: &Mvcc| {
+            let mut n = 0;
+            s.engine
+                .view()
+                .scan(Cf::Index, b"", None, |_, _| {
+                    n += 1;
+                    Ok(true)
+                })
+                .unwrap();
+            n
+        };
+        assert_eq!(index_len(&s), 51);
+        s.compact(51, Batch::new()).unwrap().unwrap();
+        let mut steps = 0;
+        let mut before = index_len(&s);
+        while s.purge_step(10).unwrap() {
+            let now = index_len(&s);
+            assert!(before - now <= 10, "a step removed {}", before - now);
+            before = now;
+            steps += 1;
+            assert!(steps < 100, "no progress");
+        }
+        assert!(steps >= 4, "{steps} steps");
+        assert_eq!(index_len(&s), 2);
+        assert!(!s.needs_purge());
+        assert_eq!(g(&s, "hot", Some(51)), Some(("49".into(), 1, 50, 50)));
+        // A reopened store remembers a compaction whose purge had not run yet.
+        s.compact(51, Batch::new()).unwrap().unwrap_err();
+        run(&s, txn(vec![], vec![put("hot", "x")]));
+        s.compact(52, Batch::new()).unwrap().unwrap();
+        let engine = s.engine.clone();
+        drop(s);
+        let s = Mvcc::open(engine).unwrap();
+        assert!(s.needs_purge());
     }
 }
