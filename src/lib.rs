@@ -408,11 +408,21 @@ pub async fn run(
     });
     // On the shutdown signal /readyz fails at once (its `shutdown` check); the listener keeps
     // serving for `shutdown_delay` so a load balancer can route away first.
+    // A store that failed for good (e.g. a full disk under the raft log) ends the process
+    // with an error instead of serving 5xx forever: restarted, it recovers from its folder.
+    let failure = Arc::new(std::sync::Mutex::new(None::<String>));
     let draining = {
         let app = app.clone();
         let delay = cfg.shutdown_delay;
+        let (kv, failure) = (kv.clone(), failure.clone());
         async move {
-            shutdown.await;
+            tokio::select! {
+                _ = shutdown => {}
+                e = kv.failed() => {
+                    tracing::error!("the replicated store failed: {e}; stopping");
+                    *failure.lock().unwrap_or_else(|p| p.into_inner()) = Some(e);
+                }
+            }
             app.shutting_down
                 .store(true, std::sync::atomic::Ordering::Relaxed);
             tokio::time::sleep(delay).await;
@@ -439,5 +449,9 @@ pub async fn run(
         f.abort();
     }
     kv.shutdown().await;
-    Ok(())
+    let failed = failure.lock().unwrap_or_else(|p| p.into_inner()).take();
+    match failed {
+        Some(e) => Err(anyhow::anyhow!("the replicated store failed: {e}")),
+        None => Ok(()),
+    }
 }

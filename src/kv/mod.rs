@@ -461,6 +461,19 @@ impl Kv {
     }
 
     /// Ok if this replica has a leader and is caught up; Err(reason) otherwise (for /readyz).
+    /// Resolves when the replicated store failed for good (its raft node stopped on a
+    /// storage error such as a full disk, or panicked), with the reason. A process serving
+    /// it should exit, as etcd does on a failed WAL write, so that a supervisor restarts it
+    /// from its (consistent) data folder.
+    pub async fn failed(&self) -> String {
+        loop {
+            if let Some(e) = self.inner.raft.fatal() {
+                return e;
+            }
+            tokio::time::sleep(Duration::from_millis(200)).await;
+        }
+    }
+
     pub fn health(&self) -> Result<(), String> {
         if *self.inner.stop.borrow() {
             return Err("storage is shut down".to_string());

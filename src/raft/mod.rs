@@ -431,6 +431,15 @@ impl RaftNode {
         Ok(node)
     }
 
+    /// Why the raft node stopped by itself (a storage error such as a full disk, or a
+    /// panic), if it did; `None` while it runs or after a normal shutdown or removal.
+    pub fn fatal(&self) -> Option<String> {
+        match &self.metrics().running_state {
+            Err(openraft::errors::Fatal::Stopped) | Ok(()) => None,
+            Err(f) => Some(f.to_string()),
+        }
+    }
+
     /// Whether a peer told this replica it was removed from the cluster.
     pub fn removed(&self) -> bool {
         self.inner.conn.removed()
@@ -1066,6 +1075,23 @@ mod tests {
         node.wait_leader(t).await.unwrap();
         node.propose(put("after".into()), t).await.unwrap();
         assert_eq!(mvcc_b.current_revision(), want.revision + 1);
+        node.shutdown().await;
+        drop(node);
+
+        // A snapshot in the JSON format of earlier releases is set aside, not fatal.
+        std::fs::write(b.path().join("snapshots/current.snap"), b"{\"meta\":{}}").unwrap();
+        let node = RaftNode::start(
+            1,
+            mvcc_b.clone(),
+            b.path().join("snapshots"),
+            hook(),
+            RaftOptions::default(),
+        )
+        .await
+        .unwrap();
+        node.wait_leader(t).await.unwrap();
+        assert_eq!(mvcc_b.current_revision(), want.revision + 1);
+        assert!(b.path().join("snapshots/current.snap.json-old").exists());
         node.shutdown().await;
     }
 

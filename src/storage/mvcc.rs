@@ -12,7 +12,7 @@
 //! This module deliberately knows nothing of Raft or Kubernetes: keys and values are opaque
 //! bytes, and it never reads a clock or randomness.
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{HashMap, HashSet};
 use std::io::{Read, Write};
 use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
 use std::sync::Mutex;
@@ -817,7 +817,7 @@ impl Mvcc {
             Err(e) => return Err(e),
         };
         let mut deletes: Vec<Vec<u8>> = Vec::new();
-        let mut seen = std::collections::HashSet::new();
+        let mut seen = HashSet::new();
         // Revisions whose keys are all handled: their history can go.
         let mut upto = purged;
         let mut cut_short = false;
