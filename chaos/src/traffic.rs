@@ -6,8 +6,9 @@
 //! resourceVersion (bookmarks on) and relist on 410. Readers, one per replica and pinned to
 //! it, issue the reads of [`crate::check::reads`]: `resourceVersion=0` lists and GETs,
 //! NotOlderThan lists (at the highest revision any client has seen, or at the reader's own),
-//! and paginated lists (`limit` 2–5, then every `continue` page). Seeded: the same seed gives
-//! the same operation choices.
+//! and paginated lists (`limit` 2–5, then every `continue` page; one in ten waits for a few
+//! hundred revisions before its second page, so that a compaction can expire its token).
+//! Seeded: the same seed gives the same operation choices.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -240,8 +241,19 @@ async fn list_page(req: reqwest::RequestBuilder) -> Result<(u64, Vec<Item>, Opti
 /// Most pages one paginated list may take (far more than the keys need).
 const MAX_PAGES: usize = 100;
 
-/// One read against `url` (a replica's API proxy), not recorded.
-pub async fn read_once(http: &reqwest::Client, url: &str, input: &ReadInput) -> ReadOutput {
+/// How long a slow paginated list waits before its second page, at most, and for how many
+/// revisions past its own.
+const SLOW_PAGE_WAIT: Duration = Duration::from_secs(8);
+const SLOW_PAGE_REVISIONS: u64 = 350;
+
+/// One read against `url` (a replica's API proxy), not recorded; `rec` tells a slow
+/// paginated list how far the revision has gone.
+pub async fn read_once(
+    http: &reqwest::Client,
+    url: &str,
+    input: &ReadInput,
+    rec: &Recorder,
+) -> ReadOutput {
     let coll = format!("{url}/api/v1/namespaces/{NAMESPACE}/configmaps");
     let list = |q: Vec<(&'static str, String)>| http.get(&coll).query(&q);
     match input {
@@ -280,7 +292,7 @@ pub async fn read_once(http: &reqwest::Client, url: &str, input: &ReadInput) -> 
                 _ => ReadOutput::Unknown,
             }
         }
-        ReadInput::ListPaged { limit } => {
+        ReadInput::ListPaged { limit, slow } => {
             let first = list(vec![("limit", limit.to_string())]);
             let (rv, items, mut token) = match list_page(first).await {
                 Ok(p) => p,
@@ -292,6 +304,12 @@ pub async fn read_once(http: &reqwest::Client, url: &str, input: &ReadInput) -> 
                 more: token.is_some(),
             }];
             let mut end = PagesEnd::Complete;
+            if *slow && token.is_some() {
+                let deadline = Instant::now() + SLOW_PAGE_WAIT;
+                while Instant::now() < deadline && rec.max_rv() < rv + SLOW_PAGE_REVISIONS {
+                    tokio::time::sleep(Duration::from_millis(100)).await;
+                }
+            }
             while let Some(t) = token.take() {
                 if pages.len() >= MAX_PAGES {
                     end = PagesEnd::Unknown;
@@ -344,11 +362,12 @@ pub async fn reader_loop(
             },
             _ => ReadInput::ListPaged {
                 limit: 2 + (rng.next_u64() % 4) as usize,
+                slow: rng.chance(0.1),
             },
         };
         let before = incarnations.get(replica);
         let call = rec.now();
-        let output = read_once(&http, &url, &input).await;
+        let output = read_once(&http, &url, &input, &rec).await;
         let ret = (output != ReadOutput::Unknown).then(|| rec.now());
         let epoch = (incarnations.get(replica) == before).then_some(before);
         let seen = match &output {

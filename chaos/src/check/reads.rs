@@ -78,8 +78,14 @@ pub enum ReadInput {
     ListNotOlderThan { min_rv: u64 },
     /// `GET ?resourceVersion=0` of one object.
     GetAny { key: String },
-    /// `LIST ?limit=limit` (resourceVersion unset), then its continue pages.
-    ListPaged { limit: usize },
+    /// `LIST ?limit=limit` (resourceVersion unset), then its continue pages; `slow`: the
+    /// client waited (for a few hundred revisions, or seconds) before the second page, so
+    /// that a compaction may expire its token.
+    ListPaged {
+        limit: usize,
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        slow: bool,
+    },
 }
 
 /// One listed object.
@@ -178,7 +184,13 @@ impl fmt::Display for ReadInput {
             ReadInput::ListAny => write!(f, "LIST rv=0"),
             ReadInput::ListNotOlderThan { min_rv } => write!(f, "LIST rv>={min_rv}"),
             ReadInput::GetAny { key } => write!(f, "GET {key} rv=0"),
-            ReadInput::ListPaged { limit } => write!(f, "LIST limit={limit}"),
+            ReadInput::ListPaged { limit, slow } => {
+                write!(
+                    f,
+                    "LIST limit={limit}{}",
+                    if *slow { " (slow)" } else { "" }
+                )
+            }
         }
     }
 }
@@ -399,7 +411,7 @@ fn not_older_than(i: usize, read: &Read, out: &mut Vec<Anomaly>) {
 }
 
 fn paging(i: usize, read: &Read, out: &mut Vec<Anomaly>) {
-    let (ReadInput::ListPaged { limit }, ReadOutput::Pages { pages, end }) =
+    let (ReadInput::ListPaged { limit, .. }, ReadOutput::Pages { pages, end }) =
         (&read.input, &read.output)
     else {
         return;
@@ -788,7 +800,10 @@ mod tests {
             ),
             read(
                 6,
-                ReadInput::ListPaged { limit: 1 },
+                ReadInput::ListPaged {
+                    limit: 1,
+                    slow: false,
+                },
                 ReadOutput::Pages {
                     pages: vec![
                         Page {
@@ -930,7 +945,10 @@ mod tests {
     fn paged(pages: Vec<Page>, end: PagesEnd) -> Read {
         read(
             0,
-            ReadInput::ListPaged { limit: 1 },
+            ReadInput::ListPaged {
+                limit: 1,
+                slow: false,
+            },
             ReadOutput::Pages { pages, end },
         )
     }
