@@ -238,20 +238,24 @@ pub async fn run(cfg: &Config) -> Result<Outcome> {
             Duration::from_millis(5),
         )));
     }
-    // Readers, one pinned to each replica.
+    // Readers, one pinned to each replica (clients 1..=N), and a slow pager on each (clients
+    // 101..).
     for (i, url) in urls.iter().enumerate() {
-        clients.push(tokio::spawn(traffic::reader_loop(
-            http.clone(),
-            url.clone(),
-            i as u32 + 1,
-            i as u32 + 1,
-            rec.clone(),
-            c.incarnations.clone(),
-            cfg.keys,
-            cfg.seed,
-            until,
-            Duration::from_millis(10),
-        )));
+        for slow in [false, true] {
+            clients.push(tokio::spawn(traffic::reader_loop(
+                http.clone(),
+                url.clone(),
+                i as u32 + 1,
+                i as u32 + 1 + if slow { 100 } else { 0 },
+                rec.clone(),
+                c.incarnations.clone(),
+                cfg.keys,
+                cfg.seed,
+                until,
+                Duration::from_millis(10),
+                slow,
+            )));
+        }
     }
     let steps = nemesis::run(
         &mut c,

@@ -6,8 +6,9 @@
 //! resourceVersion (bookmarks on) and relist on 410. Readers, one per replica and pinned to
 //! it, issue the reads of [`crate::check::reads`]: `resourceVersion=0` lists and GETs,
 //! NotOlderThan lists (at the highest revision any client has seen, or at the reader's own),
-//! and paginated lists (`limit` 2–5, then every `continue` page; one in ten waits for a few
-//! hundred revisions before its second page, so that a compaction can expire its token).
+//! and paginated lists (`limit` 2–5, then every `continue` page). A slow pager per replica
+//! lists page by page only, waiting for a few hundred revisions before each second page, so
+//! that a compaction can expire its token.
 //! Seeded: the same seed gives the same operation choices.
 
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -334,7 +335,8 @@ pub async fn read_once(
 }
 
 /// One reader pinned to the replica behind `url` until `until`: seeded choices of read and
-/// key, each read recorded with the replica's incarnation.
+/// key, each read recorded with the replica's incarnation. A `slow_pager` does only slow
+/// paginated lists.
 #[allow(clippy::too_many_arguments)]
 pub async fn reader_loop(
     http: reqwest::Client,
@@ -347,11 +349,16 @@ pub async fn reader_loop(
     seed: u64,
     until: Instant,
     pace: Duration,
+    slow_pager: bool,
 ) {
     let mut rng = Rng::derive(seed, 0x4EAD, client as u64);
     let mut own: u64 = 0;
     while Instant::now() < until {
         let input = match rng.next_u64() % 100 {
+            _ if slow_pager => ReadInput::ListPaged {
+                limit: 2 + (rng.next_u64() % 4) as usize,
+                slow: true,
+            },
             0..=29 => ReadInput::ListAny,
             30..=54 => {
                 let at = if rng.chance(0.5) { rec.max_rv() } else { own };
@@ -362,7 +369,7 @@ pub async fn reader_loop(
             },
             _ => ReadInput::ListPaged {
                 limit: 2 + (rng.next_u64() % 4) as usize,
-                slow: rng.chance(0.1),
+                slow: false,
             },
         };
         let before = incarnations.get(replica);

@@ -79,8 +79,8 @@ pub enum ReadInput {
     /// `GET ?resourceVersion=0` of one object.
     GetAny { key: String },
     /// `LIST ?limit=limit` (resourceVersion unset), then its continue pages; `slow`: the
-    /// client waited (for a few hundred revisions, or seconds) before the second page, so
-    /// that a compaction may expire its token.
+    /// client waited (for a few hundred revisions, or some seconds) before the second page,
+    /// so that a compaction may expire its token.
     ListPaged {
         limit: usize,
         #[serde(default, skip_serializing_if = "std::ops::Not::not")]
