@@ -2,14 +2,19 @@
 //! each API port behind a fault proxy of a [`Mesh`] (replica A dials B through link (A, B)
 //! with the server's hidden `--peer-dial`), data folders in the run folder, shared CAs and
 //! service-account key copied from replica 1 (as `cluster/up.sh` does). Replicas can be
-//! killed (SIGKILL), restarted on their data, paused (SIGSTOP) and resumed. Clients use the
-//! admin identity through the API proxies. Every wait is bounded; dropping the cluster
-//! kills every replica it started.
+//! killed (SIGKILL), restarted on their data (with extra flags or environment, e.g. `--join`
+//! or libfaketime), restarted empty (a wiped data folder: a new *incarnation*), paused
+//! (SIGSTOP) and resumed, and a data folder can be moved onto a small tmpfs mount and filled.
+//! Clients use the admin identity through the API proxies (credentials copied to `creds/`
+//! of the run folder, so wiping any replica keeps them). Every wait is bounded; dropping the
+//! cluster kills every replica it started and unmounts every tmpfs (its contents copied back
+//! to disk for the report); [`emergency_cleanup`] does the same from a signal handler.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
@@ -33,6 +38,77 @@ pub fn free_port() -> Result<u16> {
     bail!("no free port in 20000-32000")
 }
 
+/// What this process started and has not cleaned up yet: replica pids and tmpfs mounts.
+#[derive(Default)]
+struct Live {
+    pids: BTreeSet<u32>,
+    mounts: BTreeSet<PathBuf>,
+}
+
+static LIVE: Mutex<Live> = Mutex::new(Live {
+    pids: BTreeSet::new(),
+    mounts: BTreeSet::new(),
+});
+
+fn live() -> std::sync::MutexGuard<'static, Live> {
+    LIVE.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Kills every replica this process started and lazily unmounts every tmpfs it mounted: for
+/// a signal handler (no report is written then). Normal exits clean up in `Drop`.
+pub fn emergency_cleanup() {
+    let l = std::mem::take(&mut *live());
+    for pid in l.pids {
+        let _ = Command::new("kill").args(["-9", &pid.to_string()]).status();
+    }
+    for m in l.mounts {
+        let _ = Command::new("umount").arg("-l").arg(&m).status();
+    }
+}
+
+/// Unmounts (lazily) every mount below `dir`: tmpfs left by a harness that was killed with
+/// no chance to clean up.
+pub fn unmount_stale(dir: &Path) {
+    let Ok(dir) = dir.canonicalize() else { return };
+    let Ok(mounts) = std::fs::read_to_string("/proc/self/mounts") else {
+        return;
+    };
+    let mut stale: Vec<PathBuf> = mounts
+        .lines()
+        .filter_map(|l| l.split_whitespace().nth(1))
+        .map(|m| PathBuf::from(m.replace("\\040", " ")))
+        .filter(|m| m.starts_with(&dir))
+        .collect();
+    stale.sort();
+    for m in stale.into_iter().rev() {
+        let _ = Command::new("umount").arg("-l").arg(&m).status();
+    }
+}
+
+/// Each replica's incarnation: bumped when the harness wipes its data folder (a new, empty
+/// replica under the old id). Readers note it around each read.
+#[derive(Clone, Debug, Default)]
+pub struct Incarnations(Arc<Mutex<BTreeMap<u32, u64>>>);
+
+impl Incarnations {
+    pub fn get(&self, id: u32) -> u64 {
+        let m = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        m.get(&id).copied().unwrap_or(0)
+    }
+
+    fn bump(&self, id: u32) {
+        let mut m = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        *m.entry(id).or_insert(0) += 1;
+    }
+}
+
+/// The files of a data folder that a wiped replica keeps: the cluster's CAs and the
+/// service-account key (shared by every replica, as at start).
+const SHARED_FILES: [&str; 5] = ["ca.crt", "ca.key", "peer-ca.crt", "peer-ca.key", "sa.key"];
+
+/// The ballast file of the disk-full fault (in the replica's data folder).
+const BALLAST: &str = "ballast";
+
 pub struct Replica {
     pub id: u32,
     pub api: SocketAddr,
@@ -40,8 +116,14 @@ pub struct Replica {
     pub admin: SocketAddr,
     pub dir: PathBuf,
     args: Vec<String>,
+    /// Flags added to every later start (`--join` once it was wiped and re-added).
+    extra: Vec<String>,
+    /// Environment of the next starts (libfaketime), until cleared.
+    env: Vec<(String, String)>,
     child: Option<Child>,
     paused: bool,
+    /// Its data folder is a tmpfs mount (its on-disk folder waits at `<dir>.disk`).
+    tmpfs: bool,
 }
 
 pub struct Cluster {
@@ -49,24 +131,128 @@ pub struct Cluster {
     pub bin: PathBuf,
     pub replicas: BTreeMap<u32, Replica>,
     pub mesh: Mesh,
+    pub incarnations: Incarnations,
+    /// `ca.crt`, `admin.crt`, `admin.key`: the admin identity, whatever happens to a replica.
+    pub creds: PathBuf,
+    http: Option<reqwest::Client>,
+    /// Replicas that exited on their own, with their exit status, not yet taken.
+    exits: Vec<(u32, String)>,
 }
 
-fn spawn(bin: &Path, args: &[String], log: &Path) -> Result<Child> {
+fn spawn(bin: &Path, args: &[String], env: &[(String, String)], log: &Path) -> Result<Child> {
     let out = std::fs::OpenOptions::new()
         .create(true)
         .append(true)
         .open(log)?;
-    Command::new(bin)
+    let child = Command::new(bin)
         .args(args)
         .env(
             "RAFTER_LOG",
             std::env::var("RAFTER_LOG").unwrap_or("warn".into()),
         )
+        .envs(env.iter().map(|(k, v)| (k, v)))
         .stdin(Stdio::null())
         .stdout(out.try_clone()?)
         .stderr(out)
         .spawn()
-        .with_context(|| format!("starting {}", bin.display()))
+        .with_context(|| format!("starting {}", bin.display()))?;
+    live().pids.insert(child.id());
+    Ok(child)
+}
+
+/// Total size of the files under `dir` (apparent sizes).
+fn tree_size(dir: &Path) -> Result<u64> {
+    let mut n = 0;
+    for e in std::fs::read_dir(dir)? {
+        let e = e?;
+        let t = e.file_type()?;
+        if t.is_dir() {
+            n += tree_size(&e.path())?;
+        } else {
+            n += e.metadata()?.len();
+        }
+    }
+    Ok(n)
+}
+
+/// Copies the files and folders under `src` into `dst` (which exists), but the ballast.
+fn copy_tree(src: &Path, dst: &Path) -> Result<()> {
+    for e in std::fs::read_dir(src)? {
+        let e = e?;
+        let (from, to) = (e.path(), dst.join(e.file_name()));
+        if e.file_name() == BALLAST {
+            continue;
+        }
+        if e.file_type()?.is_dir() {
+            std::fs::create_dir_all(&to)?;
+            copy_tree(&from, &to)?;
+        } else {
+            std::fs::copy(&from, &to)
+                .with_context(|| format!("copying {} to {}", from.display(), to.display()))?;
+        }
+    }
+    Ok(())
+}
+
+/// Removes everything in `dir` but the files named in `keep` (the folder itself stays: it may
+/// be a mount point).
+fn clear_dir(dir: &Path, keep: &[&str]) -> Result<()> {
+    for e in std::fs::read_dir(dir)? {
+        let e = e?;
+        if keep.iter().any(|k| e.file_name() == *k) {
+            continue;
+        }
+        if e.file_type()?.is_dir() {
+            std::fs::remove_dir_all(e.path())?;
+        } else {
+            std::fs::remove_file(e.path())?;
+        }
+    }
+    Ok(())
+}
+
+fn umount(dir: &Path) -> Result<()> {
+    let ok = Command::new("umount")
+        .arg(dir)
+        .status()
+        .is_ok_and(|s| s.success());
+    if !ok {
+        let lazy = Command::new("umount")
+            .arg("-l")
+            .arg(dir)
+            .status()
+            .is_ok_and(|s| s.success());
+        if !lazy {
+            bail!("umount {} failed", dir.display());
+        }
+    }
+    live().mounts.remove(dir);
+    Ok(())
+}
+
+/// Mounts a tmpfs of `bytes` at `dir` (which exists).
+pub fn mount_tmpfs_at(dir: &Path, bytes: u64) -> Result<()> {
+    let out = Command::new("mount")
+        .args(["-t", "tmpfs", "-o"])
+        .arg(format!("size={}k,mode=0755", bytes.div_ceil(1024)))
+        .arg("tmpfs")
+        .arg(dir)
+        .output()
+        .context("running mount")?;
+    if !out.status.success() {
+        bail!(
+            "mount -t tmpfs on {}: {}",
+            dir.display(),
+            String::from_utf8_lossy(&out.stderr).trim()
+        );
+    }
+    live().mounts.insert(dir.to_path_buf());
+    Ok(())
+}
+
+/// Unmounts what [`mount_tmpfs_at`] mounted.
+pub fn unmount_tmpfs_at(dir: &Path) -> Result<()> {
+    umount(dir)
 }
 
 fn wait_file(path: &Path, deadline: Instant) -> Result<()> {
@@ -153,8 +339,11 @@ impl Cluster {
                     admin: *admin,
                     dir,
                     args,
+                    extra: Vec::new(),
+                    env: Vec::new(),
                     child: None,
                     paused: false,
+                    tmpfs: false,
                 },
             );
         }
@@ -163,6 +352,10 @@ impl Cluster {
             bin: bin.to_path_buf(),
             replicas,
             mesh,
+            incarnations: Incarnations::default(),
+            creds: run.join("creds"),
+            http: None,
+            exits: Vec::new(),
         };
         // Replica 1 makes the CAs and the service-account key; the others share them.
         let deadline = Instant::now() + Duration::from_secs(60);
@@ -180,6 +373,11 @@ impl Cluster {
             c.start_replica(id)?;
         }
         wait_file(&first.join("admin.kubeconfig"), deadline)?;
+        std::fs::create_dir_all(&c.creds)?;
+        for f in ["ca.crt", "admin.crt", "admin.key"] {
+            std::fs::copy(first.join(f), c.creds.join(f))?;
+        }
+        c.http = Some(c.build_client()?);
         for id in 1..=n {
             c.wait_ready(id, deadline).await?;
         }
@@ -190,14 +388,27 @@ impl Cluster {
         let log = self.run.join(format!("replica-{id}.log"));
         let bin = self.bin.clone();
         let r = self.replicas.get_mut(&id).context("no such replica")?;
-        r.child = Some(spawn(&bin, &r.args, &log)?);
+        let mut args = r.args.clone();
+        args.extend(r.extra.iter().cloned());
+        r.child = Some(spawn(&bin, &args, &r.env, &log)?);
         r.paused = false;
         Ok(())
     }
 
     /// An HTTPS client with the admin identity (trusting the cluster CA).
     pub fn client(&self) -> Result<reqwest::Client> {
-        let dir = &self.replicas[&1].dir;
+        match &self.http {
+            Some(c) => Ok(c.clone()),
+            None => self.build_client(),
+        }
+    }
+
+    fn build_client(&self) -> Result<reqwest::Client> {
+        let dir = if self.creds.join("admin.key").exists() {
+            &self.creds
+        } else {
+            &self.replicas[&1].dir
+        };
         let read = |f: &str| std::fs::read(dir.join(f)).with_context(|| format!("reading {f}"));
         let mut pem = read("admin.crt")?;
         pem.extend_from_slice(&read("admin.key")?);
@@ -256,19 +467,194 @@ impl Cluster {
     pub fn kill(&mut self, id: u32) -> Result<()> {
         let r = self.replicas.get_mut(&id).context("no such replica")?;
         if let Some(mut c) = r.child.take() {
+            if r.paused {
+                let _ = Command::new("kill")
+                    .args(["-CONT", &c.id().to_string()])
+                    .status();
+            }
             let _ = c.kill();
             let _ = c.wait();
+            live().pids.remove(&c.id());
         }
         r.paused = false;
         Ok(())
     }
 
-    /// Starts a killed replica again on its data folder.
+    /// Whether replica `id`'s process is alive; one that exited on its own is reaped and its
+    /// exit noted (see [`Cluster::take_exits`]).
+    pub fn running(&mut self, id: u32) -> bool {
+        let Some(r) = self.replicas.get_mut(&id) else {
+            return false;
+        };
+        let Some(c) = r.child.as_mut() else {
+            return false;
+        };
+        match c.try_wait() {
+            Ok(None) => true,
+            Ok(Some(st)) => {
+                live().pids.remove(&c.id());
+                r.child = None;
+                r.paused = false;
+                self.exits.push((id, st.to_string()));
+                false
+            }
+            Err(_) => true,
+        }
+    }
+
+    /// Replicas that exited on their own since the last call: (id, exit status).
+    pub fn take_exits(&mut self) -> Vec<(u32, String)> {
+        for id in self.ids() {
+            self.running(id);
+        }
+        std::mem::take(&mut self.exits)
+    }
+
+    /// Starts a killed (or exited) replica again on its data folder.
     pub fn restart(&mut self, id: u32) -> Result<()> {
-        if self.replicas[&id].child.is_some() {
+        if self.running(id) {
             return Ok(());
         }
         self.start_replica(id)
+    }
+
+    /// Environment of replica `id`'s next starts (empty: the harness's own).
+    pub fn set_env(&mut self, id: u32, env: Vec<(String, String)>) -> Result<()> {
+        self.replicas.get_mut(&id).context("no such replica")?.env = env;
+        Ok(())
+    }
+
+    /// Wipes the data folder of a stopped replica (keeping the shared CAs and
+    /// service-account key) and makes its later starts `--join`: it comes back as a new,
+    /// empty replica waiting to be added. Its incarnation changes.
+    pub fn wipe(&mut self, id: u32) -> Result<()> {
+        if self.running(id) {
+            bail!("replica {id} is running: kill it before wiping its data");
+        }
+        let r = self.replicas.get_mut(&id).context("no such replica")?;
+        clear_dir(&r.dir, &SHARED_FILES)?;
+        if !r.extra.iter().any(|a| a == "--join") {
+            r.extra.push("--join".into());
+        }
+        self.incarnations.bump(id);
+        Ok(())
+    }
+
+    /// Moves a stopped replica's data folder onto a tmpfs mount of its current size plus
+    /// `headroom` bytes (at the same path; the on-disk folder waits at `<dir>.disk`).
+    /// Returns the mount's size. A replica already on tmpfs stays there.
+    pub fn mount_tmpfs(&mut self, id: u32, headroom: u64) -> Result<u64> {
+        if self.running(id) {
+            bail!("replica {id} is running: kill it before moving its data");
+        }
+        let r = self.replicas.get_mut(&id).context("no such replica")?;
+        let dir = r.dir.clone();
+        if r.tmpfs {
+            return Ok(0);
+        }
+        let disk = dir.with_extension("disk");
+        let size = (tree_size(&dir)? + headroom).div_ceil(1 << 20) << 20;
+        std::fs::rename(&dir, &disk)?;
+        std::fs::create_dir(&dir)?;
+        if let Err(e) = mount_tmpfs_at(&dir, size) {
+            std::fs::remove_dir(&dir)?;
+            std::fs::rename(&disk, &dir)?;
+            return Err(e);
+        }
+        r.tmpfs = true;
+        if let Err(e) = copy_tree(&disk, &dir) {
+            self.unmount_tmpfs(id)?;
+            return Err(e);
+        }
+        Ok(size)
+    }
+
+    /// Moves a tmpfs data folder back to disk (the replica is killed first; the ballast is
+    /// dropped) and unmounts it.
+    pub fn unmount_tmpfs(&mut self, id: u32) -> Result<()> {
+        self.kill(id)?;
+        let r = self.replicas.get_mut(&id).context("no such replica")?;
+        if !r.tmpfs {
+            return Ok(());
+        }
+        let dir = r.dir.clone();
+        let disk = dir.with_extension("disk");
+        clear_dir(&disk, &[])?;
+        let copied = copy_tree(&dir, &disk);
+        umount(&dir)?;
+        r.tmpfs = false;
+        std::fs::remove_dir(&dir)?;
+        std::fs::rename(&disk, &dir)?;
+        copied
+    }
+
+    /// Fills the tmpfs of replica `id` with a ballast file until no byte more fits; returns
+    /// its size and whether a probe write then fails (the disk is full).
+    pub fn fill(&self, id: u32) -> Result<(u64, bool)> {
+        use std::io::Write;
+        let r = &self.replicas[&id];
+        if !r.tmpfs {
+            bail!("replica {id}'s data folder is not on a tmpfs");
+        }
+        let mut f = std::fs::File::create(r.dir.join(BALLAST))?;
+        let mut n = 0u64;
+        for chunk in [1usize << 20, 1 << 12, 1] {
+            let buf = vec![0u8; chunk];
+            loop {
+                match f.write(&buf) {
+                    Ok(0) => break,
+                    Ok(k) => n += k as u64,
+                    Err(e) if e.raw_os_error() == Some(28) => break, // ENOSPC
+                    Err(e) => return Err(e).context("writing the ballast"),
+                }
+            }
+        }
+        let _ = f.flush();
+        let probe = r.dir.join("probe");
+        let full = std::fs::write(&probe, [0u8; 4096]).is_err();
+        let _ = std::fs::remove_file(&probe);
+        Ok((n, full))
+    }
+
+    /// Deletes the ballast of replica `id`.
+    pub fn unfill(&self, id: u32) -> Result<()> {
+        match std::fs::remove_file(self.replicas[&id].dir.join(BALLAST)) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(e.into()),
+            _ => Ok(()),
+        }
+    }
+
+    /// `rafter admin ARGS` against replica `id`'s admin API with the admin identity, bounded
+    /// by `secs` seconds; its stdout, or why it failed.
+    pub async fn admin(&self, id: u32, args: &[&str], secs: u64) -> Result<String, String> {
+        let r = &self.replicas[&id];
+        let mut cmd = tokio::process::Command::new(&self.bin);
+        cmd.arg("admin")
+            .args(args)
+            .arg("--endpoint")
+            .arg(r.admin.to_string())
+            .arg("--ca")
+            .arg(self.creds.join("ca.crt"))
+            .arg("--cert")
+            .arg(self.creds.join("admin.crt"))
+            .arg("--key")
+            .arg(self.creds.join("admin.key"))
+            .args(["--timeout", &secs.to_string()])
+            .stdin(Stdio::null())
+            .kill_on_drop(true);
+        let out = tokio::time::timeout(Duration::from_secs(secs + 2), cmd.output())
+            .await
+            .map_err(|_| format!("rafter admin {} timed out", args.join(" ")))?
+            .map_err(|e| e.to_string())?;
+        if out.status.success() {
+            Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+        } else {
+            Err(format!(
+                "rafter admin {} via replica {id}: {}",
+                args.join(" "),
+                String::from_utf8_lossy(&out.stderr).trim()
+            ))
+        }
     }
 
     /// SIGSTOP / SIGCONT.
@@ -308,15 +694,14 @@ impl Cluster {
 
 impl Drop for Cluster {
     fn drop(&mut self) {
-        for r in self.replicas.values_mut() {
-            if let Some(mut c) = r.child.take() {
-                if r.paused {
-                    let _ = Command::new("kill")
-                        .args(["-CONT", &c.id().to_string()])
-                        .status();
+        for id in self.ids() {
+            let _ = self.kill(id);
+        }
+        for id in self.ids() {
+            if self.replicas[&id].tmpfs {
+                if let Err(e) = self.unmount_tmpfs(id) {
+                    eprintln!("rafter-chaos: cleaning up replica {id}'s tmpfs: {e:#}");
                 }
-                let _ = c.kill();
-                let _ = c.wait();
             }
         }
     }

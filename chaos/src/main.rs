@@ -1,6 +1,9 @@
 //! `rafter-chaos`: the Jepsen-style harness's command line. `run` does seeded runs (one per
 //! seed) against real `rafter` replicas behind fault proxies and exits 0 only when every
-//! checker passes on every run; `kinds` lists the fault kinds. See `chaos/README.md`.
+//! checker passes on every run; `kinds` lists the fault kinds (and which cannot run on this
+//! machine). A fault kind that cannot run here is an error before any run starts, never a
+//! silent skip. SIGINT / SIGTERM kill the replicas and unmount the tmpfs mounts the harness
+//! made. See `chaos/README.md`.
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -71,11 +74,31 @@ fn default_bin() -> PathBuf {
 
 #[tokio::main]
 async fn main() -> Result<()> {
+    tokio::spawn(async {
+        use tokio::signal::unix::{signal, SignalKind};
+        let (Ok(mut int), Ok(mut term)) = (
+            signal(SignalKind::interrupt()),
+            signal(SignalKind::terminate()),
+        ) else {
+            return;
+        };
+        let code = tokio::select! {
+            _ = int.recv() => 130,
+            _ = term.recv() => 143,
+        };
+        rafter_chaos::cluster::emergency_cleanup();
+        std::process::exit(code);
+    });
     match Cli::parse().cmd {
         Cmd::Kinds => {
+            let scratch = std::env::temp_dir().join(format!("rafter-chaos-{}", std::process::id()));
             for k in rafter_chaos::nemesis::KINDS {
-                println!("{k}");
+                match rafter_chaos::nemesis::unavailable(k, &scratch) {
+                    None => println!("{k}"),
+                    Some(why) => println!("{k} (unavailable: {why})"),
+                }
             }
+            let _ = std::fs::remove_dir_all(&scratch);
             Ok(())
         }
         Cmd::Run {
@@ -94,6 +117,12 @@ async fn main() -> Result<()> {
             for f in &faults {
                 if !rafter_chaos::nemesis::KINDS.contains(&f.as_str()) {
                     anyhow::bail!("unknown fault kind {f:?} (see `rafter-chaos kinds`)");
+                }
+            }
+            std::fs::create_dir_all(&report)?;
+            for f in &faults {
+                if let Some(why) = rafter_chaos::nemesis::unavailable(f, &report) {
+                    anyhow::bail!("fault kind {f} is unavailable on this machine: {why}");
                 }
             }
             let mut failed = 0;

@@ -1,7 +1,11 @@
-//! One seeded run: start a cluster behind fault proxies, drive recorded traffic and watchers
-//! through the API proxies while the nemesis injects faults, heal, check liveness, replay
-//! the ground truth (a watch from the start revision), run every checker, and write the
-//! report folder (history, watch streams, fault timeline, anomalies, the replay command).
+//! One seeded run: start a cluster behind fault proxies, drive recorded traffic, readers and
+//! watchers through the API proxies while the nemesis injects faults, heal, check liveness,
+//! replay the ground truth (a watch from the start revision), run every checker, and write
+//! the report folder (history, reads, watch streams, fault timeline, anomalies, the replay
+//! command). Runs with the `snapshot` fault start the servers with small
+//! `--snapshot-count` / `--snapshot-catchup-entries` ([`SNAPSHOT_ARGS`]) unless the server
+//! flags name them; a fault step that could not heal is a `Recovery` anomaly, a replica that
+//! exited on its own (outside `disk-full`) a `Crash`.
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -13,9 +17,57 @@ use serde_json::json;
 
 use crate::check;
 use crate::check::history::Commit;
-use crate::cluster::Cluster;
+use crate::cluster::{self, Cluster};
 use crate::nemesis;
 use crate::traffic::{self, Recorder, Watched, NAMESPACE};
+
+/// Server flags of runs with the `snapshot` fault: a raft snapshot every 200 applied entries,
+/// 50 entries kept behind it (so that a follower away for a few hundred writes needs one).
+pub const SNAPSHOT_ARGS: [&str; 4] = [
+    "--snapshot-count",
+    "200",
+    "--snapshot-catchup-entries",
+    "50",
+];
+
+/// The `rafter serve` flags of a run: the configured ones, plus [`SNAPSHOT_ARGS`] when the
+/// run has the snapshot fault and they do not set those flags.
+pub fn server_args(cfg: &Config) -> Vec<String> {
+    let mut args = cfg.server_args.clone();
+    let named = |f: &str| {
+        args.iter()
+            .any(|a| a == f || a.starts_with(&format!("{f}=")))
+    };
+    if cfg.faults.iter().any(|f| f == "snapshot")
+        && !named("--snapshot-count")
+        && !named("--snapshot-catchup-entries")
+    {
+        args.extend(SNAPSHOT_ARGS.iter().map(|s| s.to_string()));
+    }
+    args
+}
+
+/// The nemesis knobs that follow the server flags.
+fn nemesis_options(args: &[String]) -> nemesis::Options {
+    let mut o = nemesis::Options::default();
+    let flag = |name: &str| -> Option<u64> {
+        let eq = format!("{name}=");
+        args.iter().enumerate().find_map(|(i, a)| {
+            if a == name {
+                args.get(i + 1)?.parse().ok()
+            } else {
+                a.strip_prefix(&eq)?.parse().ok()
+            }
+        })
+    };
+    if let Some(n) = flag("--snapshot-count") {
+        o.snapshot_count = n;
+    }
+    if let Some(n) = flag("--snapshot-catchup-entries") {
+        o.catchup_entries = n;
+    }
+    o
+}
 
 #[derive(Clone, Debug)]
 pub struct Config {
@@ -71,14 +123,16 @@ fn to_stream(w: &Watched) -> check::watch::Stream {
 
 pub async fn run(cfg: &Config) -> Result<Outcome> {
     let report = cfg.report.join(format!("seed-{}", cfg.seed));
+    cluster::unmount_stale(&report);
     let _ = std::fs::remove_dir_all(&report);
     std::fs::create_dir_all(&report)?;
+    let args = server_args(cfg);
     let mut c = Cluster::start(
         &cfg.bin,
         &report.join("cluster"),
         cfg.replicas,
         cfg.seed,
-        &cfg.server_args,
+        &args,
     )
     .await
     .context("starting the cluster")?;
@@ -130,6 +184,19 @@ pub async fn run(cfg: &Config) -> Result<Outcome> {
         .as_str()
         .and_then(|s| s.parse().ok())
         .context("list resourceVersion")?;
+    // What the namespace held at the start (nothing, unless a controller writes there).
+    let initial: Vec<Commit> = list["items"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|it| {
+            Some(Commit::put(
+                it["metadata"]["name"].as_str()?,
+                it["metadata"]["resourceVersion"].as_str()?.parse().ok()?,
+                it["data"]["v"].as_str().unwrap_or(""),
+            ))
+        })
+        .collect();
     let start = Instant::now();
     let until = start + cfg.duration;
     let rec = Recorder::new();
@@ -171,6 +238,25 @@ pub async fn run(cfg: &Config) -> Result<Outcome> {
             Duration::from_millis(5),
         )));
     }
+    // Readers, one pinned to each replica (clients 1..=N), and a slow pager on each (clients
+    // 101..).
+    for (i, url) in urls.iter().enumerate() {
+        for slow in [false, true] {
+            clients.push(tokio::spawn(traffic::reader_loop(
+                http.clone(),
+                url.clone(),
+                i as u32 + 1,
+                i as u32 + 1 + if slow { 100 } else { 0 },
+                rec.clone(),
+                c.incarnations.clone(),
+                cfg.keys,
+                cfg.seed,
+                until,
+                Duration::from_millis(10),
+                slow,
+            )));
+        }
+    }
     let steps = nemesis::run(
         &mut c,
         &cfg.faults,
@@ -179,6 +265,7 @@ pub async fn run(cfg: &Config) -> Result<Outcome> {
         until,
         Duration::from_secs(3),
         Duration::from_secs(2),
+        &nemesis_options(&args),
     )
     .await?;
     for t in clients {
@@ -218,7 +305,29 @@ pub async fn run(cfg: &Config) -> Result<Outcome> {
             ));
         }
     }
+    // Writes whose answer was lost (a replica that cannot apply) may still have committed:
+    // the watchers and the truth go on to the revision of a fresh list, not only to the
+    // last acknowledged write.
+    for url in &urls {
+        let r = http
+            .get(format!("{url}/api/v1/namespaces/{NAMESPACE}/configmaps"))
+            .send()
+            .await;
+        if let Ok(r) = r {
+            if r.status().is_success() {
+                let v: serde_json::Value = r.json().await.unwrap_or_default();
+                if let Some(rv) = v["metadata"]["resourceVersion"]
+                    .as_str()
+                    .and_then(|s| s.parse::<u64>().ok())
+                {
+                    final_rv = final_rv.max(rv);
+                    break;
+                }
+            }
+        }
+    }
     done_rv.store(final_rv, Ordering::SeqCst);
+    let late_exits = c.take_exits();
     let mut streams: Vec<Watched> = Vec::new();
     for w in watchers {
         if let Ok(s) = w.await {
@@ -239,7 +348,22 @@ pub async fn run(cfg: &Config) -> Result<Outcome> {
         })
         .collect();
     let history = rec.take();
-    let checked: Vec<check::watch::Stream> = streams.iter().map(to_stream).collect();
+    let reads = rec.take_reads();
+    // Events past the truth's last revision (a watcher that read on after the end) cannot be
+    // checked against it: they are left out.
+    let truth_high = replay.events.last().map_or(start_rv, |e| e.rv);
+    let checked: Vec<check::watch::Stream> = streams
+        .iter()
+        .map(|w| {
+            let mut s = to_stream(w);
+            let keep = s.events.iter().position(|e| e.rv > truth_high);
+            if let Some(k) = keep {
+                s.events.truncate(k);
+                s.relists.retain(|r| *r <= k);
+            }
+            s
+        })
+        .collect();
     // A truth with a gap (its stream met a 410) is no truth: the checks that need it are
     // reported as unknown rather than as anomalies.
     let complete =
@@ -255,7 +379,48 @@ pub async fn run(cfg: &Config) -> Result<Outcome> {
             .into_iter()
             .map(|l| check::Anomaly::new(check::AnomalyKind::Liveness, l)),
     );
+    // Reads, against the truth over the revisions it covers (from the start, or from 0 when
+    // the namespace was empty then: nothing else writes there).
+    let mut commits = initial.clone();
+    commits.extend(truth.iter().cloned());
+    let span = check::reads::Truth {
+        commits: &commits,
+        known_from: if initial.is_empty() { 0 } else { start_rv },
+        known_to: truth_high,
+    };
+    let rr = check::reads::check_reads(&reads, &history, complete.then_some(&span));
+    found.stats.reads = rr.stats.reads;
+    found.anomalies.extend(rr.anomalies);
+    found.unknown.extend(rr.unknown);
+    for s in &steps {
+        if let Some(e) = &s.error {
+            found.anomalies.push(check::Anomaly::new(
+                check::AnomalyKind::Recovery,
+                format!("{} on {} at {} ms: {e}", s.kind, s.target, s.at_ms),
+            ));
+        }
+        if s.kind != "disk-full" {
+            for (id, st) in &s.exits {
+                found.anomalies.push(check::Anomaly::new(
+                    check::AnomalyKind::Crash,
+                    format!(
+                        "replica {id} exited on its own ({st}) during {} at {} ms (see cluster/replica-{id}.log)",
+                        s.kind, s.at_ms
+                    ),
+                ));
+            }
+        }
+    }
+    for (id, st) in &late_exits {
+        found.anomalies.push(check::Anomaly::new(
+            check::AnomalyKind::Crash,
+            format!(
+                "replica {id} exited on its own ({st}) after the faults (see cluster/replica-{id}.log)"
+            ),
+        ));
+    }
     write_json(&report, "history.json", &history)?;
+    write_json(&report, "reads.json", &reads)?;
     write_json(&report, "watch.json", &streams)?;
     write_json(&report, "truth.json", &truth)?;
     write_json(&report, "faults.json", &steps)?;
@@ -274,9 +439,12 @@ pub async fn run(cfg: &Config) -> Result<Outcome> {
         }
     );
     let summary = format!(
-        "seed {}: {} ops, {} watch events on {} streams, {} faults, {}; {}",
+        "seed {}: {} ops, {} reads ({} pages, {} continue 410s), {} watch events on {} streams, {} faults, {}; {}",
         cfg.seed,
         history.len(),
+        rr.stats.reads,
+        rr.stats.pages,
+        rr.stats.expired,
         streams.iter().map(|s| s.events.len()).sum::<usize>(),
         streams.len(),
         steps.len(),
@@ -289,6 +457,18 @@ pub async fn run(cfg: &Config) -> Result<Outcome> {
     }
     for u in &found.unknown {
         text.push_str(&format!("UNKNOWN {u}\n"));
+    }
+    for s in &steps {
+        text.push_str(&format!(
+            "FAULT {} ms {} on {}{}\n",
+            s.at_ms,
+            s.kind,
+            s.target,
+            s.detail
+                .as_ref()
+                .map(|d| format!(": {d}"))
+                .unwrap_or_default()
+        ));
     }
     std::fs::write(report.join("summary.txt"), &text)?;
     drop(c);

@@ -3,15 +3,23 @@
 //! create, DELETE, DELETE with a resourceVersion precondition), each operation's call and
 //! return time and outcome (a timeout, a 5xx or a broken connection is an unknown outcome,
 //! never a failure), and watchers pinned to one replica each that resume from their last
-//! resourceVersion (bookmarks on) and relist on 410. Seeded: the same seed gives the same
-//! operation choices.
+//! resourceVersion (bookmarks on) and relist on 410. Readers, one per replica and pinned to
+//! it, issue the reads of [`crate::check::reads`]: `resourceVersion=0` lists and GETs,
+//! NotOlderThan lists (at the highest revision any client has seen, or at the reader's own),
+//! and paginated lists (`limit` 2–5, then every `continue` page). A slow pager per replica
+//! lists page by page only, waiting for a few hundred revisions before each second page, so
+//! that a compaction can expire its token.
+//! Seeded: the same seed gives the same operation choices.
 
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
 use crate::check::history::{Input, Op, Output};
+use crate::check::reads::{Item, Page, PagesEnd, Read, ReadInput, ReadOutput};
+use crate::cluster::Incarnations;
 use crate::net::Rng;
 
 pub const NAMESPACE: &str = "chaos";
@@ -21,6 +29,9 @@ pub const NAMESPACE: &str = "chaos";
 pub struct Recorder {
     start: Instant,
     ops: Arc<Mutex<Vec<Op>>>,
+    reads: Arc<Mutex<Vec<Read>>>,
+    /// The highest revision any client has seen (NotOlderThan reads ask for it).
+    max_rv: Arc<AtomicU64>,
 }
 
 impl Recorder {
@@ -28,7 +39,26 @@ impl Recorder {
         Recorder {
             start: Instant::now(),
             ops: Arc::default(),
+            reads: Arc::default(),
+            max_rv: Arc::default(),
         }
+    }
+
+    /// Notes a revision some answer carried.
+    pub fn saw(&self, rv: u64) {
+        self.max_rv.fetch_max(rv, Ordering::Relaxed);
+    }
+
+    pub fn max_rv(&self) -> u64 {
+        self.max_rv.load(Ordering::Relaxed)
+    }
+
+    pub fn push_read(&self, r: Read) {
+        self.reads.lock().unwrap_or_else(|e| e.into_inner()).push(r);
+    }
+
+    pub fn take_reads(&self) -> Vec<Read> {
+        std::mem::take(&mut *self.reads.lock().unwrap_or_else(|e| e.into_inner()))
     }
 
     pub fn now(&self) -> u64 {
@@ -113,6 +143,9 @@ pub async fn one_op(
                 (Input::PutIf { .. } | Input::DeleteIf { .. }, 409) => Output::Conflict,
                 _ => Output::Unknown,
             };
+            if let Output::Value { rv, .. } | Output::Written { rv } = out {
+                rec.saw(rv);
+            }
             let known = out != Output::Unknown;
             (out, known)
         }
@@ -169,6 +202,201 @@ pub async fn client_loop(
             }
             _ => {}
         }
+        if !pace.is_zero() {
+            tokio::time::sleep(pace).await;
+        }
+    }
+}
+
+fn item_of(v: &Value) -> Option<Item> {
+    Some(Item {
+        key: v["metadata"]["name"].as_str()?.to_string(),
+        value: v["data"]["v"].as_str().map(str::to_string),
+        rv: v["metadata"]["resourceVersion"].as_str()?.parse().ok()?,
+    })
+}
+
+/// A list answer: (revision, items, continue token); `None` when it is not one.
+async fn list_page(req: reqwest::RequestBuilder) -> Result<(u64, Vec<Item>, Option<String>), u16> {
+    let r = req.send().await.map_err(|_| 0u16)?;
+    let code = r.status().as_u16();
+    if code != 200 {
+        return Err(code);
+    }
+    let v: Value = r.json().await.map_err(|_| 0u16)?;
+    let rv: u64 = v["metadata"]["resourceVersion"]
+        .as_str()
+        .and_then(|s| s.parse().ok())
+        .ok_or(0u16)?;
+    let mut items = Vec::new();
+    for it in v["items"].as_array().ok_or(0u16)? {
+        items.push(item_of(it).ok_or(0u16)?);
+    }
+    let more = v["metadata"]["continue"]
+        .as_str()
+        .filter(|c| !c.is_empty())
+        .map(str::to_string);
+    Ok((rv, items, more))
+}
+
+/// Most pages one paginated list may take (far more than the keys need).
+const MAX_PAGES: usize = 100;
+
+/// How long a slow paginated list waits before its second page, at most, and for how many
+/// revisions past its own.
+const SLOW_PAGE_WAIT: Duration = Duration::from_secs(8);
+const SLOW_PAGE_REVISIONS: u64 = 350;
+
+/// One read against `url` (a replica's API proxy), not recorded; `rec` tells a slow
+/// paginated list how far the revision has gone.
+pub async fn read_once(
+    http: &reqwest::Client,
+    url: &str,
+    input: &ReadInput,
+    rec: &Recorder,
+) -> ReadOutput {
+    let coll = format!("{url}/api/v1/namespaces/{NAMESPACE}/configmaps");
+    let list = |q: Vec<(&'static str, String)>| http.get(&coll).query(&q);
+    match input {
+        ReadInput::ListAny => match list_page(list(vec![("resourceVersion", "0".into())])).await {
+            Ok((rv, items, _)) => ReadOutput::List { rv, items },
+            Err(_) => ReadOutput::Unknown,
+        },
+        ReadInput::ListNotOlderThan { min_rv } => {
+            let q = vec![
+                ("resourceVersion", min_rv.to_string()),
+                ("resourceVersionMatch", "NotOlderThan".into()),
+            ];
+            match list_page(list(q)).await {
+                Ok((rv, items, _)) => ReadOutput::List { rv, items },
+                Err(_) => ReadOutput::Unknown,
+            }
+        }
+        ReadInput::GetAny { key } => {
+            let r = http
+                .get(format!("{coll}/{key}"))
+                .query(&[("resourceVersion", "0")])
+                .send()
+                .await;
+            match r {
+                Ok(r) if r.status().as_u16() == 404 => ReadOutput::NotFound,
+                Ok(r) if r.status().is_success() => match r.json::<Value>().await {
+                    Ok(v) if v["metadata"]["name"] == key.as_str() => match item_of(&v) {
+                        Some(it) => ReadOutput::Object {
+                            value: it.value,
+                            rv: it.rv,
+                        },
+                        None => ReadOutput::Unknown,
+                    },
+                    _ => ReadOutput::Unknown,
+                },
+                _ => ReadOutput::Unknown,
+            }
+        }
+        ReadInput::ListPaged { limit, slow } => {
+            let first = list(vec![("limit", limit.to_string())]);
+            let (rv, items, mut token) = match list_page(first).await {
+                Ok(p) => p,
+                Err(_) => return ReadOutput::Unknown,
+            };
+            let mut pages = vec![Page {
+                rv,
+                items,
+                more: token.is_some(),
+            }];
+            let mut end = PagesEnd::Complete;
+            if *slow && token.is_some() {
+                let deadline = Instant::now() + SLOW_PAGE_WAIT;
+                while Instant::now() < deadline && rec.max_rv() < rv + SLOW_PAGE_REVISIONS {
+                    tokio::time::sleep(Duration::from_millis(100)).await;
+                }
+            }
+            while let Some(t) = token.take() {
+                if pages.len() >= MAX_PAGES {
+                    end = PagesEnd::Unknown;
+                    break;
+                }
+                match list_page(list(vec![("limit", limit.to_string()), ("continue", t)])).await {
+                    Ok((rv, items, more)) => {
+                        pages.push(Page {
+                            rv,
+                            items,
+                            more: more.is_some(),
+                        });
+                        token = more;
+                    }
+                    Err(410) => end = PagesEnd::Expired,
+                    Err(_) => end = PagesEnd::Unknown,
+                }
+            }
+            ReadOutput::Pages { pages, end }
+        }
+    }
+}
+
+/// One reader pinned to the replica behind `url` until `until`: seeded choices of read and
+/// key, each read recorded with the replica's incarnation. A `slow_pager` does only slow
+/// paginated lists.
+#[allow(clippy::too_many_arguments)]
+pub async fn reader_loop(
+    http: reqwest::Client,
+    url: String,
+    replica: u32,
+    client: u32,
+    rec: Recorder,
+    incarnations: Incarnations,
+    keys: usize,
+    seed: u64,
+    until: Instant,
+    pace: Duration,
+    slow_pager: bool,
+) {
+    let mut rng = Rng::derive(seed, 0x4EAD, client as u64);
+    let mut own: u64 = 0;
+    while Instant::now() < until {
+        let input = match rng.next_u64() % 100 {
+            _ if slow_pager => ReadInput::ListPaged {
+                limit: 2 + (rng.next_u64() % 4) as usize,
+                slow: true,
+            },
+            0..=29 => ReadInput::ListAny,
+            30..=54 => {
+                let at = if rng.chance(0.5) { rec.max_rv() } else { own };
+                ReadInput::ListNotOlderThan { min_rv: at.max(1) }
+            }
+            55..=79 => ReadInput::GetAny {
+                key: format!("k{}", rng.next_u64() % keys as u64),
+            },
+            _ => ReadInput::ListPaged {
+                limit: 2 + (rng.next_u64() % 4) as usize,
+                slow: false,
+            },
+        };
+        let before = incarnations.get(replica);
+        let call = rec.now();
+        let output = read_once(&http, &url, &input, &rec).await;
+        let ret = (output != ReadOutput::Unknown).then(|| rec.now());
+        let epoch = (incarnations.get(replica) == before).then_some(before);
+        let seen = match &output {
+            ReadOutput::List { rv, .. } | ReadOutput::Object { rv, .. } => Some(*rv),
+            ReadOutput::Pages { pages, .. } => pages.first().map(|p| p.rv),
+            _ => None,
+        };
+        if let Some(rv) = seen {
+            rec.saw(rv);
+            if !matches!(input, ReadInput::ListPaged { .. }) {
+                own = own.max(rv);
+            }
+        }
+        rec.push_read(Read {
+            client,
+            replica,
+            epoch,
+            call,
+            ret,
+            input,
+            output,
+        });
         if !pace.is_zero() {
             tokio::time::sleep(pace).await;
         }

@@ -1,21 +1,33 @@
-//! The harness in CI: a short fixed set of seeds over every fault kind must pass, and the
-//! negative control — the server's test-only `--test-fault stale-reads` (linearizable reads
-//! served from local state) — must be caught. Runs the real `rafter` binary of the same
-//! target folder (built by `cargo test --workspace`); without it the test skips locally and
-//! fails under CI.
+//! The harness in CI: a short fixed set of seeds over the default fault kinds must pass, one
+//! more over `membership` and `snapshot` (the readers run in every seed), and the negative
+//! control — the server's test-only `--test-fault stale-reads` (linearizable reads served
+//! from local state) — must be caught. Runs the real `rafter` binary of the same target
+//! folder (built by `cargo test --workspace`), or the one `RAFTER_BIN` names; without it the
+//! test skips locally and fails under CI.
 
 use std::path::PathBuf;
 use std::process::Command;
 
 const SEEDS: &[u64] = &[1, 2, 3];
 
+/// The seed over the membership and snapshot faults.
+const MEMBERSHIP_SNAPSHOT_SEED: u64 = 7;
+
 fn rafter_bin() -> Option<PathBuf> {
+    if let Some(b) = std::env::var_os("RAFTER_BIN") {
+        return Some(PathBuf::from(b)).filter(|b| b.exists());
+    }
     let me = PathBuf::from(env!("CARGO_BIN_EXE_rafter-chaos"));
     let bin = me.parent()?.join("rafter");
     bin.exists().then_some(bin)
 }
 
-fn harness(report: &std::path::Path, seed: u64, server_args: &str) -> (bool, String) {
+fn harness(
+    report: &std::path::Path,
+    seed: u64,
+    server_args: &str,
+    faults: Option<&str>,
+) -> (bool, String) {
     let bin = rafter_bin().expect("rafter binary");
     let out = Command::new("timeout")
         .arg("240")
@@ -32,6 +44,7 @@ fn harness(report: &std::path::Path, seed: u64, server_args: &str) -> (bool, Str
         .arg("--bin")
         .arg(&bin)
         .arg(format!("--server-args={server_args}"))
+        .args(faults.map(|f| format!("--faults={f}")))
         .output()
         .expect("run rafter-chaos");
     let text = format!(
@@ -58,11 +71,16 @@ fn fixed_seeds_pass_and_stale_reads_are_caught() {
     }
     let dir = tempfile::tempdir().unwrap();
     for seed in SEEDS {
-        let (ok, text) = harness(dir.path(), *seed, "");
+        let (ok, text) = harness(dir.path(), *seed, "", None);
         assert!(ok, "seed {seed} failed:\n{text}");
         assert!(text.contains("PASS"), "{text}");
     }
-    let (ok, text) = harness(dir.path(), 3, "--test-fault stale-reads");
+    let seed = MEMBERSHIP_SNAPSHOT_SEED;
+    let (ok, text) = harness(dir.path(), seed, "", Some("membership,snapshot"));
+    assert!(ok, "seed {seed} (membership, snapshot) failed:\n{text}");
+    assert!(text.contains("FAULT"), "no fault step:\n{text}");
+    assert!(!text.contains(" 0 reads"), "no reads recorded:\n{text}");
+    let (ok, text) = harness(dir.path(), 3, "--test-fault stale-reads", None);
     assert!(!ok, "stale reads were not caught:\n{text}");
     assert!(text.contains("NotLinearizable"), "{text}");
 }

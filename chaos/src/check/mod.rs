@@ -10,13 +10,17 @@
 //!   global rv order rule;
 //! * [`watch`] — ordered, unique, atomic, bookmarkable, reliable, resumable watch streams,
 //!   initial state, one content per revision across streams and replicas, and durability of
-//!   acknowledged writes.
+//!   acknowledged writes;
+//! * [`reads`] — `resourceVersion=0` and NotOlderThan reads (not older than asked, monotonic
+//!   per client, the state at their revision) and paginated lists (one revision, increasing
+//!   keys, the state at that revision; 410 on a continue page allowed).
 //!
 //! A check that cannot conclude (search budget exhausted, no ground truth) is reported in
 //! [`Report::unknown`], never as a pass.
 
 pub mod history;
 pub mod linearizable;
+pub mod reads;
 pub mod watch;
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -65,6 +69,20 @@ pub enum AnomalyKind {
     Disagree,
     /// After every fault was healed, writes did not succeed within the bound.
     Liveness,
+    /// A faulted replica did not come back (voter again, caught up, serving) within the bound.
+    Recovery,
+    /// A replica exited on its own (outside a fault that may make it exit).
+    Crash,
+    /// Reads: a NotOlderThan list answered a revision below the requested one.
+    ReadTooOld,
+    /// Reads: a client's resourceVersion=0 / NotOlderThan reads on one replica went back.
+    ReadNotMonotonic,
+    /// Reads: a list or GET differs from the ground-truth state at its revision.
+    ReadContent,
+    /// Reads: a list with resourceVersion unset is older than an acknowledged write.
+    StaleList,
+    /// Reads: pages of one paginated list disagree on the revision, repeat or misorder keys.
+    Paging,
 }
 
 impl fmt::Display for AnomalyKind {
@@ -83,6 +101,9 @@ pub struct Anomaly {
     pub ops: Vec<usize>,
     /// `(stream index, event index)` pairs.
     pub events: Vec<(usize, usize)>,
+    /// Indices into the reads (see [`reads`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub reads: Vec<usize>,
     /// The revision concerned, if one is.
     pub rv: Option<u64>,
 }
@@ -94,6 +115,7 @@ impl Anomaly {
             description: description.into(),
             ops: Vec::new(),
             events: Vec::new(),
+            reads: Vec::new(),
             rv: None,
         }
     }
@@ -103,6 +125,10 @@ impl Anomaly {
     }
     pub fn with_events(mut self, events: Vec<(usize, usize)>) -> Anomaly {
         self.events = events;
+        self
+    }
+    pub fn with_reads(mut self, reads: Vec<usize>) -> Anomaly {
+        self.reads = reads;
         self
     }
     pub fn with_rv(mut self, rv: u64) -> Anomaly {
@@ -141,6 +167,9 @@ pub struct Stats {
     pub commits: usize,
     /// Search steps spent on linearizability (all keys).
     pub search_steps: u64,
+    /// Reads checked by [`reads::check_reads`] (0: none recorded).
+    #[serde(default)]
+    pub reads: usize,
 }
 
 /// The result of [`check_all`].
@@ -181,10 +210,13 @@ impl Report {
     /// 12 keys (40 unknown), 4 streams / 830 events, 600 commits`.
     pub fn summary(&self) -> String {
         let s = &self.stats;
-        let sizes = format!(
+        let mut sizes = format!(
             "{} ops on {} keys ({} unknown), {} streams / {} events, {} commits",
             s.ops, s.keys, s.unknown_ops, s.streams, s.events, s.commits
         );
+        if s.reads > 0 {
+            sizes.push_str(&format!(", {} reads", s.reads));
+        }
         let mut kinds: BTreeMap<AnomalyKind, usize> = BTreeMap::new();
         for a in &self.anomalies {
             *kinds.entry(a.kind).or_default() += 1;
