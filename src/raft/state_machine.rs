@@ -110,10 +110,28 @@ impl StateMachine {
             Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
             Err(e) => return Err(e),
         };
-        let header = dump::Reader::new(BufReader::new(data.file()))
-            .map_err(invalid)?
-            .header()
-            .clone();
+        let header = match dump::Reader::new(BufReader::new(data.file())) {
+            Ok(r) => r.header().clone(),
+            Err(e) => {
+                // A JSON snapshot of a release before dumps: set aside, so that openraft
+                // builds a new one from the (consistent) state machine.
+                let mut first = [0u8; 1];
+                let mut f = data.file();
+                let legacy = f.rewind().is_ok()
+                    && io::Read::read(&mut f, &mut first).is_ok()
+                    && first[0] == b'{';
+                if !legacy {
+                    return Err(invalid(e));
+                }
+                let old = dir.join(format!("{SNAPSHOT_FILE}.json-old"));
+                std::fs::rename(dir.join(SNAPSHOT_FILE), &old)?;
+                tracing::warn!(
+                    "snapshot in the old JSON format moved to {}; a new one is built",
+                    old.display()
+                );
+                return Ok(None);
+            }
+        };
         Ok(Some((snapshot_meta(&header)?, data)))
     }
 
