@@ -157,6 +157,9 @@ async fn restarted_replica_catches_up_by_snapshot() {
         c.kv(down).get(b"before", None).unwrap().unwrap().value,
         b"1".to_vec()
     );
+    let st = c.kv(down).cluster_status().await.unwrap();
+    assert_eq!(st.snapshots_installed, 1, "{st:?}");
+    assert!(st.snapshot_index.is_some_and(|i| i >= 60), "{st:?}");
     // The snapshot carried the history: one window on every replica (bug 5). Past reads
     // and events below the snapshot's revision answer as on the leader...
     assert_eq!(

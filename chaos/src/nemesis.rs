@@ -3,6 +3,9 @@
 //! kept for the report, with what each step saw (`detail`), replicas that exited on their
 //! own during it, and why healing failed if it did (`error`: a `Recovery` anomaly).
 //!
+//! `crash-unsynced` is `kill` in a run whose servers keep write-ahead-log bytes in memory
+//! until an fsync (`--test-fault lose-unsynced`): the kill loses what a power cut would.
+//!
 //! Besides the network and process faults, four need more than the mesh:
 //! * `membership` — a follower is removed (`rafter admin remove`), stopped, its data folder
 //!   wiped, restarted empty with `--join`, added as a learner, and (heal) promoted once it
@@ -10,7 +13,7 @@
 //! * `snapshot` — a follower is isolated, writes (to a namespace of their own) are driven past
 //!   the snapshot threshold and the leader snapshots (`rafter admin snapshot`); after the heal
 //!   the follower must catch up, and the step records whether it did so by installing a
-//!   snapshot (its compacted revision jumps to the snapshot's: a snapshot carries no history).
+//!   snapshot (the `snapshots_installed` count of `rafter admin status` went up).
 //!   Runs with this fault start the servers with small `--snapshot-count` /
 //!   `--snapshot-catchup-entries` (see `run`).
 //! * `clock-skew` — a replica restarted under libfaketime with its wall clock minutes ahead
@@ -36,6 +39,7 @@ use crate::net::{Fault, Rng};
 /// The fault kinds the harness knows.
 pub const KINDS: &[&str] = &[
     "kill",
+    "crash-unsynced",
     "pause",
     "isolate",
     "isolate-leader",
@@ -320,13 +324,6 @@ async fn drive_writes(c: &Cluster, via: u32, target: u64, within: Duration) -> u
     total
 }
 
-/// The log index covered by a replica's snapshot file, if it has one.
-fn snapshot_file_index(c: &Cluster, id: u32) -> Option<u64> {
-    let bytes = std::fs::read(c.replicas[&id].dir.join("snapshots/current.snap")).ok()?;
-    let v: Value = serde_json::from_slice(&bytes).ok()?;
-    v["meta"]["last_log_id"]["index"].as_u64()
-}
-
 /// The `Date` header of replica `id` minus the harness's clock, in seconds.
 async fn observed_skew(c: &Cluster, id: u32) -> Option<i64> {
     let http = c.client().ok()?;
@@ -386,7 +383,7 @@ enum Pending {
     Snapshot {
         id: u32,
         applied: u64,
-        compacted: i64,
+        installs_before: i64,
         snap_at: Option<u64>,
     },
     /// Restart without libfaketime.
@@ -432,7 +429,9 @@ pub async fn run(
         };
         let mut pending = Pending::None;
         match kind.as_str() {
-            "kill" => c.kill(pick)?,
+            // Under `--test-fault lose-unsynced` (see `run`), a kill loses every write the
+            // replica had not fsynced, as a machine crash does.
+            "kill" | "crash-unsynced" => c.kill(pick)?,
             "pause" => c.pause(pick)?,
             "isolate" => c.mesh.isolate(pick)?,
             "isolate-leader" => {
@@ -585,7 +584,7 @@ async fn snapshot(
         .await
         .ok_or(format!("no status from replica {f}"))?;
     let applied = num(&before, "applied_index");
-    let compacted = before["compacted_revision"].as_i64().unwrap_or(0);
+    let installs_before = num(&before, "snapshots_installed") as i64;
     c.mesh.isolate(f).map_err(|e| e.to_string())?;
     // Far enough that the log the leader keeps behind its snapshot no longer reaches back to
     // the follower.
@@ -606,7 +605,7 @@ async fn snapshot(
     Ok(Pending::Snapshot {
         id: f,
         applied,
-        compacted,
+        installs_before,
         snap_at,
     })
 }
@@ -695,18 +694,18 @@ async fn heal(c: &mut Cluster, p: Pending, step: &mut Step) -> Result<(), String
         Pending::Snapshot {
             id,
             applied,
-            compacted,
+            installs_before,
             snap_at,
         } => {
             c.mesh.heal();
             let s = catch_up(c, id).await?;
-            let now = s["compacted_revision"].as_i64().unwrap_or(0);
-            let installed = now > compacted;
-            let file = snapshot_file_index(c, id);
+            let now = num(&s, "snapshots_installed") as i64;
+            let installed = now > installs_before;
+            let file = s["snapshot_index"].as_u64();
             note(
                 step,
                 format!(
-                    "follower {id} caught up to {} from {applied} {} (compacted revision {compacted} -> {now}; its snapshot file at index {})",
+                    "follower {id} caught up to {} from {applied} {} (snapshots installed {installs_before} -> {now}; its snapshot at index {})",
                     num(&s, "applied_index"),
                     if installed {
                         "by installing a snapshot"

@@ -4,7 +4,7 @@
 //! the report folder (history, reads, watch streams, fault timeline, anomalies, the replay
 //! command). Runs with the `snapshot` fault start the servers with small
 //! `--snapshot-count` / `--snapshot-catchup-entries` ([`SNAPSHOT_ARGS`]) unless the server
-//! flags name them; a fault step that could not heal is a `Recovery` anomaly, a replica that
+//! flags name them, runs with `crash-unsynced` with `--test-fault lose-unsynced`; a fault step that could not heal is a `Recovery` anomaly, a replica that
 //! exited on its own (outside `disk-full`) a `Crash`.
 
 use std::path::{Path, PathBuf};
@@ -38,11 +38,15 @@ pub fn server_args(cfg: &Config) -> Vec<String> {
         args.iter()
             .any(|a| a == f || a.starts_with(&format!("{f}=")))
     };
-    if cfg.faults.iter().any(|f| f == "snapshot")
+    let snapshots = cfg.faults.iter().any(|f| f == "snapshot")
         && !named("--snapshot-count")
-        && !named("--snapshot-catchup-entries")
-    {
+        && !named("--snapshot-catchup-entries");
+    let unsynced = cfg.faults.iter().any(|f| f == "crash-unsynced") && !named("--test-fault");
+    if snapshots {
         args.extend(SNAPSHOT_ARGS.iter().map(|s| s.to_string()));
+    }
+    if unsynced {
+        args.extend(["--test-fault".to_string(), "lose-unsynced".to_string()]);
     }
     args
 }

@@ -400,13 +400,15 @@ fn opt(v: Option<u64>) -> String {
 /// The human-readable status: a summary line, then one row per member.
 pub fn status_table(s: &kv::ClusterStatus) -> String {
     let mut text = format!(
-        "LEADER: {}  TERM: {}  COMMIT: {}  APPLIED: {}  REVISION: {}  COMPACTED: {}  (answered by replica {})\n",
+        "LEADER: {}  TERM: {}  COMMIT: {}  APPLIED: {}  REVISION: {}  COMPACTED: {}  SNAPSHOT: {} ({} installed)  (answered by replica {})\n",
         opt(s.leader),
         s.term,
         s.commit_index,
         s.applied_index,
         s.current_revision,
         s.compacted_revision,
+        opt(s.snapshot_index),
+        s.snapshots_installed,
         s.node_id
     );
     let mut rows = vec![[
@@ -468,6 +470,8 @@ mod tests {
             applied_index: 9,
             current_revision: 7,
             compacted_revision: 2,
+            snapshot_index: Some(8),
+            snapshots_installed: 1,
             members: vec![
                 kv::ReplicaStatus {
                     id: 1,
@@ -492,6 +496,7 @@ mod tests {
         let t = status_table(&s);
         let lines: Vec<&str> = t.lines().collect();
         assert!(lines[0].starts_with("LEADER: 1  TERM: 3  COMMIT: 10  APPLIED: 9"));
+        assert!(lines[0].contains("SNAPSHOT: 8 (1 installed)"));
         assert!(lines[0].ends_with("(answered by replica 2)"));
         assert_eq!(
             lines[1].split_whitespace().collect::<Vec<_>>(),

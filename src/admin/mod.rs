@@ -107,6 +107,8 @@ pub fn status_to_proto(s: kv::ClusterStatus) -> StatusResponse {
         applied_index: s.applied_index,
         current_revision: s.current_revision,
         compacted_revision: s.compacted_revision,
+        snapshot_index: s.snapshot_index,
+        snapshots_installed: s.snapshots_installed,
         members: s
             .members
             .into_iter()
@@ -133,6 +135,8 @@ pub fn status_from_proto(s: StatusResponse) -> kv::ClusterStatus {
         applied_index: s.applied_index,
         current_revision: s.current_revision,
         compacted_revision: s.compacted_revision,
+        snapshot_index: s.snapshot_index,
+        snapshots_installed: s.snapshots_installed,
         members: s
             .members
             .into_iter()

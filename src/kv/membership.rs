@@ -37,6 +37,10 @@ pub struct ClusterStatus {
     pub applied_index: u64,
     pub current_revision: i64,
     pub compacted_revision: i64,
+    /// Log index of this replica's latest snapshot.
+    pub snapshot_index: Option<u64>,
+    /// Snapshots this replica installed from a leader since it started.
+    pub snapshots_installed: u64,
     pub members: Vec<ReplicaStatus>,
 }
 
@@ -132,6 +136,8 @@ impl Kv {
             applied_index: s.applied_index.unwrap_or(0),
             current_revision: self.current_revision(),
             compacted_revision: self.compacted_revision(),
+            snapshot_index: s.snapshot_index,
+            snapshots_installed: s.snapshots_installed,
             members,
         })
     }

@@ -217,6 +217,8 @@ pub struct Status {
     pub applied_index: Option<u64>,
     pub last_log_index: Option<u64>,
     pub snapshot_index: Option<u64>,
+    /// Snapshots installed from a leader since this process started.
+    pub snapshots_installed: u64,
     pub purged_index: Option<u64>,
     pub members: Vec<Member>,
 }
@@ -307,6 +309,7 @@ struct ReadBatch {
 struct NodeInner {
     id: NodeId,
     raft: Raft<TypeConfig, StateMachine>,
+    snapshots_installed: Arc<std::sync::atomic::AtomicU64>,
     advertise_addr: String,
     api_addr: String,
     conn: Connector,
@@ -370,6 +373,7 @@ impl RaftNode {
         let log = LogStore::new(mvcc.engine().clone());
         let sm = StateMachine::new(mvcc, snapshot_dir, hook).map_err(|e| e.to_string())?;
         let snapshot_dir = sm.snapshot_dir().to_path_buf();
+        let snapshots_installed = sm.installs();
         let raft = Raft::new(
             id,
             Arc::new(config),
@@ -407,6 +411,7 @@ impl RaftNode {
             inner: Arc::new(NodeInner {
                 id,
                 raft,
+                snapshots_installed,
                 advertise_addr,
                 api_addr: opts.api_addr,
                 conn,
@@ -851,6 +856,10 @@ impl RaftNode {
             applied_index: idx_of(&m.last_applied),
             last_log_index: m.last_log_index,
             snapshot_index: idx_of(&m.snapshot),
+            snapshots_installed: self
+                .inner
+                .snapshots_installed
+                .load(std::sync::atomic::Ordering::Relaxed),
             purged_index: idx_of(&m.purged),
             members,
         }

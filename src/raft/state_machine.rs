@@ -75,6 +75,8 @@ pub struct StateMachine {
     /// Serializes replacing `current.snap`; holds the log index of the file in place, so an
     /// older snapshot (a build that raced an install) never replaces a newer one.
     current: Arc<Mutex<Option<u64>>>,
+    /// Snapshots installed from a leader (not the one re-installed at start).
+    installs: Arc<std::sync::atomic::AtomicU64>,
 }
 
 impl StateMachine {
@@ -96,7 +98,13 @@ impl StateMachine {
             snapshot_dir,
             hook,
             current: Arc::new(Mutex::new(current)),
+            installs: Arc::default(),
         })
+    }
+
+    /// The count of snapshots installed from a leader.
+    pub(crate) fn installs(&self) -> Arc<std::sync::atomic::AtomicU64> {
+        self.installs.clone()
     }
 
     /// The directory snapshots live in (transfers are received into it).
@@ -234,6 +242,7 @@ impl StateMachine {
     /// moves it into place, then restores it (see the module docs for crash safety).
     fn install(&self, meta: &SnapshotMetaOf<TypeConfig>, data: SnapshotData) -> io::Result<()> {
         let (path, mut file) = data.into_parts();
+        let received = path != self.snapshot_dir.join(SNAPSHOT_FILE);
         let header = dump::verify(BufReader::new(&file)).map_err(invalid)?;
         let claimed = snapshot_meta(&header)?;
         if claimed.last_log_id != meta.last_log_id {
@@ -262,6 +271,10 @@ impl StateMachine {
         self.mvcc
             .restore_dump(BufReader::new(file), begin, end)
             .map_err(io_err)?;
+        if received {
+            self.installs
+                .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        }
         Ok(())
     }
 
