@@ -139,12 +139,30 @@ async fn restarted_replica_catches_up_by_snapshot() {
             .unwrap()
             .revision;
     }
-    c.kv(leader).trigger_snapshot().await.unwrap();
-    let deadline = Instant::now() + Duration::from_secs(5);
-    while c.kv(leader).cluster_status().await.unwrap().commit_index > 0
-        && c.kv(leader).trigger_snapshot().await.unwrap() < 60
-    {
-        assert!(Instant::now() < deadline);
+    // Snapshot until the leader's log no longer reaches back to the stopped replica (a purge
+    // waits while replication to it is in flight).
+    let down_applied = c
+        .kv(leader)
+        .cluster_status()
+        .await
+        .unwrap()
+        .members
+        .iter()
+        .find(|m| m.id == down)
+        .and_then(|m| m.matched_index)
+        .unwrap_or(0);
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        c.kv(leader).trigger_snapshot().await.unwrap();
+        let st = c.kv(leader).cluster_status().await.unwrap();
+        if st.purged_index.is_some_and(|p| p > down_applied + 1) {
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the log was never purged: {st:?}"
+        );
+        last = c.kv(leader).txn(put("more", "v")).await.unwrap().revision;
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
     c.restart(down).await;
@@ -157,7 +175,15 @@ async fn restarted_replica_catches_up_by_snapshot() {
         c.kv(down).get(b"before", None).unwrap().unwrap().value,
         b"1".to_vec()
     );
-    let st = c.kv(down).cluster_status().await.unwrap();
+    // It caught up by installing the leader's snapshot (its raft metrics follow shortly).
+    let deadline = Instant::now() + Duration::from_secs(5);
+    let st = loop {
+        let st = c.kv(down).cluster_status().await.unwrap();
+        if st.snapshot_index.is_some_and(|i| i >= 60) || Instant::now() > deadline {
+            break st;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    };
     assert_eq!(st.snapshots_installed, 1, "{st:?}");
     assert!(st.snapshot_index.is_some_and(|i| i >= 60), "{st:?}");
     // The snapshot carried the history: one window on every replica (bug 5). Past reads

@@ -472,6 +472,7 @@ mod tests {
             compacted_revision: 2,
             snapshot_index: Some(8),
             snapshots_installed: 1,
+            purged_index: Some(5),
             members: vec![
                 kv::ReplicaStatus {
                     id: 1,

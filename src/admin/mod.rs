@@ -109,6 +109,7 @@ pub fn status_to_proto(s: kv::ClusterStatus) -> StatusResponse {
         compacted_revision: s.compacted_revision,
         snapshot_index: s.snapshot_index,
         snapshots_installed: s.snapshots_installed,
+        purged_index: s.purged_index,
         members: s
             .members
             .into_iter()
@@ -137,6 +138,7 @@ pub fn status_from_proto(s: StatusResponse) -> kv::ClusterStatus {
         compacted_revision: s.compacted_revision,
         snapshot_index: s.snapshot_index,
         snapshots_installed: s.snapshots_installed,
+        purged_index: s.purged_index,
         members: s
             .members
             .into_iter()

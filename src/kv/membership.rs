@@ -41,6 +41,8 @@ pub struct ClusterStatus {
     pub snapshot_index: Option<u64>,
     /// Snapshots this replica installed from a leader since it started.
     pub snapshots_installed: u64,
+    /// The log is purged up to this index.
+    pub purged_index: Option<u64>,
     pub members: Vec<ReplicaStatus>,
 }
 
@@ -138,6 +140,7 @@ impl Kv {
             compacted_revision: self.compacted_revision(),
             snapshot_index: s.snapshot_index,
             snapshots_installed: s.snapshots_installed,
+            purged_index: s.purged_index,
             members,
         })
     }
