@@ -1,7 +1,7 @@
 //! `rafter-chaos`: the Jepsen-style harness's command line. `run` does seeded runs (one per
 //! seed) against real `rafter` replicas behind fault proxies and exits 0 only when every
 //! checker passes on every run; `kinds` lists the fault kinds (and which cannot run on this
-//! machine). A fault kind that cannot run here is an error before any run starts, never a
+//! machine), `scenarios` the named regression scenarios (`run --scenario NAME`). A fault kind that cannot run here is an error before any run starts, never a
 //! silent skip. SIGINT / SIGTERM kill the replicas and unmount the tmpfs mounts the harness
 //! made. See `chaos/README.md`.
 
@@ -43,6 +43,10 @@ enum Cmd {
             default_value = "kill,pause,isolate,isolate-leader,partition,bridge,delay,drop,leader-transfer"
         )]
         faults: Vec<String>,
+        /// A named regression scenario (`rafter-chaos scenarios`): its fault kinds replace
+        /// `--faults`.
+        #[arg(long)]
+        scenario: Option<String>,
         /// The rafter binary (default: target/debug/rafter next to this one).
         #[arg(long, env = "RAFTER_BIN")]
         bin: Option<PathBuf>,
@@ -55,6 +59,8 @@ enum Cmd {
     },
     /// Lists the fault kinds.
     Kinds,
+    /// Lists the named regression scenarios.
+    Scenarios,
 }
 
 fn parse_secs(s: &str) -> Result<Duration, String> {
@@ -101,6 +107,17 @@ async fn main() -> Result<()> {
             let _ = std::fs::remove_dir_all(&scratch);
             Ok(())
         }
+        Cmd::Scenarios => {
+            for s in rafter_chaos::scenarios::SCENARIOS {
+                println!(
+                    "{}: --faults {}\n    {}",
+                    s.name,
+                    s.faults.join(","),
+                    s.guards
+                );
+            }
+            Ok(())
+        }
         Cmd::Run {
             seed,
             runs,
@@ -109,11 +126,22 @@ async fn main() -> Result<()> {
             clients,
             keys,
             faults,
+            scenario,
             bin,
             report,
             server_args,
         } => {
-            let faults: Vec<String> = faults.into_iter().filter(|f| !f.is_empty()).collect();
+            let faults: Vec<String> = match &scenario {
+                Some(name) => rafter_chaos::scenarios::find(name)
+                    .ok_or_else(|| {
+                        anyhow::anyhow!("unknown scenario {name:?} (see `rafter-chaos scenarios`)")
+                    })?
+                    .faults
+                    .iter()
+                    .map(|f| f.to_string())
+                    .collect(),
+                None => faults.into_iter().filter(|f| !f.is_empty()).collect(),
+            };
             for f in &faults {
                 if !rafter_chaos::nemesis::KINDS.contains(&f.as_str()) {
                     anyhow::bail!("unknown fault kind {f:?} (see `rafter-chaos kinds`)");
