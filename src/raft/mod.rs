@@ -1007,7 +1007,15 @@ mod tests {
     async fn a_crash_while_installing_a_snapshot_installs_it_again_at_start() {
         use crate::storage::mvcc::{Op, Txn};
         let t = Duration::from_secs(10);
-        let hook = || -> ApplyHook { Arc::new(|_, _| {}) };
+        let start = |dir: &std::path::Path, mvcc: &Arc<Mvcc>| {
+            let hook: ApplyHook = Arc::new(|_, _| {});
+            let (mvcc, dir) = (mvcc.clone(), dir.join("snapshots"));
+            async move {
+                RaftNode::start(1, mvcc, dir, hook, RaftOptions::default())
+                    .await
+                    .unwrap()
+            }
+        };
         let open = |dir: &std::path::Path| {
             Arc::new(Mvcc::open(Engine::open(&dir.join("db")).unwrap()).unwrap())
         };
@@ -1023,15 +1031,7 @@ mod tests {
         // Replica A: writes, a compaction, then a snapshot.
         let a = tempfile::tempdir().unwrap();
         let mvcc_a = open(a.path());
-        let node = RaftNode::start(
-            1,
-            mvcc_a.clone(),
-            a.path().join("snapshots"),
-            hook(),
-            RaftOptions::default(),
-        )
-        .await
-        .unwrap();
+        let node = start(a.path(), &mvcc_a).await;
         node.initialize_if_new().await.unwrap();
         node.wait_leader(t).await.unwrap();
         for i in 0..20 {
@@ -1069,15 +1069,7 @@ mod tests {
                 .is_err());
         }
         let mvcc_b = open(b.path());
-        let node = RaftNode::start(
-            1,
-            mvcc_b.clone(),
-            b.path().join("snapshots"),
-            hook(),
-            RaftOptions::default(),
-        )
-        .await
-        .unwrap();
+        let node = start(b.path(), &mvcc_b).await;
         assert_eq!(mvcc_b.range(b"", b"", None, 0).unwrap(), want);
         assert_eq!(mvcc_b.range(b"", b"", Some(6), 0).unwrap(), want_past);
         assert_eq!(mvcc_b.compacted_revision(), 5);
@@ -1089,15 +1081,7 @@ mod tests {
 
         // A snapshot in the JSON format of earlier releases is set aside, not fatal.
         std::fs::write(b.path().join("snapshots/current.snap"), b"{\"meta\":{}}").unwrap();
-        let node = RaftNode::start(
-            1,
-            mvcc_b.clone(),
-            b.path().join("snapshots"),
-            hook(),
-            RaftOptions::default(),
-        )
-        .await
-        .unwrap();
+        let node = start(b.path(), &mvcc_b).await;
         node.wait_leader(t).await.unwrap();
         assert_eq!(mvcc_b.current_revision(), want.revision + 1);
         assert!(b.path().join("snapshots/current.snap.json-old").exists());

@@ -1214,6 +1214,19 @@ mod tests {
     }
 
     /// History: a@1=1, b@2=1, a@3=2, b@4 deleted, c@5=1, a@6=3 (and b re-created at 7).
+    /// Number of records in the index column family.
+    fn index_len(s: &Mvcc) -> usize {
+        let mut n = 0;
+        s.engine
+            .view()
+            .scan(Cf::Index, b"", None, |_, _| {
+                n += 1;
+                Ok(true)
+            })
+            .unwrap();
+        n
+    }
+
     fn history_store() -> (tempfile::TempDir, Mvcc) {
         let (d, s) = store();
         for op in [
@@ -1376,15 +1389,7 @@ mod tests {
         assert_eq!(g(&s, "a", Some(5)), Some(("2".into(), 1, 3, 2)));
         assert_eq!(s.events_since(5, b"", b"").unwrap().len(), 2);
         // Only the retained index entries remain: a@3 a@6 b@7 c@5.
-        let mut n = 0;
-        s.engine
-            .view()
-            .scan(Cf::Index, b"", None, |_, _| {
-                n += 1;
-                Ok(true)
-            })
-            .unwrap();
-        assert_eq!(n, 4);
+        assert_eq!(index_len(&s), 4);
         // Compaction up to the current revision, then more writes.
         assert_eq!(s.compact(7, Batch::new()).unwrap(), Ok(()));
         while s.purge_step(1000).unwrap() {}
@@ -1509,17 +1514,6 @@ mod tests {
             run(&s, txn(vec![], vec![put("hot", &i.to_string())]));
         }
         run(&s, txn(vec![], vec![put("cold", "1")]));
-        let index_len = |s: &Mvcc| {
-            let mut n = 0;
-            s.engine
-                .view()
-                .scan(Cf::Index, b"", None, |_, _| {
-                    n += 1;
-                    Ok(true)
-                })
-                .unwrap();
-            n
-        };
         assert_eq!(index_len(&s), 51);
         s.compact(51, Batch::new()).unwrap().unwrap();
         let mut steps = 0;
