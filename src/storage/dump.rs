@@ -11,7 +11,6 @@ use std::io::{self, Read, Write};
 use ring::digest::{Context, SHA256};
 
 use super::engine::Cf;
-use super::mvcc::Revision;
 use super::Error;
 
 const MAGIC: &[u8; 12] = b"RAFTERDUMP1\n";
@@ -27,9 +26,10 @@ const CFS: [(u8, Cf); 3] = [(1, Cf::Kv), (2, Cf::Index), (3, Cf::History)];
 /// What a dump says about itself before its records.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Header {
-    pub revision: Revision,
-    pub compacted: Revision,
-    pub purged: Revision,
+    /// Revisions (the MVCC counters; `storage::mvcc::Revision`).
+    pub revision: i64,
+    pub compacted: i64,
+    pub purged: i64,
     /// Values of the caller's metadata keys, in the order asked for.
     pub meta: Vec<Option<Vec<u8>>>,
 }
@@ -169,9 +169,9 @@ impl<R: Read> Reader<R> {
             });
         }
         r.header = Header {
-            revision: revision as Revision,
-            compacted: compacted as Revision,
-            purged: purged as Revision,
+            revision: revision as i64,
+            compacted: compacted as i64,
+            purged: purged as i64,
             meta,
         };
         Ok(r)
