@@ -401,7 +401,7 @@ async fn peers_replicate_over_mutual_tls() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn registry_reads_its_writes_on_a_lagging_replica() {
     use rafter::registry::resources::lookup;
-    use rafter::registry::store::{Part, Scope, Store, WriteOptions};
+    use rafter::registry::store::{ListOptions, Part, Scope, Store, WriteOptions};
     use serde_json::json;
     let c = Cluster::start(3, opts()).await;
     let leader = c.leader().await;
@@ -436,11 +436,44 @@ async fn registry_reads_its_writes_on_a_lagging_replica() {
             )
             .await
             .unwrap();
-        c.faults.heal();
+        on_leader
+            .create(
+                Scope { info: cm_info, namespace: Some(&ns) },
+                json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "a2", "namespace": ns}}),
+                &w,
+            )
+            .await
+            .unwrap();
         let scope = Scope {
             info: cm_info,
             namespace: Some(&ns),
         };
+        // A first page from the leader...
+        let page = on_leader
+            .list(
+                scope,
+                &ListOptions {
+                    limit: 1,
+                    ..Default::default()
+                },
+            )
+            .await
+            .unwrap();
+        c.faults.heal();
+        // ...continued on the replica that has not applied its revision yet.
+        let next = on_follower
+            .list(
+                scope,
+                &ListOptions {
+                    limit: 1,
+                    continue_token: page.continue_token.clone(),
+                    ..Default::default()
+                },
+            )
+            .await
+            .unwrap_or_else(|s| panic!("round {i}: continue on the follower: {}", s.message));
+        assert_eq!(next.revision, page.revision, "round {i}");
+        assert_eq!(next.items[0]["metadata"]["name"], "a2", "round {i}");
         on_follower
             .create(
                 scope,

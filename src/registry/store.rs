@@ -284,6 +284,9 @@ impl Store {
                 if rev < self.kv.compacted_revision() {
                     return Err(expired_continue(&prefix, &start, self));
                 }
+                // The token may come from another replica, ahead of this one: wait (bounded)
+                // until this one has applied its revision.
+                self.settle(ReadAt::Exact(rev)).await?;
                 (start, Some(rev))
             }
             None => {
