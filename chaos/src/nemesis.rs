@@ -3,8 +3,9 @@
 //! kept for the report, with what each step saw (`detail`), replicas that exited on their
 //! own during it, and why healing failed if it did (`error`: a `Recovery` anomaly).
 //!
-//! `crash-unsynced` is `kill` in a run whose servers keep write-ahead-log bytes in memory
-//! until an fsync (`--test-fault lose-unsynced`): the kill loses what a power cut would.
+//! `crash-unsynced` is a kill and an immediate restart (of the leader half of the time) in a
+//! run whose servers keep write-ahead-log bytes in memory until an fsync (`--test-fault
+//! lose-unsynced`): the kill loses what a power cut would.
 //!
 //! Besides the network and process faults, four need more than the mesh:
 //! * `membership` — a follower is removed (`rafter admin remove`), stopped, its data folder
@@ -429,9 +430,21 @@ pub async fn run(
         };
         let mut pending = Pending::None;
         match kind.as_str() {
+            "kill" => c.kill(pick)?,
             // Under `--test-fault lose-unsynced` (see `run`), a kill loses every write the
-            // replica had not fsynced, as a machine crash does.
-            "kill" | "crash-unsynced" => c.kill(pick)?,
+            // replica had not fsynced, as a machine crash does; the replica (the leader half
+            // of the time) restarts at once, as under a supervisor, before an election could
+            // replace it.
+            "crash-unsynced" => {
+                let target = if rng.chance(0.5) {
+                    leader(c).await.unwrap_or(pick)
+                } else {
+                    pick
+                };
+                step.target = target.to_string();
+                c.kill(target)?;
+                c.restart(target)?;
+            }
             "pause" => c.pause(pick)?,
             "isolate" => c.mesh.isolate(pick)?,
             "isolate-leader" => {

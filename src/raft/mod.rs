@@ -351,6 +351,12 @@ impl RaftNode {
             snapshot_policy: SnapshotPolicy::LogsSinceLast(opts.snapshot_every),
             max_in_snapshot_log_to_keep: opts.keep_logs,
             install_snapshot_timeout: 20_000,
+            // A restarted leader stands for election like any replica (standard Raft). Our
+            // state machine does not fsync its applies and the committed index is saved
+            // without fsync, so a leader restored without an election could answer ReadIndex
+            // with a commit index older than one it had served before the crash: a stale
+            // linearizable read on a lagging follower (found by the chaos harness, seed 1004).
+            enable_leader_restore: Some(false),
             ..Default::default()
         }
         .validate()

@@ -51,6 +51,11 @@ pub(super) struct Inner {
     next_id: AtomicU64,
     /// The first kv revision the cache was seen behind, and when (`/readyz`).
     lag: std::sync::Mutex<Option<(Revision, std::time::Instant)>>,
+    /// Whether the cache has caught up with a read barrier since this process started.
+    /// Until then "any" reads are served as "most recent": after a crash that lost applied
+    /// but un-fsynced state, this replica starts behind what it served before, and must not
+    /// serve that older state (reads of one client stay monotonic across restarts).
+    primed: std::sync::atomic::AtomicBool,
 }
 
 struct State {
@@ -132,6 +137,7 @@ impl Cache {
             state: RwLock::new(state),
             next_id: AtomicU64::new(1),
             lag: std::sync::Mutex::new(None),
+            primed: std::sync::atomic::AtomicBool::new(false),
         });
         tokio::spawn(supervise(Arc::downgrade(&inner), feed));
         Ok(Cache { inner })
@@ -181,7 +187,8 @@ impl Cache {
     }
 
     /// The revision a read must reach: the read barrier for "most recent", the requested
-    /// revision for NotOlderThan (504 when it is not reached in time), 0 for "any".
+    /// revision for NotOlderThan (504 when it is not reached in time), 0 for "any" (once the
+    /// cache has caught up with a first barrier: see `Inner::primed`).
     async fn settle(&self, at: ReadAt) -> Result<Revision, Status> {
         let wait = self.inner.opts.fresh_wait;
         match at {
@@ -199,7 +206,12 @@ impl Cache {
                         1,
                     ));
                 }
+                self.inner.primed.store(true, Ordering::Release);
                 Ok(rev)
+            }
+            ReadAt::Any if !self.inner.primed.load(Ordering::Acquire) => {
+                Box::pin(self.settle(ReadAt::Latest)).await?;
+                Ok(0)
             }
             ReadAt::Any => Ok(0),
             ReadAt::NotOlderThan(rev) | ReadAt::Exact(rev) => {
