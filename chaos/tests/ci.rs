@@ -1,5 +1,6 @@
 //! The harness in CI: a short fixed set of seeds over the default fault kinds must pass, one
-//! more over `membership` and `snapshot` (the readers run in every seed), and the negative
+//! more over `membership` and `snapshot`, one over `crash-unsynced` (the seed that showed
+//! stale reads after a leader crash-restart; the readers run in every seed), and the negative
 //! control — the server's test-only `--test-fault stale-reads` (linearizable reads served
 //! from local state) — must be caught. Runs the real `rafter` binary of the same target
 //! folder (built by `cargo test --workspace`), or the one `RAFTER_BIN` names; without it the
@@ -12,6 +13,9 @@ const SEEDS: &[u64] = &[1, 2, 3];
 
 /// The seed over the membership and snapshot faults.
 const MEMBERSHIP_SNAPSHOT_SEED: u64 = 7;
+
+/// The seed over `crash-unsynced` (before the fix: `NotLinearizable`, `ReadNotMonotonic`).
+const CRASH_UNSYNCED_SEED: u64 = 41;
 
 fn rafter_bin() -> Option<PathBuf> {
     if let Some(b) = std::env::var_os("RAFTER_BIN") {
@@ -80,6 +84,9 @@ fn fixed_seeds_pass_and_stale_reads_are_caught() {
     assert!(ok, "seed {seed} (membership, snapshot) failed:\n{text}");
     assert!(text.contains("FAULT"), "no fault step:\n{text}");
     assert!(!text.contains(" 0 reads"), "no reads recorded:\n{text}");
+    let seed = CRASH_UNSYNCED_SEED;
+    let (ok, text) = harness(dir.path(), seed, "", Some("crash-unsynced"));
+    assert!(ok, "seed {seed} (crash-unsynced) failed:\n{text}");
     let (ok, text) = harness(dir.path(), 3, "--test-fault stale-reads", None);
     assert!(!ok, "stale reads were not caught:\n{text}");
     assert!(text.contains("NotLinearizable"), "{text}");
