@@ -251,6 +251,7 @@ impl Attempt {
             WireError::Stopped(m) if local => Attempt::Fail(RaftFailure::Stopped(m)),
             WireError::Stopped(m) => Attempt::Retry(format!("leader stopped: {m}")),
             WireError::Invalid(m) => Attempt::Fail(RaftFailure::Invalid(m)),
+            WireError::Busy(m) => Attempt::Retry(format!("busy: {m}")),
             // An entry appended and then discarded may still commit: the outcome is unknown.
             WireError::OutcomeUnknown(m) => Attempt::Fail(RaftFailure::Timeout(m)),
             WireError::Other(m) => Attempt::Fail(RaftFailure::Other(m)),
@@ -975,6 +976,9 @@ mod tests {
     fn write_outcomes_by_type() {
         let unknown = Attempt::from_wire(WireError::OutcomeUnknown("discarded".into()), true);
         assert!(matches!(unknown, Attempt::Fail(RaftFailure::Timeout(_))));
+        // A membership change refused while another one commits did nothing: retried.
+        let busy = Attempt::from_wire(WireError::Busy("in progress".into()), false);
+        assert!(matches!(busy, Attempt::Retry(_)));
         assert!(matches!(
             crate::kv::Error::from(RaftFailure::Timeout("x".into())),
             crate::kv::Error::Timeout(_)

@@ -28,6 +28,9 @@ fn write_error(e: RaftError<TypeConfig, ClientWriteError<TypeConfig>>) -> WireEr
         RaftError::APIError(ClientWriteError::ForwardToLeader(f)) => WireError::NotLeader {
             leader: f.leader_id,
         },
+        RaftError::APIError(ClientWriteError::ChangeMembershipError(
+            e @ openraft::errors::ChangeMembershipError::InProgress(_),
+        )) => WireError::Busy(e.to_string()),
         RaftError::APIError(ClientWriteError::ChangeMembershipError(e)) => {
             WireError::Invalid(e.to_string())
         }

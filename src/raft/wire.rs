@@ -27,6 +27,9 @@ pub enum WireError {
     Stopped(String),
     /// The request is invalid for the current membership (e.g. promoting an unknown node).
     Invalid(String),
+    /// Nothing was done because another membership change is still committing (e.g. the
+    /// first membership of a new leader): the request may be retried shortly.
+    Busy(String),
     /// A write was appended but its entry was discarded on a leader change: it may still
     /// commit through another leader (never retried; answered as an unknown outcome).
     OutcomeUnknown(String),
