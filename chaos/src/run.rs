@@ -246,9 +246,16 @@ pub async fn run(cfg: &Config) -> Result<Outcome> {
     // 101..).
     for (i, url) in urls.iter().enumerate() {
         for slow in [false, true] {
+            let others: Vec<String> = urls
+                .iter()
+                .enumerate()
+                .filter(|(j, _)| *j != i)
+                .map(|(_, u)| u.clone())
+                .collect();
             clients.push(tokio::spawn(traffic::reader_loop(
                 http.clone(),
                 url.clone(),
+                others,
                 i as u32 + 1,
                 i as u32 + 1 + if slow { 100 } else { 0 },
                 rec.clone(),

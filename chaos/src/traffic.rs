@@ -6,7 +6,8 @@
 //! resourceVersion (bookmarks on) and relist on 410. Readers, one per replica and pinned to
 //! it, issue the reads of [`crate::check::reads`]: `resourceVersion=0` lists and GETs,
 //! NotOlderThan lists (at the highest revision any client has seen, or at the reader's own),
-//! and paginated lists (`limit` 2–5, then every `continue` page). A slow pager per replica
+//! and paginated lists (`limit` 2–5, then every `continue` page; half of them send each
+//! continue page to another replica, as a load balancer would). A slow pager per replica
 //! lists page by page only, waiting for a few hundred revisions before each second page, so
 //! that a compaction can expire its token.
 //! Seeded: the same seed gives the same operation choices.
@@ -252,10 +253,12 @@ const SLOW_PAGE_REVISIONS: u64 = 350;
 pub async fn read_once(
     http: &reqwest::Client,
     url: &str,
+    others: &[String],
     input: &ReadInput,
     rec: &Recorder,
 ) -> ReadOutput {
-    let coll = format!("{url}/api/v1/namespaces/{NAMESPACE}/configmaps");
+    let coll_of = |u: &str| format!("{u}/api/v1/namespaces/{NAMESPACE}/configmaps");
+    let coll = coll_of(url);
     let list = |q: Vec<(&'static str, String)>| http.get(&coll).query(&q);
     match input {
         ReadInput::ListAny => match list_page(list(vec![("resourceVersion", "0".into())])).await {
@@ -293,7 +296,7 @@ pub async fn read_once(
                 _ => ReadOutput::Unknown,
             }
         }
-        ReadInput::ListPaged { limit, slow } => {
+        ReadInput::ListPaged { limit, slow, roam } => {
             let first = list(vec![("limit", limit.to_string())]);
             let (rv, items, mut token) = match list_page(first).await {
                 Ok(p) => p,
@@ -316,7 +319,12 @@ pub async fn read_once(
                     end = PagesEnd::Unknown;
                     break;
                 }
-                match list_page(list(vec![("limit", limit.to_string()), ("continue", t)])).await {
+                let q = vec![("limit", limit.to_string()), ("continue", t)];
+                let req = match others.get(pages.len() % others.len().max(1)) {
+                    Some(o) if *roam => http.get(coll_of(o)).query(&q),
+                    _ => list(q),
+                };
+                match list_page(req).await {
                     Ok((rv, items, more)) => {
                         pages.push(Page {
                             rv,
@@ -341,6 +349,7 @@ pub async fn read_once(
 pub async fn reader_loop(
     http: reqwest::Client,
     url: String,
+    others: Vec<String>,
     replica: u32,
     client: u32,
     rec: Recorder,
@@ -358,6 +367,7 @@ pub async fn reader_loop(
             _ if slow_pager => ReadInput::ListPaged {
                 limit: 2 + (rng.next_u64() % 4) as usize,
                 slow: true,
+                roam: rng.chance(0.5),
             },
             0..=29 => ReadInput::ListAny,
             30..=54 => {
@@ -370,11 +380,12 @@ pub async fn reader_loop(
             _ => ReadInput::ListPaged {
                 limit: 2 + (rng.next_u64() % 4) as usize,
                 slow: false,
+                roam: rng.chance(0.5),
             },
         };
         let before = incarnations.get(replica);
         let call = rec.now();
-        let output = read_once(&http, &url, &input, &rec).await;
+        let output = read_once(&http, &url, &others, &input, &rec).await;
         let ret = (output != ReadOutput::Unknown).then(|| rec.now());
         let epoch = (incarnations.get(replica) == before).then_some(before);
         let seen = match &output {

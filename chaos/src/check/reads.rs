@@ -80,11 +80,14 @@ pub enum ReadInput {
     GetAny { key: String },
     /// `LIST ?limit=limit` (resourceVersion unset), then its continue pages; `slow`: the
     /// client waited (for a few hundred revisions, or some seconds) before the second page,
-    /// so that a compaction may expire its token.
+    /// so that a compaction may expire its token; `roam`: each continue page went to the next
+    /// other replica (behind a load balancer the next page lands anywhere).
     ListPaged {
         limit: usize,
         #[serde(default, skip_serializing_if = "std::ops::Not::not")]
         slow: bool,
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        roam: bool,
     },
 }
 
@@ -184,11 +187,16 @@ impl fmt::Display for ReadInput {
             ReadInput::ListAny => write!(f, "LIST rv=0"),
             ReadInput::ListNotOlderThan { min_rv } => write!(f, "LIST rv>={min_rv}"),
             ReadInput::GetAny { key } => write!(f, "GET {key} rv=0"),
-            ReadInput::ListPaged { limit, slow } => {
+            ReadInput::ListPaged { limit, slow, roam } => {
                 write!(
                     f,
-                    "LIST limit={limit}{}",
-                    if *slow { " (slow)" } else { "" }
+                    "LIST limit={limit}{}{}",
+                    if *slow { " (slow)" } else { "" },
+                    if *roam {
+                        " (pages on other replicas)"
+                    } else {
+                        ""
+                    }
                 )
             }
         }
@@ -803,6 +811,7 @@ mod tests {
                 ReadInput::ListPaged {
                     limit: 1,
                     slow: false,
+                    roam: false,
                 },
                 ReadOutput::Pages {
                     pages: vec![
@@ -948,6 +957,7 @@ mod tests {
             ReadInput::ListPaged {
                 limit: 1,
                 slow: false,
+                roam: false,
             },
             ReadOutput::Pages { pages, end },
         )
