@@ -43,6 +43,7 @@ pub const KINDS: &[&str] = &[
     "crash-unsynced",
     "pause",
     "isolate",
+    "client-partition",
     "isolate-leader",
     "partition",
     "bridge",
@@ -447,6 +448,8 @@ pub async fn run(
             }
             "pause" => c.pause(pick)?,
             "isolate" => c.mesh.isolate(pick)?,
+            // Clients cut from one replica (its peers still reach it): requests to it stall.
+            "client-partition" => c.mesh.set_api(pick, Fault::Blackhole)?,
             "isolate-leader" => {
                 let l = leader(c).await.unwrap_or(pick);
                 step.target = l.to_string();
