@@ -3,7 +3,7 @@
 //!
 //! # Reads recorded
 //! Each [`Read`] is one request (a paginated list: all its pages) of one reader client, pinned
-//! to one replica:
+//! to one replica (a roaming paginated list sends its continue pages to the others in turn):
 //!
 //! | [`ReadInput`]        | HTTP (ConfigMaps of the run's namespace)                        | [`ReadOutput`]s                |
 //! |----------------------|-----------------------------------------------------------------|--------------------------------|
