@@ -24,6 +24,21 @@ use crate::net::{Mesh, NodeAddrs};
 /// A free port on 127.0.0.1 below the kernel's ephemeral range (so that the proxies' own
 /// port-0 listeners cannot take it before the replica binds it); the probe listener is
 /// closed again at once.
+/// A client builder that trusts the cluster CA in `dir` and presents its admin certificate
+/// (`ca.crt`, `admin.crt`, `admin.key`, as a data folder or `cluster/up.sh` writes them).
+pub fn admin_client(dir: &Path) -> Result<reqwest::ClientBuilder> {
+    let read = |f: &str| {
+        std::fs::read(dir.join(f)).with_context(|| format!("reading {}/{f}", dir.display()))
+    };
+    let mut pem = read("admin.crt")?;
+    pem.extend_from_slice(&read("admin.key")?);
+    Ok(reqwest::Client::builder()
+        .use_rustls_tls()
+        .tls_built_in_root_certs(false)
+        .add_root_certificate(reqwest::Certificate::from_pem(&read("ca.crt")?)?)
+        .identity(reqwest::Identity::from_pem(&pem)?))
+}
+
 pub fn free_port() -> Result<u16> {
     use std::sync::atomic::{AtomicU16, Ordering};
     static NEXT: AtomicU16 = AtomicU16::new(0);
@@ -409,14 +424,7 @@ impl Cluster {
         } else {
             &self.replicas[&1].dir
         };
-        let read = |f: &str| std::fs::read(dir.join(f)).with_context(|| format!("reading {f}"));
-        let mut pem = read("admin.crt")?;
-        pem.extend_from_slice(&read("admin.key")?);
-        Ok(reqwest::Client::builder()
-            .use_rustls_tls()
-            .tls_built_in_root_certs(false)
-            .add_root_certificate(reqwest::Certificate::from_pem(&read("ca.crt")?)?)
-            .identity(reqwest::Identity::from_pem(&pem)?)
+        Ok(admin_client(dir)?
             .timeout(Duration::from_secs(10))
             .connect_timeout(Duration::from_secs(2))
             .pool_max_idle_per_host(4)

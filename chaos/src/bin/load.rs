@@ -236,21 +236,13 @@ impl Cluster {
     }
 
     fn new_client(&self) -> Result<reqwest::Client> {
-        let dir = self.run.join("replica-1");
-        let read = |f: &str| {
-            std::fs::read(dir.join(f)).with_context(|| format!("reading {}/{f}", dir.display()))
-        };
-        let mut pem = read("admin.crt")?;
-        pem.extend_from_slice(&read("admin.key")?);
-        Ok(reqwest::Client::builder()
-            .use_rustls_tls()
-            .tls_built_in_root_certs(false)
-            .add_root_certificate(reqwest::Certificate::from_pem(&read("ca.crt")?)?)
-            .identity(reqwest::Identity::from_pem(&pem)?)
-            .http1_only()
-            .pool_max_idle_per_host(1)
-            .timeout(Duration::from_secs(30))
-            .build()?)
+        Ok(
+            rafter_chaos::cluster::admin_client(&self.run.join("replica-1"))?
+                .http1_only()
+                .pool_max_idle_per_host(1)
+                .timeout(Duration::from_secs(30))
+                .build()?,
+        )
     }
 
     fn rafter(&self) -> PathBuf {
