@@ -236,11 +236,6 @@ pub async fn run(
         authz::Authorizer::new(&cfg.authorization)
             .map_err(|e| anyhow::anyhow!("authorization: {e}"))?,
     );
-    // Build the OpenAPI documents off the request path (about half a second in debug builds).
-    std::thread::spawn(|| {
-        openapi::v2();
-        openapi::v3_index();
-    });
     let listener = tokio::net::TcpListener::bind(cfg.listen)
         .await
         .with_context(|| format!("binding {}", cfg.listen))?;
@@ -271,7 +266,19 @@ pub async fn run(
     )
     .await
     .map_err(|e| anyhow::anyhow!("opening the replicated store: {e}"))?;
-    let store = registry::store::Store::new(kv.clone());
+    let registry = Arc::new(registry::builtin::registry());
+    let store = registry::store::Store::new(kv.clone(), registry.clone());
+    let openapi_docs = Arc::new(openapi::Documents::default());
+    // Build the OpenAPI documents off the request path (about half a second in debug builds).
+    std::thread::spawn({
+        let docs = openapi_docs.clone();
+        let registry = registry.clone();
+        move || {
+            let cat = registry.snapshot();
+            docs.v2(&cat);
+            docs.v3(&cat);
+        }
+    });
     let watch_cache = watch::Cache::start(store.clone(), cfg.watch.clone())
         .await
         .map_err(|e| anyhow::anyhow!("loading the watch cache: {e}"))?;
@@ -331,6 +338,7 @@ pub async fn run(
     let followers = authorizer.start(&watch_cache);
     let app = Arc::new(server::App {
         store: store.clone(),
+        openapi: openapi_docs,
         watch: watch_cache,
         shutting_down: AtomicBool::new(false),
         metrics: metrics_handle(),

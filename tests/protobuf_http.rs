@@ -682,7 +682,11 @@ async fn status_updates_of_every_kind() {
         if !r.has_status || !seen.insert((r.group, r.resource)) {
             continue;
         }
-        let api_version = r.api_version();
+        let api_version = if r.group.is_empty() {
+            r.version.to_string()
+        } else {
+            format!("{}/{}", r.group, r.version)
+        };
         let prefix = if r.group.is_empty() {
             format!("/api/{}", r.version)
         } else {

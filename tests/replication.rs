@@ -400,16 +400,16 @@ async fn peers_replicate_over_mutual_tls() {
 /// the follower must not answer 404 or 409 because it lagged.
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn registry_reads_its_writes_on_a_lagging_replica() {
-    use rafter::registry::resources::lookup;
     use rafter::registry::store::{ListOptions, Part, Scope, Store, WriteOptions};
     use serde_json::json;
     let c = Cluster::start(3, opts()).await;
     let leader = c.leader().await;
     let f = c.other(&[leader]);
-    let on_leader = Store::new(c.kv(leader).clone());
-    let on_follower = Store::new(c.kv(f).clone());
-    let ns_info = lookup("", "v1", "namespaces").unwrap();
-    let cm_info = lookup("", "v1", "configmaps").unwrap();
+    let registry = std::sync::Arc::new(rafter::registry::builtin::registry());
+    let on_leader = Store::new(c.kv(leader).clone(), registry.clone());
+    let on_follower = Store::new(c.kv(f).clone(), registry.clone());
+    let ns_info = registry.builtin("", "v1", "namespaces");
+    let cm_info = registry.builtin("", "v1", "configmaps");
     let w = WriteOptions {
         now: "2026-01-01T00:00:00Z".into(),
         ..Default::default()
@@ -420,7 +420,7 @@ async fn registry_reads_its_writes_on_a_lagging_replica() {
         on_leader
             .create(
                 Scope {
-                    info: ns_info,
+                    info: &ns_info,
                     namespace: None,
                 },
                 json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns}}),
@@ -430,7 +430,7 @@ async fn registry_reads_its_writes_on_a_lagging_replica() {
             .unwrap();
         let cm = on_leader
             .create(
-                Scope { info: cm_info, namespace: Some(&ns) },
+                Scope { info: &cm_info, namespace: Some(&ns) },
                 json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "a", "namespace": ns}}),
                 &w,
             )
@@ -438,14 +438,14 @@ async fn registry_reads_its_writes_on_a_lagging_replica() {
             .unwrap();
         on_leader
             .create(
-                Scope { info: cm_info, namespace: Some(&ns) },
+                Scope { info: &cm_info, namespace: Some(&ns) },
                 json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "a2", "namespace": ns}}),
                 &w,
             )
             .await
             .unwrap();
         let scope = Scope {
-            info: cm_info,
+            info: &cm_info,
             namespace: Some(&ns),
         };
         // A first page from the leader...

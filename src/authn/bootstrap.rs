@@ -10,7 +10,6 @@ use base64::Engine;
 use serde_json::Value;
 
 use super::{Refused, UserInfo};
-use crate::registry::resources;
 use crate::registry::store::{meta_str, ReadAt, Scope, Store};
 
 pub const SECRET_TYPE: &str = "bootstrap.kubernetes.io/token";
@@ -64,9 +63,9 @@ fn valid_extra_group(g: &str) -> bool {
 pub async fn authenticate(store: &Store, token: &str) -> Option<Result<UserInfo, Refused>> {
     let (id, secret_part) = parse(token)?;
     let refuse = |why: &str| Some(Err(Refused(format!("bootstrap token {id}: {why}"))));
-    let info = resources::lookup("", "v1", "secrets")?;
+    let info = store.registry().builtin("", "v1", "secrets");
     let scope = Scope {
-        info,
+        info: &info,
         namespace: Some(NAMESPACE),
     };
     let Ok(secret) = store

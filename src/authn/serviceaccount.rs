@@ -17,7 +17,6 @@ use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
 use super::{Refused, UserInfo};
-use crate::registry::resources;
 use crate::registry::store::{meta_str, ReadAt, Scope, Store};
 
 /// The data folder's generated signing key.
@@ -345,10 +344,9 @@ impl ServiceAccounts {
             bound.extend(k.pod.as_ref().map(|p| ("pods", p)));
             bound.extend(k.secret.as_ref().map(|s| ("secrets", s)));
             for (resource, r) in bound {
-                let info = resources::lookup("", "v1", resource)
-                    .ok_or_else(|| refuse("no such resource"))?;
+                let info = store.registry().builtin("", "v1", resource);
                 let scope = Scope {
-                    info,
+                    info: &info,
                     namespace: Some(&k.namespace),
                 };
                 let obj = store
@@ -463,11 +461,11 @@ impl ServiceAccounts {
         let lookup = |resource: &'static str, name: String| {
             let ns = ns.clone();
             async move {
-                let info = resources::lookup("", "v1", resource)?;
+                let info = store.registry().builtin("", "v1", resource);
                 store
                     .get(
                         Scope {
-                            info,
+                            info: &info,
                             namespace: Some(&ns),
                         },
                         &name,

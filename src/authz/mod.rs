@@ -25,7 +25,7 @@ use serde_json::{json, Value};
 use crate::authn::UserInfo;
 use crate::meta::status::Status;
 use crate::registry::object::Admit;
-use crate::registry::resources::{self, ResourceInfo};
+use crate::registry::Resource;
 use crate::watch::follow::{self, Change};
 use rbac::PolicyRule;
 
@@ -319,8 +319,12 @@ impl Authorizer {
     /// watch cache; they run until aborted.
     pub fn start(&self, cache: &crate::watch::Cache) -> Vec<tokio::task::JoinHandle<()>> {
         let mut tasks = Vec::new();
-        let find = |group: &str, resource: &str| -> Option<&'static ResourceInfo> {
-            resources::resolve(group, resource).filter(|i| i.resource == resource)
+        let catalog = cache.registry().snapshot();
+        let find = |group: &str, resource: &str| -> Option<Arc<Resource>> {
+            catalog
+                .resolve(group, resource)
+                .filter(|i| i.resource == resource)
+                .cloned()
         };
         if self.has(Mode::Rbac) {
             for resource in rbac::RESOURCES {
@@ -356,7 +360,7 @@ impl Authorizer {
     fn follow_into<T: Send + Sync + 'static>(
         &self,
         cache: &crate::watch::Cache,
-        info: &'static ResourceInfo,
+        info: Arc<Resource>,
         state: Arc<RwLock<T>>,
         reset: impl Fn(&mut T) + Send + 'static,
         apply: impl Fn(&mut T, Option<&Value>, Option<&Value>) + Send + 'static,
@@ -523,11 +527,11 @@ impl Authorizer {
     pub fn write_guard(
         self: &Arc<Self>,
         user: &UserInfo,
-        info: &'static ResourceInfo,
+        info: Arc<Resource>,
         namespace: Option<&str>,
         name: Option<&str>,
     ) -> Option<Admit> {
-        if info.group != rbac::GROUP || !rbac::RESOURCES.contains(&info.resource) {
+        if info.group != rbac::GROUP || !rbac::RESOURCES.contains(&info.resource.as_str()) {
             return None;
         }
         let authz = self.clone();
@@ -536,6 +540,7 @@ impl Authorizer {
         let url_name = name.unwrap_or("").to_string();
         Some(Arc::new(move |new: &Value, old: Option<&Value>| {
             let authz = authz.clone();
+            let info = info.clone();
             let user = user.clone();
             let namespace = namespace.clone();
             let url_name = url_name.clone();
@@ -543,7 +548,7 @@ impl Authorizer {
             let old = old.cloned();
             Box::pin(async move {
                 authz
-                    .check_escalation(&user, info, &namespace, &url_name, &new, old.as_ref())
+                    .check_escalation(&user, &info, &namespace, &url_name, &new, old.as_ref())
                     .await
             })
         }))
@@ -552,7 +557,7 @@ impl Authorizer {
     async fn check_escalation(
         &self,
         user: &UserInfo,
-        info: &'static ResourceInfo,
+        info: &Resource,
         namespace: &str,
         url_name: &str,
         new: &Value,
@@ -569,23 +574,14 @@ impl Authorizer {
         }
         let name = new["metadata"]["name"].as_str().unwrap_or("");
         let ns_opt = (!namespace.is_empty()).then_some(namespace);
-        let forbidden = |msg: String| {
-            Status::forbidden(
-                crate::meta::status::GroupResource {
-                    group: info.group,
-                    resource: info.resource,
-                },
-                name,
-                &msg,
-            )
-        };
-        match info.resource {
+        let forbidden = |msg: String| Status::forbidden(info.gr(), name, &msg);
+        match info.resource.as_str() {
             "roles" | "clusterroles" => {
                 let escalate = Attributes::Resource(ResourceAttributes {
                     verb: "escalate",
                     group: rbac::GROUP,
                     version: "*",
-                    resource: info.resource,
+                    resource: &info.resource,
                     subresource: None,
                     namespace: ns_opt,
                     name: (!url_name.is_empty()).then_some(url_name),

@@ -6,7 +6,6 @@
 
 use serde_json::json;
 
-use crate::registry::resources;
 use crate::registry::store::{Scope, Store, WriteOptions};
 
 pub async fn ensure(store: &Store, advertise_port: u16) -> Result<(), crate::meta::status::Status> {
@@ -17,10 +16,10 @@ pub async fn ensure(store: &Store, advertise_port: u16) -> Result<(), crate::met
         field_manager: Some("kube-apiserver".into()),
         admit: None,
     };
-    let ns_info = resources::lookup("", "v1", "namespaces").expect("namespaces resource");
+    let ns_info = store.registry().builtin("", "v1", "namespaces");
     for ns in ["default", "kube-system", "kube-public", "kube-node-lease"] {
         let scope = Scope {
-            info: ns_info,
+            info: &ns_info,
             namespace: None,
         };
         if store
@@ -34,7 +33,7 @@ pub async fn ensure(store: &Store, advertise_port: u16) -> Result<(), crate::met
         match store
             .create(
                 Scope {
-                    info: ns_info,
+                    info: &ns_info,
                     namespace: None,
                 },
                 obj,
@@ -47,9 +46,9 @@ pub async fn ensure(store: &Store, advertise_port: u16) -> Result<(), crate::met
             Err(s) => return Err(s),
         }
     }
-    let svc_info = resources::lookup("", "v1", "services").expect("services resource");
+    let svc_info = store.registry().builtin("", "v1", "services");
     let svc_scope = Scope {
-        info: svc_info,
+        info: &svc_info,
         namespace: Some("default"),
     };
     if store
@@ -68,7 +67,7 @@ pub async fn ensure(store: &Store, advertise_port: u16) -> Result<(), crate::met
     match store
         .create(
             Scope {
-                info: svc_info,
+                info: &svc_info,
                 namespace: Some("default"),
             },
             svc,

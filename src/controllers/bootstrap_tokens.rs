@@ -9,7 +9,6 @@ use std::time::Duration;
 use serde_json::{json, Map, Value};
 
 use crate::authn::bootstrap;
-use crate::registry::resources;
 use crate::registry::store::{
     self, DeleteOptions, ListOptions, Part, ReadAt, Scope, Store, WriteOptions,
 };
@@ -41,9 +40,9 @@ async fn pass(
     cleaner: bool,
     signer: bool,
 ) -> Result<(), crate::meta::status::Status> {
-    let secrets = resources::lookup("", "v1", "secrets").expect("secrets resource");
+    let secrets = store.registry().builtin("", "v1", "secrets");
     let scope = Scope {
-        info: secrets,
+        info: &secrets,
         namespace: Some(bootstrap::NAMESPACE),
     };
     let list = store
@@ -95,9 +94,9 @@ async fn sign_cluster_info(
     store: &Store,
     tokens: &[(String, String)],
 ) -> Result<(), crate::meta::status::Status> {
-    let cms = resources::lookup("", "v1", "configmaps").expect("configmaps resource");
+    let cms = store.registry().builtin("", "v1", "configmaps");
     let scope = Scope {
-        info: cms,
+        info: &cms,
         namespace: Some("kube-public"),
     };
     let Ok(cm) = store.get(scope, "cluster-info", ReadAt::Any).await else {

@@ -7,10 +7,11 @@ use std::time::Duration;
 
 use serde_json::{json, Value};
 
-use crate::registry::resources::{self, ResourceInfo};
 use crate::registry::store::{
     self, DeleteOptions, ListOptions, Part, ReadAt, Scope, Store, WriteOptions,
 };
+use crate::registry::Resource;
+use std::sync::Arc;
 
 /// Runs until the task is dropped.
 pub async fn run(store: Store, interval: Duration) {
@@ -27,20 +28,24 @@ pub async fn run(store: Store, interval: Duration) {
 }
 
 /// Namespaced resources, one entry per stored group/resource.
-fn namespaced_resources() -> Vec<&'static ResourceInfo> {
+fn namespaced_resources(store: &Store) -> Vec<Arc<Resource>> {
     let mut seen = HashSet::new();
-    resources::RESOURCES
+    store
+        .registry()
+        .snapshot()
+        .all()
         .iter()
-        .filter(|r| r.namespaced && seen.insert((r.group, r.resource)))
+        .filter(|r| r.namespaced && seen.insert((r.group.clone(), r.resource.clone())))
+        .cloned()
         .collect()
 }
 
 async fn pass(store: &Store) -> Result<(), crate::meta::status::Status> {
-    let ns_info = resources::lookup("", "v1", "namespaces").expect("namespaces resource");
+    let ns_info = store.registry().builtin("", "v1", "namespaces");
     let all = store
         .list(
             Scope {
-                info: ns_info,
+                info: &ns_info,
                 namespace: None,
             },
             &ListOptions {
@@ -56,9 +61,9 @@ async fn pass(store: &Store) -> Result<(), crate::meta::status::Status> {
         let name = store::meta_str(&ns, "name").to_string();
         let now = crate::server::handlers::now_rfc3339();
         let mut remaining = 0usize;
-        for info in namespaced_resources() {
+        for info in namespaced_resources(store) {
             let scope = Scope {
-                info,
+                info: &info,
                 namespace: Some(&name),
             };
             let opts = DeleteOptions {
@@ -102,7 +107,7 @@ async fn pass(store: &Store) -> Result<(), crate::meta::status::Status> {
         let res = store
             .update_with(
                 Scope {
-                    info: ns_info,
+                    info: &ns_info,
                     namespace: None,
                 },
                 &name,

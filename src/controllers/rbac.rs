@@ -19,14 +19,14 @@ use crate::authz::bootstrap;
 use crate::authz::rbac::{self, PolicyRule};
 use crate::meta::status::Status;
 use crate::registry::object::{meta_str, Part};
-use crate::registry::resources::{self, ResourceInfo};
 use crate::registry::store::{ReadAt, Scope, Store, WriteOptions};
+use crate::registry::Resource;
 use crate::watch::follow::{self, Change};
 
 const AUTOUPDATE: &str = "rbac.authorization.kubernetes.io/autoupdate";
 
-fn info(resource: &str) -> &'static ResourceInfo {
-    resources::lookup(rbac::GROUP, "v1", resource).expect("rbac resources are served")
+fn info(store: &Store, resource: &str) -> Arc<Resource> {
+    store.registry().builtin(rbac::GROUP, "v1", resource)
 }
 
 fn opts(manager: &str) -> WriteOptions {
@@ -124,9 +124,12 @@ fn reconcile(existing: &Value, expected: &Value, binding: bool) -> Option<Value>
 }
 
 async fn ensure_one(store: &Store, resource: &str, expected: &Value) -> Result<(), Status> {
-    let info = info(resource);
+    let info = info(store, resource);
     let namespace = expected["metadata"]["namespace"].as_str();
-    let scope = Scope { info, namespace };
+    let scope = Scope {
+        info: &info,
+        namespace,
+    };
     let name = meta_str(expected, "name").to_string();
     let binding = resource.ends_with("bindings");
     let opts = opts("kube-apiserver");
@@ -194,7 +197,7 @@ pub async fn run_aggregation(store: Store, cache: crate::watch::Cache) {
     let follower = {
         let roles = roles.clone();
         let changed = changed.clone();
-        follow::spawn(cache, info("clusterroles"), move |c| {
+        follow::spawn(cache, info(&store, "clusterroles"), move |c| {
             let mut m = roles.lock().unwrap_or_else(|e| e.into_inner());
             match c {
                 Change::Replace(all) => {
@@ -214,6 +217,7 @@ pub async fn run_aggregation(store: Store, cache: crate::watch::Cache) {
         })
     };
     let _guard = AbortOnDrop(follower);
+    let clusterroles = info(&store, "clusterroles");
     loop {
         // Woken by a change, and every few seconds (a new leader catches up by itself).
         let _ = tokio::time::timeout(Duration::from_secs(5), changed.notified()).await;
@@ -235,7 +239,7 @@ pub async fn run_aggregation(store: Store, cache: crate::watch::Cache) {
             }
             let name = meta_str(role, "name").to_string();
             let scope = Scope {
-                info: info("clusterroles"),
+                info: &clusterroles,
                 namespace: None,
             };
             let res = store

@@ -11,7 +11,6 @@ use base64::Engine;
 use serde_json::{json, Value};
 
 use crate::authn::serviceaccount::ServiceAccounts;
-use crate::registry::resources;
 use crate::registry::store::{
     self, DeleteOptions, ListOptions, Part, ReadAt, Scope, Store, WriteOptions,
 };
@@ -39,13 +38,12 @@ async fn pass(
     sa: &ServiceAccounts,
     ca_pem: &[u8],
 ) -> Result<(), crate::meta::status::Status> {
-    let secrets = resources::lookup("", "v1", "secrets").expect("secrets resource");
-    let accounts =
-        resources::lookup("", "v1", "serviceaccounts").expect("serviceaccounts resource");
+    let secrets = store.registry().builtin("", "v1", "secrets");
+    let accounts = store.registry().builtin("", "v1", "serviceaccounts");
     let all = store
         .list(
             Scope {
-                info: secrets,
+                info: &secrets,
                 namespace: None,
             },
             &ListOptions {
@@ -79,13 +77,13 @@ async fn pass(
         let ns = store::meta_str(&s, "namespace").to_string();
         let name = store::meta_str(&s, "name").to_string();
         let scope = Scope {
-            info: secrets,
+            info: &secrets,
             namespace: Some(&ns),
         };
         let found = store
             .get(
                 Scope {
-                    info: accounts,
+                    info: &accounts,
                     namespace: Some(&ns),
                 },
                 &account,

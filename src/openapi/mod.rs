@@ -1,15 +1,16 @@
 //! Rafter's OpenAPI documents (`/openapi/v2`, `/openapi/v3`, `/openapi/v3/<group-version>`)
 //! and unknown-field detection for `fieldValidation`.
 //!
-//! Owns: building, once and lazily, kube-apiserver-shaped documents for the built-in resources
-//! of [`crate::registry::resources::RESOURCES`]: schemas from k8s-openapi's `schemars` support
-//! plus the `x-kubernetes-*` extensions of [`facts`], paths with kube's operation ids and
-//! parameters (kubectl looks for `fieldValidation` among the PATCH parameters to decide on
-//! server-side validation, and `kubectl explain` reads the v3 schemas). Each document is
-//! serialized once (v2 also as gnostic protobuf); callers get `&'static` bytes.
+//! Owns: building kube-apiserver-shaped documents for the resources of a registry snapshot
+//! ([`Catalog`]), lazily and once per registry generation ([`Documents`]): schemas from
+//! k8s-openapi's `schemars` support plus the `x-kubernetes-*` extensions of [`facts`], paths
+//! with kube's operation ids and parameters (kubectl looks for `fieldValidation` among the
+//! PATCH parameters to decide on server-side validation, and `kubectl explain` reads the v3
+//! schemas). Each document is serialized once per generation (v2 also as gnostic protobuf)
+//! and carries its content hash (the ETag).
 //!
 //! Does not know: HTTP (content negotiation, ETag / cache headers are the handlers' job),
-//! custom resources (CRD schemas are not merged in), protobuf forms of the documents. It does
+//! custom resources' schemas (not merged in yet). It does
 //! no file I/O and never reads upstream's swagger file.
 
 pub mod facts;
@@ -22,57 +23,107 @@ mod unknown;
 mod v3;
 
 use std::collections::BTreeSet;
-use std::sync::OnceLock;
+use std::sync::{Arc, Mutex};
 
+use bytes::Bytes;
 use serde_json::{json, Map, Value};
+
+use crate::registry::Catalog;
+
+/// `/openapi/v2` of one registry generation, serialized once.
+pub struct V2 {
+    /// The JSON document.
+    pub json: Bytes,
+    /// The gnostic `openapi.v2.Document` protobuf, served when the request accepts
+    /// `application/com.github.proto-openapi.spec.v2@v1.0+protobuf` (or the
+    /// `...spec.v2.v1.0+protobuf` spelling): client-go's `OpenAPISchema()` only accepts this.
+    pub protobuf: Bytes,
+    /// The entity tag of the JSON document (quoted), as kube-openapi sends it.
+    pub etag: String,
+    /// The entity tag of the protobuf document.
+    pub protobuf_etag: String,
+}
 
 /// One served v3 document.
 struct V3Doc {
     /// `api/v1`, `apis/apps/v1`, `apis/apps`, `api`, `apis`.
     path: String,
-    bytes: Vec<u8>,
+    bytes: Bytes,
     hash: String,
 }
 
-struct V3 {
-    index: Vec<u8>,
+/// `/openapi/v3` and its documents of one registry generation.
+pub struct V3 {
+    index: Bytes,
+    index_hash: String,
     docs: Vec<V3Doc>,
 }
 
-/// GET /openapi/v2 (JSON bytes, already serialized once and cached).
-pub fn v2() -> &'static [u8] {
-    &v2_all().0
+impl V3 {
+    /// GET /openapi/v3 (JSON).
+    pub fn index(&self) -> Bytes {
+        self.index.clone()
+    }
+
+    /// The content hash of the index.
+    pub fn index_hash(&self) -> &str {
+        &self.index_hash
+    }
+
+    /// GET /openapi/v3/<path> where path is "api/v1" or "apis/<group>/<version>" (also
+    /// "api", "apis" and "apis/<group>"): the document and its hash (the `hash` query value in
+    /// the index, and the ETag); `None` if unknown. Leading and trailing `/` are tolerated.
+    pub fn document(&self, path: &str) -> Option<(Bytes, &str)> {
+        let path = path.trim_start_matches('/').trim_end_matches('/');
+        self.docs
+            .iter()
+            .find(|d| d.path == path)
+            .map(|d| (d.bytes.clone(), d.hash.as_str()))
+    }
 }
 
-/// GET /openapi/v2 in protobuf (gnostic `openapi.v2.Document`), served when the request
-/// accepts `application/com.github.proto-openapi.spec.v2@v1.0+protobuf` (or the
-/// `...spec.v2.v1.0+protobuf` spelling): client-go's `OpenAPISchema()` only accepts this form.
-pub fn v2_protobuf() -> &'static [u8] {
-    &v2_all().1
+/// The OpenAPI documents of the current registry: built lazily, once per registry
+/// generation, and rebuilt on the first request after the registry changed.
+#[derive(Default)]
+pub struct Documents {
+    v2: Mutex<Option<(u64, Arc<V2>)>>,
+    v3: Mutex<Option<(u64, Arc<V3>)>>,
 }
 
-fn v2_all() -> &'static (Vec<u8>, Vec<u8>) {
-    static V2: OnceLock<(Vec<u8>, Vec<u8>)> = OnceLock::new();
-    V2.get_or_init(|| {
-        let doc = build_v2();
-        (serialize(&doc), proto::document(&doc))
-    })
-}
+impl Documents {
+    /// `/openapi/v2` for `cat`.
+    pub fn v2(&self, cat: &Catalog) -> Arc<V2> {
+        let mut slot = self.v2.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some((g, d)) = slot.as_ref() {
+            if *g == cat.generation {
+                return d.clone();
+            }
+        }
+        let doc = build_v2(cat);
+        let json = serialize(&doc);
+        let protobuf = proto::document(&doc);
+        let built = Arc::new(V2 {
+            etag: format!("\"{}\"", hash_hex(&json)),
+            protobuf_etag: format!("\"{}\"", hash_hex(&protobuf)),
+            protobuf: Bytes::from(protobuf),
+            json: Bytes::from(json),
+        });
+        *slot = Some((cat.generation, built.clone()));
+        built
+    }
 
-/// GET /openapi/v3 index (JSON bytes).
-pub fn v3_index() -> &'static [u8] {
-    &v3_all().index
-}
-
-/// GET /openapi/v3/<path> where path is "api/v1" or "apis/<group>/<version>" (also "api",
-/// "apis" and "apis/<group>"); None if unknown. A leading `/` is tolerated.
-pub fn v3_document(path: &str) -> Option<&'static [u8]> {
-    find_v3(path).map(|d| d.bytes.as_slice())
-}
-
-/// ETag/hash of a v3 document (the `hash` query value in the index).
-pub fn v3_hash(path: &str) -> Option<&'static str> {
-    find_v3(path).map(|d| d.hash.as_str())
+    /// `/openapi/v3` for `cat`.
+    pub fn v3(&self, cat: &Catalog) -> Arc<V3> {
+        let mut slot = self.v3.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some((g, d)) = slot.as_ref() {
+            if *g == cat.generation {
+                return d.clone();
+            }
+        }
+        let built = Arc::new(build_v3(cat));
+        *slot = Some((cat.generation, built.clone()));
+        built
+    }
 }
 
 /// Unknown-field detection for fieldValidation=Strict/Warn: returns one message per field of
@@ -94,16 +145,6 @@ pub fn prune_unknown(definition: &str, value: &mut Value) {
 /// int32`); `None` when the value decodes or the definition is not a built-in one.
 pub fn type_error(definition: &str, value: &Value) -> Option<String> {
     typecheck::first_type_error(definition, value)
-}
-
-fn find_v3(path: &str) -> Option<&'static V3Doc> {
-    let path = path.trim_start_matches('/').trim_end_matches('/');
-    v3_all().docs.iter().find(|d| d.path == path)
-}
-
-fn v3_all() -> &'static V3 {
-    static V3: OnceLock<V3> = OnceLock::new();
-    V3.get_or_init(build_v3)
 }
 
 /// Every definition referenced from `paths`, with everything they reference.
@@ -135,17 +176,17 @@ fn serialize(v: &Value) -> Vec<u8> {
     serde_json::to_vec(v).unwrap_or_default()
 }
 
-fn build_v2() -> Value {
+fn build_v2(cat: &Catalog) -> Value {
     let mut paths = paths::root_paths(true);
     paths.extend(paths::root_paths(false));
-    let gvs = paths::group_versions();
+    let gvs = paths::group_versions(cat);
     let mut groups: Vec<&str> = Vec::new();
     for (g, v) in &gvs {
         if !g.is_empty() && !groups.contains(g) {
             groups.push(g);
             paths.extend(paths::group_paths(g));
         }
-        paths.extend(paths::gv_paths(g, v));
+        paths.extend(paths::gv_paths(cat, g, v));
     }
     let mut definitions = Map::new();
     for name in referenced_definitions(&paths) {
@@ -191,22 +232,22 @@ fn v3_doc(paths: Map<String, Value>) -> Value {
     doc
 }
 
-fn build_v3() -> V3 {
+fn build_v3(cat: &Catalog) -> V3 {
     let mut sources: Vec<(String, Map<String, Value>)> = vec![
         ("api".into(), paths::root_paths(true)),
         ("apis".into(), paths::root_paths(false)),
     ];
     let mut groups: Vec<&str> = Vec::new();
-    for (g, v) in paths::group_versions() {
+    for (g, v) in paths::group_versions(cat) {
         if g.is_empty() {
-            sources.push((format!("api/{v}"), paths::gv_paths(g, v)));
+            sources.push((format!("api/{v}"), paths::gv_paths(cat, g, v)));
             continue;
         }
         if !groups.contains(&g) {
             groups.push(g);
             sources.push((format!("apis/{g}"), paths::group_paths(g)));
         }
-        sources.push((format!("apis/{g}/{v}"), paths::gv_paths(g, v)));
+        sources.push((format!("apis/{g}/{v}"), paths::gv_paths(cat, g, v)));
     }
     let mut docs = Vec::new();
     let mut index = Map::new();
@@ -217,33 +258,70 @@ fn build_v3() -> V3 {
             path.clone(),
             json!({"serverRelativeURL": format!("/openapi/v3/{path}?hash={hash}")}),
         );
-        docs.push(V3Doc { path, bytes, hash });
+        docs.push(V3Doc {
+            path,
+            bytes: Bytes::from(bytes),
+            hash,
+        });
     }
     let mut index = json!({ "paths": index });
     schemas::sort_keys(&mut index);
+    let index = serialize(&index);
     V3 {
-        index: serialize(&index),
+        index_hash: hash_hex(&index),
+        index: Bytes::from(index),
         docs,
     }
 }
 
-/// A 128-bit content hash (two FNV-1a 64 lanes), upper-case hex like upstream's hashes.
+/// kube-openapi's content hash: SHA-512, upper-case hex.
 fn hash_hex(bytes: &[u8]) -> String {
-    const PRIME: u64 = 0x0000_0100_0000_01b3;
-    let mut a: u64 = 0xcbf2_9ce4_8422_2325;
-    let mut b: u64 = 0x6c62_272e_07bb_0142;
-    for (i, &x) in bytes.iter().enumerate() {
-        a = (a ^ u64::from(x)).wrapping_mul(PRIME);
-        b = (b ^ u64::from(x) ^ (i as u64 & 0xff))
-            .wrapping_mul(PRIME)
-            .rotate_left(5);
-    }
-    format!("{a:016X}{b:016X}")
+    use std::fmt::Write;
+    let d = ring::digest::digest(&ring::digest::SHA512, bytes);
+    d.as_ref().iter().fold(String::new(), |mut s, b| {
+        let _ = write!(s, "{b:02X}");
+        s
+    })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn docs() -> &'static (Documents, Arc<Catalog>) {
+        static D: std::sync::OnceLock<(Documents, Arc<Catalog>)> = std::sync::OnceLock::new();
+        D.get_or_init(|| {
+            (
+                Documents::default(),
+                crate::registry::builtin::registry().snapshot(),
+            )
+        })
+    }
+
+    fn v2() -> Bytes {
+        let (d, c) = docs();
+        d.v2(c).json.clone()
+    }
+
+    fn v2_protobuf() -> Bytes {
+        let (d, c) = docs();
+        d.v2(c).protobuf.clone()
+    }
+
+    fn v3_index() -> Bytes {
+        let (d, c) = docs();
+        d.v3(c).index()
+    }
+
+    fn v3_document(path: &str) -> Option<Bytes> {
+        let (d, c) = docs();
+        d.v3(c).document(path).map(|(b, _)| b)
+    }
+
+    fn v3_hash(path: &str) -> Option<String> {
+        let (d, c) = docs();
+        d.v3(c).document(path).map(|(_, h)| h.to_string())
+    }
 
     fn parse(b: &[u8]) -> Value {
         serde_json::from_slice(b).expect("valid JSON")
@@ -251,7 +329,7 @@ mod tests {
 
     #[test]
     fn v2_shape() {
-        let doc = parse(v2());
+        let doc = parse(&v2());
         assert_eq!(doc["swagger"], "2.0");
         let defs = doc["definitions"].as_object().expect("definitions");
         for name in [
@@ -275,7 +353,7 @@ mod tests {
 
     #[test]
     fn v3_index_and_documents() {
-        let index = parse(v3_index());
+        let index = parse(&v3_index());
         let paths = index["paths"].as_object().expect("paths");
         for gv in [
             "api/v1",
@@ -293,7 +371,7 @@ mod tests {
         assert!(v3_document("apis/nope/v1").is_none());
         assert_eq!(v3_document("/api/v1"), v3_document("api/v1"));
 
-        let doc = parse(v3_document("apis/apps/v1").expect("apps/v1"));
+        let doc = parse(&v3_document("apis/apps/v1").expect("apps/v1"));
         assert_eq!(doc["openapi"], "3.0.0");
         assert!(!v3::has_v2_ref(&doc));
         let schemas = doc["components"]["schemas"].as_object().expect("schemas");
@@ -332,7 +410,7 @@ mod tests {
             } else {
                 format!("apis/{}/{}", r.group, r.version)
             };
-            let doc = parse(v3_document(&gv).expect("doc"));
+            let doc = parse(&v3_document(&gv).expect("doc"));
             let want = json!({"group": r.group, "kind": r.kind, "version": r.version});
             let mut found = None;
             for item in doc["paths"].as_object().expect("paths").values() {
@@ -360,6 +438,6 @@ mod tests {
     #[test]
     fn hashes_differ() {
         assert_ne!(hash_hex(b"a"), hash_hex(b"b"));
-        assert_eq!(hash_hex(b"abc").len(), 32);
+        assert_eq!(hash_hex(b"abc").len(), 128);
     }
 }

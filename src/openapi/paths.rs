@@ -1,6 +1,6 @@
 //! The `paths` of Rafter's OpenAPI documents, in v2 (swagger) form.
 //!
-//! Owns: for every served resource of [`crate::registry::resources::RESOURCES`], the
+//! Owns: for every served resource of a registry snapshot ([`Catalog`]), the
 //! collection, item, `status`, `scale` and deprecated `watch` paths with kube-apiserver's
 //! operation ids, `x-kubernetes-action`, `x-kubernetes-group-version-kind`, parameters,
 //! consumed/produced media types and responses; plus the discovery paths (`/api/`, `/apis/`,
@@ -12,7 +12,7 @@
 use serde_json::{json, Map, Value};
 
 use super::schemas::V2_REF;
-use crate::registry::resources::{ResourceInfo, RESOURCES};
+use crate::registry::{Catalog, Resource};
 
 const STATUS: &str = "io.k8s.apimachinery.pkg.apis.meta.v1.Status";
 const DELETE_OPTIONS: &str = "io.k8s.apimachinery.pkg.apis.meta.v1.DeleteOptions";
@@ -274,17 +274,17 @@ fn sorted_params(mut keys: Vec<&str>, name_kind: Option<&str>) -> Vec<Value> {
 }
 
 /// Adds every path of one resource to `paths` (v2 form).
-fn resource_paths(r: &ResourceInfo, paths: &mut Map<String, Value>) {
-    let has = |verb: &str| r.verbs.contains(&verb);
-    let g = r.group;
-    let v = r.version;
-    let k = r.kind;
+fn resource_paths(r: &Resource, paths: &mut Map<String, Value>) {
+    let has = |verb: &str| r.has_verb(verb);
+    let g = r.group.as_str();
+    let v = r.version.as_str();
+    let k = r.kind.as_str();
     let prefix = gv_prefix(g, v);
     let camel = format!("{}{}", group_camel(g), upper_first(v));
     let ns = if r.namespaced { "Namespaced" } else { "" };
     let tag = tag(g, v);
     let list_def = format!("{}List", r.definition);
-    let def = r.definition;
+    let def = r.definition.as_str();
     let kind_gvk = || Some(gvk(g, v, k));
     let base = if r.namespaced {
         format!("{prefix}/namespaces/{{namespace}}/{}", r.resource)
@@ -518,8 +518,8 @@ struct ItemOps<'a> {
     gvk: Value,
 }
 
-impl ItemOps<'_> {
-    fn op(&self, action: &'static str, id: String, description: String) -> Op<'static> {
+impl<'a> ItemOps<'a> {
+    fn op(&self, action: &'a str, id: String, description: String) -> Op<'a> {
         Op {
             action,
             id,
@@ -534,7 +534,7 @@ impl ItemOps<'_> {
     }
 
     /// The get/patch/put operations of a subresource path.
-    fn subresource(&self, sub: &str, what: &str, def: &'static str) -> Map<String, Value> {
+    fn subresource(&self, sub: &str, what: &str, def: &'a str) -> Map<String, Value> {
         let mut ops = Map::new();
         ops.insert("get".into(), self.read(sub, what, def));
         ops.insert("patch".into(), self.patch(sub, what, def));
@@ -542,7 +542,7 @@ impl ItemOps<'_> {
         ops
     }
 
-    fn read(&self, sub: &str, what: &str, def: &'static str) -> Value {
+    fn read(&self, sub: &str, what: &str, def: &'a str) -> Value {
         let (c, n, k) = (self.camel, self.ns, self.kind);
         let mut op = self.op(
             "get",
@@ -553,7 +553,7 @@ impl ItemOps<'_> {
         render(op)
     }
 
-    fn replace(&self, sub: &str, what: &str, def: &'static str) -> Value {
+    fn replace(&self, sub: &str, what: &str, def: &'a str) -> Value {
         let (c, n, k) = (self.camel, self.ns, self.kind);
         let mut op = self.op(
             "put",
@@ -567,7 +567,7 @@ impl ItemOps<'_> {
         render(op)
     }
 
-    fn patch(&self, sub: &str, what: &str, def: &'static str) -> Value {
+    fn patch(&self, sub: &str, what: &str, def: &'a str) -> Value {
         let (c, n, k) = (self.camel, self.ns, self.kind);
         let mut op = self.op(
             "patch",
@@ -653,7 +653,7 @@ pub(crate) fn group_paths(group: &str) -> Map<String, Value> {
 }
 
 /// Every path of one group-version: its discovery path and all its resources' paths.
-pub(crate) fn gv_paths(group: &str, version: &str) -> Map<String, Value> {
+pub(crate) fn gv_paths(cat: &Catalog, group: &str, version: &str) -> Map<String, Value> {
     let mut m = Map::new();
     m.insert(
         format!("{}/", gv_prefix(group, version)),
@@ -669,21 +669,18 @@ pub(crate) fn gv_paths(group: &str, version: &str) -> Map<String, Value> {
             PRODUCES,
         ),
     );
-    for r in RESOURCES
-        .iter()
-        .filter(|r| r.group == group && r.version == version)
-    {
+    for r in cat.in_group_version(group, version) {
         resource_paths(r, &mut m);
     }
     m
 }
 
 /// The served (group, version) pairs, in table order, without duplicates.
-pub(crate) fn group_versions() -> Vec<(&'static str, &'static str)> {
-    let mut out: Vec<(&'static str, &'static str)> = Vec::new();
-    for r in RESOURCES {
-        if !out.contains(&(r.group, r.version)) {
-            out.push((r.group, r.version));
+pub(crate) fn group_versions(cat: &Catalog) -> Vec<(&str, &str)> {
+    let mut out: Vec<(&str, &str)> = Vec::new();
+    for r in cat.all() {
+        if !out.contains(&(r.group.as_str(), r.version.as_str())) {
+            out.push((&r.group, &r.version));
         }
     }
     out
@@ -731,7 +728,11 @@ mod tests {
 
     #[test]
     fn deployment_paths() {
-        let m = gv_paths("apps", "v1");
+        let m = gv_paths(
+            &crate::registry::builtin::registry().snapshot(),
+            "apps",
+            "v1",
+        );
         // (path, method, operationId, action)
         let cases = [
             (

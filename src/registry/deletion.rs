@@ -14,8 +14,8 @@
 use serde_json::{json, Value};
 
 use super::object::{finalizers, meta, meta_mut, meta_str};
-use super::resources::ResourceInfo;
-use super::strategy::{self, GcPolicy};
+use super::resource::Resource;
+use super::strategy::GcPolicy;
 
 /// The GC finalizer that orphans dependents.
 pub const ORPHAN: &str = "orphan";
@@ -45,8 +45,8 @@ pub enum Plan {
 }
 
 /// Plans the DELETE of `obj` (the stored state) at `now` (RFC 3339).
-pub fn plan(info: &ResourceInfo, obj: &Value, req: &Request, now: &str) -> Plan {
-    if info.group.is_empty() && info.resource == "namespaces" {
+pub fn plan(info: &Resource, obj: &Value, req: &Request, now: &str) -> Plan {
+    if info.strategy.terminating_phase() {
         if let Some(p) = plan_namespace(obj, req, now) {
             return p;
         }
@@ -60,7 +60,10 @@ pub fn plan(info: &ResourceInfo, obj: &Value, req: &Request, now: &str) -> Plan 
     let terminating = !meta_str(obj, "deletionTimestamp").is_empty();
     let mut graceful = false;
     let mut grace = 0;
-    if let Some(period) = strategy::graceful_delete_period(info, obj, req.grace_period_seconds) {
+    if let Some(period) = info
+        .strategy
+        .graceful_delete_period(obj, req.grace_period_seconds)
+    {
         if terminating {
             let current = meta(obj)
                 .get("deletionGracePeriodSeconds")
@@ -165,9 +168,9 @@ fn plan_namespace(obj: &Value, req: &Request, now: &str) -> Option<Plan> {
 /// The finalizers the object should carry for garbage collection, and whether they differ (as
 /// sets) from the ones it has. Explicit options win over existing finalizers, which win over
 /// the resource's default policy.
-fn gc_finalizers(info: &ResourceInfo, obj: &Value, req: &Request) -> (bool, Vec<String>) {
+fn gc_finalizers(info: &Resource, obj: &Value, req: &Request) -> (bool, Vec<String>) {
     let have = finalizers(obj);
-    let default = strategy::default_gc_policy(info);
+    let default = info.strategy.gc_policy();
     if default == GcPolicy::Unsupported {
         return (false, have);
     }
@@ -256,7 +259,10 @@ fn is_after(a: &str, b: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::registry::resources::lookup;
+
+    fn lookup(group: &str, version: &str, resource: &str) -> Option<std::sync::Arc<Resource>> {
+        crate::registry::builtin::registry().get(group, version, resource)
+    }
 
     const NOW: &str = "2026-01-01T00:00:00Z";
 
@@ -276,12 +282,12 @@ mod tests {
     fn kinds_without_graceful_deletion_record_zero() {
         let info = lookup("", "v1", "configmaps").unwrap();
         assert_eq!(
-            plan(info, &cm(&[]), &req(Some(30), None), NOW),
+            plan(&info, &cm(&[]), &req(Some(30), None), NOW),
             Plan::Remove
         );
         for grace in [None, Some(0), Some(1), Some(30)] {
             let Plan::Write { obj, then_remove } =
-                plan(info, &cm(&[]), &req(grace, Some("Orphan")), NOW)
+                plan(&info, &cm(&[]), &req(grace, Some("Orphan")), NOW)
             else {
                 panic!("orphan must write");
             };
@@ -298,18 +304,18 @@ mod tests {
         let job = lookup("batch", "v1", "jobs").unwrap();
         let deploy = lookup("apps", "v1", "deployments").unwrap();
         for info in [rc, job] {
-            let Plan::Write { obj, .. } = plan(info, &cm(&[]), &req(None, None), NOW) else {
+            let Plan::Write { obj, .. } = plan(&info, &cm(&[]), &req(None, None), NOW) else {
                 panic!("{} orphans by default", info.resource);
             };
             assert_eq!(obj["metadata"]["finalizers"], json!(["orphan"]));
             assert_eq!(
-                plan(info, &cm(&[]), &req(None, Some("Background")), NOW),
+                plan(&info, &cm(&[]), &req(None, Some("Background")), NOW),
                 Plan::Remove
             );
         }
-        assert_eq!(plan(deploy, &cm(&[]), &req(None, None), NOW), Plan::Remove);
+        assert_eq!(plan(&deploy, &cm(&[]), &req(None, None), NOW), Plan::Remove);
         let Plan::Write { obj, .. } =
-            plan(deploy, &cm(&["x"]), &req(None, Some("Foreground")), NOW)
+            plan(&deploy, &cm(&["x"]), &req(None, Some("Foreground")), NOW)
         else {
             panic!()
         };
@@ -322,7 +328,7 @@ mod tests {
             orphan_dependents: Some(false),
             ..Default::default()
         };
-        assert_eq!(plan(deploy, &cm(&["orphan"]), &r, NOW), Plan::Remove);
+        assert_eq!(plan(&deploy, &cm(&["orphan"]), &r, NOW), Plan::Remove);
     }
 
     #[test]
@@ -331,7 +337,7 @@ mod tests {
         let mut o = cm(&["x"]);
         o["metadata"]["deletionTimestamp"] = json!("2025-01-01T00:00:00Z");
         o["metadata"]["deletionGracePeriodSeconds"] = json!(0);
-        assert_eq!(plan(info, &o, &req(Some(5), None), NOW), Plan::Keep);
+        assert_eq!(plan(&info, &o, &req(Some(5), None), NOW), Plan::Keep);
     }
 
     #[test]
@@ -339,7 +345,7 @@ mod tests {
         let info = lookup("", "v1", "pods").unwrap();
         let unscheduled =
             json!({"metadata": {"name": "p"}, "spec": {"terminationGracePeriodSeconds": 30}});
-        let Plan::Write { obj, then_remove } = plan(info, &unscheduled, &req(None, None), NOW)
+        let Plan::Write { obj, then_remove } = plan(&info, &unscheduled, &req(None, None), NOW)
         else {
             panic!()
         };
@@ -347,7 +353,8 @@ mod tests {
         assert_eq!(obj["metadata"]["deletionGracePeriodSeconds"], json!(0));
         let mut scheduled = unscheduled.clone();
         scheduled["spec"]["nodeName"] = json!("n1");
-        let Plan::Write { obj, then_remove } = plan(info, &scheduled, &req(None, None), NOW) else {
+        let Plan::Write { obj, then_remove } = plan(&info, &scheduled, &req(None, None), NOW)
+        else {
             panic!()
         };
         assert!(!then_remove);
@@ -357,18 +364,18 @@ mod tests {
             json!("2026-01-01T00:00:30Z")
         );
         // Again with a longer or equal period: nothing changes; a shorter one shortens.
-        assert_eq!(plan(info, &obj, &req(Some(30), None), NOW), Plan::Keep);
-        assert_eq!(plan(info, &obj, &req(None, None), NOW), Plan::Keep);
+        assert_eq!(plan(&info, &obj, &req(Some(30), None), NOW), Plan::Keep);
+        assert_eq!(plan(&info, &obj, &req(None, None), NOW), Plan::Keep);
         let Plan::Write {
             obj: o2,
             then_remove,
-        } = plan(info, &obj, &req(Some(0), None), NOW)
+        } = plan(&info, &obj, &req(Some(0), None), NOW)
         else {
             panic!()
         };
         assert!(then_remove);
         assert_eq!(o2["metadata"]["deletionTimestamp"], json!(NOW));
-        let Plan::Write { then_remove, .. } = plan(info, &scheduled, &req(Some(1), None), NOW)
+        let Plan::Write { then_remove, .. } = plan(&info, &scheduled, &req(Some(1), None), NOW)
         else {
             panic!()
         };
@@ -379,7 +386,7 @@ mod tests {
     fn namespaces() {
         let info = lookup("", "v1", "namespaces").unwrap();
         let ns = json!({"metadata": {"name": "n"}, "spec": {"finalizers": ["kubernetes"]}, "status": {"phase": "Active"}});
-        let Plan::Write { obj, then_remove } = plan(info, &ns, &req(Some(1), Some("Orphan")), NOW)
+        let Plan::Write { obj, then_remove } = plan(&info, &ns, &req(Some(1), Some("Orphan")), NOW)
         else {
             panic!()
         };
@@ -387,6 +394,6 @@ mod tests {
         assert_eq!(obj["status"]["phase"], json!("Terminating"));
         assert_eq!(obj["metadata"]["finalizers"], json!(["orphan"]));
         assert!(obj["metadata"].get("deletionGracePeriodSeconds").is_none());
-        assert_eq!(plan(info, &obj, &req(None, None), NOW), Plan::Keep);
+        assert_eq!(plan(&info, &obj, &req(None, None), NOW), Plan::Keep);
     }
 }

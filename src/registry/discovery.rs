@@ -2,14 +2,16 @@
 //! `/api/v1` + `/apis/<group>/<version>` (APIResourceList) and aggregated discovery
 //! (`apidiscovery.k8s.io/v2` APIGroupDiscoveryList) for `/api` and `/apis`.
 //!
-//! Everything is rendered from the static table in [`super::resources`], with kube-apiserver's
+//! Everything is rendered from a snapshot of the runtime registry ([`Catalog`]), with kube-apiserver's
 //! field names and ordering. This module does not know about HTTP (content negotiation, ETags,
 //! `Accept` headers), about custom resources (CRD-served groups are merged in by the caller), or
 //! about anything stored: it is pure data in, JSON out.
 
 use serde_json::{json, Map, Value};
 
-use super::resources::{self, ResourceInfo, SUBRESOURCE_VERBS};
+use super::catalog::Catalog;
+use super::resource::Resource;
+use super::resources::SUBRESOURCE_VERBS;
 
 /// `GET /api` → APIVersions, with an empty `serverAddress` (see [`api_versions_for`]).
 pub fn api_versions() -> Value {
@@ -28,8 +30,8 @@ pub fn api_versions_for(server_address: &str) -> Value {
 }
 
 /// `GET /apis` → APIGroupList of every non-core group in kube-apiserver's order.
-pub fn api_group_list() -> Value {
-    let groups: Vec<Value> = served_groups()
+pub fn api_group_list(cat: &Catalog) -> Value {
+    let groups: Vec<Value> = served_groups(cat)
         .into_iter()
         .map(|(g, versions)| group_body(g, &versions))
         .collect();
@@ -38,11 +40,11 @@ pub fn api_group_list() -> Value {
 
 /// `GET /apis/<group>` → APIGroup, or `None` for an unknown group (and for the core group,
 /// which has no `/apis/` document).
-pub fn api_group(group: &str) -> Option<Value> {
+pub fn api_group(cat: &Catalog, group: &str) -> Option<Value> {
     if group.is_empty() {
         return None;
     }
-    let (g, versions) = served_groups().into_iter().find(|(g, _)| *g == group)?;
+    let (g, versions) = served_groups(cat).into_iter().find(|(g, _)| *g == group)?;
     let mut out = Map::new();
     out.insert("kind".into(), json!("APIGroup"));
     out.insert("apiVersion".into(), json!("v1"));
@@ -189,8 +191,8 @@ impl Review {
 
 /// Every served group with its versions, in kube-apiserver's order: the resource table's,
 /// with the review-only groups after `events.k8s.io` as kube lists them.
-pub fn served_groups() -> Vec<(&'static str, Vec<&'static str>)> {
-    let mut out = resources::groups();
+pub fn served_groups(cat: &Catalog) -> Vec<(&str, Vec<&str>)> {
+    let mut out = cat.groups();
     let at = out
         .iter()
         .position(|(g, _)| *g == "events.k8s.io")
@@ -209,7 +211,7 @@ pub fn served_groups() -> Vec<(&'static str, Vec<&'static str>)> {
 
 impl CreateSubresource {
     /// The legacy APIResourceList entry (`group`/`version` only when they differ).
-    fn legacy(&self, parent: &ResourceInfo) -> Value {
+    fn legacy(&self, parent: &Resource) -> Value {
         let mut e = Map::new();
         e.insert(
             "name".into(),
@@ -229,7 +231,7 @@ impl CreateSubresource {
 
 /// `GET /api/v1` (group `""`) or `GET /apis/<group>/<version>` → APIResourceList, including the
 /// `<resource>/status` and `<resource>/scale` subresource entries. `None` if not served.
-pub fn api_resource_list(group: &str, version: &str) -> Option<Value> {
+pub fn api_resource_list(cat: &Catalog, group: &str, version: &str) -> Option<Value> {
     let reviews: Vec<&Review> = REVIEWS
         .iter()
         .filter(|r| r.group == group && r.version == version)
@@ -241,12 +243,11 @@ pub fn api_resource_list(group: &str, version: &str) -> Option<Value> {
             "resources": reviews.iter().map(|r| r.legacy()).collect::<Vec<_>>(),
         }));
     }
-    let mut items: Vec<&'static ResourceInfo> =
-        resources::in_group_version(group, version).collect();
+    let mut items: Vec<&Resource> = cat.in_group_version(group, version).map(|r| &**r).collect();
     if items.is_empty() {
         return None;
     }
-    items.sort_by(|a, b| a.resource.cmp(b.resource));
+    items.sort_by(|a, b| a.resource.cmp(&b.resource));
     let mut list = Vec::new();
     for r in items {
         let mut e = Map::new();
@@ -261,7 +262,7 @@ pub fn api_resource_list(group: &str, version: &str) -> Option<Value> {
         if !r.categories.is_empty() {
             e.insert("categories".into(), json!(r.categories));
         }
-        if let Some(h) = storage_version_hash(r.group, r.version, r.resource) {
+        if let Some(h) = &r.storage_version_hash {
             e.insert("storageVersionHash".into(), json!(h));
         }
         list.push(Value::Object(e));
@@ -307,13 +308,13 @@ pub fn api_resource_list(group: &str, version: &str) -> Option<Value> {
 /// Aggregated discovery (`application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList`)
 /// for `/api` (`core == true`: one item, the core group, with empty metadata) or `/apis`
 /// (`core == false`: every named group in kube-apiserver's order).
-pub fn aggregated(core: bool) -> Value {
+pub fn aggregated(cat: &Catalog, core: bool) -> Value {
     let items: Vec<Value> = if core {
-        vec![aggregated_group("", &["v1"])]
+        vec![aggregated_group(cat, "", &["v1"])]
     } else {
-        served_groups()
+        served_groups(cat)
             .into_iter()
-            .map(|(g, versions)| aggregated_group(g, &versions))
+            .map(|(g, versions)| aggregated_group(cat, g, &versions))
             .collect()
     };
     json!({
@@ -324,7 +325,7 @@ pub fn aggregated(core: bool) -> Value {
     })
 }
 
-fn aggregated_group(group: &str, versions: &[&str]) -> Value {
+fn aggregated_group(cat: &Catalog, group: &str, versions: &[&str]) -> Value {
     let metadata = if group.is_empty() {
         json!({})
     } else {
@@ -333,9 +334,8 @@ fn aggregated_group(group: &str, versions: &[&str]) -> Value {
     let vs: Vec<Value> = versions
         .iter()
         .map(|v| {
-            let mut items: Vec<&'static ResourceInfo> =
-                resources::in_group_version(group, v).collect();
-            items.sort_by(|a, b| a.resource.cmp(b.resource));
+            let mut items: Vec<&Resource> = cat.in_group_version(group, v).map(|r| &**r).collect();
+            items.sort_by(|a, b| a.resource.cmp(&b.resource));
             let mut rs: Vec<Value> = items.into_iter().map(aggregated_resource).collect();
             rs.extend(
                 REVIEWS
@@ -349,7 +349,7 @@ fn aggregated_group(group: &str, versions: &[&str]) -> Value {
     json!({"metadata": metadata, "versions": vs})
 }
 
-fn aggregated_resource(r: &'static ResourceInfo) -> Value {
+fn aggregated_resource(r: &Resource) -> Value {
     let mut e = Map::new();
     e.insert("resource".into(), json!(r.resource));
     e.insert(
@@ -403,81 +403,36 @@ fn aggregated_resource(r: &'static ResourceInfo) -> Value {
     Value::Object(e)
 }
 
-/// kube-apiserver's `storageVersionHash`: base64 of the first 8 bytes of
-/// sha256("<group>/<version>/<kind>") of the resource's *storage* version. Precomputed, since
-/// the storage version is fixed per built-in resource (HPAs are stored as autoscaling/v2,
-/// events.k8s.io Events as core v1 Events).
-pub fn storage_version_hash(group: &str, version: &str, resource: &str) -> Option<&'static str> {
-    match (group, version, resource) {
-        ("", "v1", "configmaps") => Some("qFsyl6wFWjQ="),
-        ("", "v1", "endpoints") => Some("fWeeMqaN/OA="),
-        ("", "v1", "events") => Some("r2yiGXH7wu8="),
-        ("", "v1", "limitranges") => Some("EBKMFVe6cwo="),
-        ("", "v1", "namespaces") => Some("Q3oi5N2YM8M="),
-        ("", "v1", "nodes") => Some("XwShjMxG9Fs="),
-        ("", "v1", "persistentvolumeclaims") => Some("QWTyNDq0dC4="),
-        ("", "v1", "persistentvolumes") => Some("HN/zwEC+JgM="),
-        ("", "v1", "pods") => Some("xPOwRZ+Yhw8="),
-        ("", "v1", "podtemplates") => Some("LIXB2x4IFpk="),
-        ("", "v1", "replicationcontrollers") => Some("Jond2If31h0="),
-        ("", "v1", "resourcequotas") => Some("8uhSgffRX6w="),
-        ("", "v1", "secrets") => Some("S6u1pOWzb84="),
-        ("", "v1", "serviceaccounts") => Some("pbx9ZvyFpBE="),
-        ("", "v1", "services") => Some("0/CO1lhkEBI="),
-        ("apps", "v1", "controllerrevisions") => Some("85nkx63pcBU="),
-        ("apps", "v1", "daemonsets") => Some("dd7pWHUlMKQ="),
-        ("apps", "v1", "deployments") => Some("8aSe+NMegvE="),
-        ("apps", "v1", "replicasets") => Some("P1RzHs8/mWQ="),
-        ("apps", "v1", "statefulsets") => Some("H+vl74LkKdo="),
-        ("events.k8s.io", "v1", "events") => Some("r2yiGXH7wu8="),
-        ("autoscaling", "v2", "horizontalpodautoscalers") => Some("qwQve8ut294="),
-        ("autoscaling", "v1", "horizontalpodautoscalers") => Some("qwQve8ut294="),
-        ("batch", "v1", "cronjobs") => Some("sd5LIXh4Fjs="),
-        ("batch", "v1", "jobs") => Some("mudhfqk/qZY="),
-        ("certificates.k8s.io", "v1", "certificatesigningrequests") => Some("95fRKMXA+00="),
-        ("networking.k8s.io", "v1", "ingressclasses") => Some("l/iqIbDgFyQ="),
-        ("networking.k8s.io", "v1", "ingresses") => Some("39NQlfNR+bo="),
-        ("networking.k8s.io", "v1", "ipaddresses") => Some("3f/plJFChNE="),
-        ("networking.k8s.io", "v1", "networkpolicies") => Some("YpfwF18m1G8="),
-        ("networking.k8s.io", "v1", "servicecidrs") => Some("gNLvruQhW2g="),
-        ("policy", "v1", "poddisruptionbudgets") => Some("EVWiDmWqyJw="),
-        ("rbac.authorization.k8s.io", "v1", "clusterrolebindings") => Some("48tpQ8gZHFc="),
-        ("rbac.authorization.k8s.io", "v1", "clusterroles") => Some("bYE5ZWDrJ44="),
-        ("rbac.authorization.k8s.io", "v1", "rolebindings") => Some("eGsCzGH6b1g="),
-        ("rbac.authorization.k8s.io", "v1", "roles") => Some("7FuwZcIIItM="),
-        ("storage.k8s.io", "v1", "csidrivers") => Some("hL6j/rwBV5w="),
-        ("storage.k8s.io", "v1", "csinodes") => Some("Pe62DkZtjuo="),
-        ("storage.k8s.io", "v1", "csistoragecapacities") => Some("xeVl+2Ly1kE="),
-        ("storage.k8s.io", "v1", "storageclasses") => Some("K+m6uJwbjGY="),
-        ("storage.k8s.io", "v1", "volumeattachments") => Some("tJx/ezt6UDU="),
-        ("admissionregistration.k8s.io", "v1", "mutatingwebhookconfigurations") => {
-            Some("Sqi0GUgDaX0=")
-        }
-        ("admissionregistration.k8s.io", "v1", "validatingadmissionpolicies") => {
-            Some("6OxvlMmQ6is=")
-        }
-        ("admissionregistration.k8s.io", "v1", "validatingadmissionpolicybindings") => {
-            Some("v9715VZqakg=")
-        }
-        ("admissionregistration.k8s.io", "v1", "validatingwebhookconfigurations") => {
-            Some("B0wHjQmsGNk=")
-        }
-        ("apiextensions.k8s.io", "v1", "customresourcedefinitions") => Some("M5uH+AlWATY="),
-        ("scheduling.k8s.io", "v1", "priorityclasses") => Some("1QwjyaZjj3Y="),
-        ("coordination.k8s.io", "v1", "leases") => Some("gqkMMb/YqFM="),
-        ("node.k8s.io", "v1", "runtimeclasses") => Some("WQTu1GL3T2Q="),
-        ("discovery.k8s.io", "v1", "endpointslices") => Some("qgS0xkrxYAI="),
-        ("flowcontrol.apiserver.k8s.io", "v1", "flowschemas") => Some("GJVAJZSZBIw="),
-        ("flowcontrol.apiserver.k8s.io", "v1", "prioritylevelconfigurations") => {
-            Some("Kir5PVfvNeI=")
-        }
-        _ => None,
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::registry::{builtin, resources};
+
+    fn cat() -> std::sync::Arc<Catalog> {
+        builtin::registry().snapshot()
+    }
+
+    fn api_group_list() -> Value {
+        super::api_group_list(&cat())
+    }
+
+    fn api_group(group: &str) -> Option<Value> {
+        super::api_group(&cat(), group)
+    }
+
+    fn api_resource_list(group: &str, version: &str) -> Option<Value> {
+        super::api_resource_list(&cat(), group, version)
+    }
+
+    fn aggregated(core: bool) -> Value {
+        super::aggregated(&cat(), core)
+    }
+
+    fn storage_version_hash(group: &str, version: &str, resource: &str) -> Option<String> {
+        cat()
+            .get(group, version, resource)
+            .and_then(|r| r.storage_version_hash.clone())
+    }
 
     #[test]
     fn api_versions_doc() {
@@ -579,7 +534,11 @@ mod tests {
             ("apps", "v1", "nope", None),
         ];
         for (g, v, r, want) in cases {
-            assert_eq!(storage_version_hash(g, v, r), want, "{g}/{v}/{r}");
+            assert_eq!(
+                storage_version_hash(g, v, r).as_deref(),
+                want,
+                "{g}/{v}/{r}"
+            );
         }
         for r in resources::RESOURCES {
             assert!(

@@ -8,7 +8,7 @@
 use serde_json::{json, Map, Value};
 
 use super::object::{meta, meta_mut, WriteOptions};
-use super::resources::ResourceInfo;
+use super::resource::Resource;
 
 /// Metadata fields that identify an object or are system-owned: never in a field set.
 const SYSTEM_META: &[&str] = &[
@@ -25,12 +25,7 @@ const SYSTEM_META: &[&str] = &[
 ];
 
 /// Records an Update by `opts.field_manager` on `obj` (changed relative to `old`).
-pub fn record_update(
-    obj: &mut Value,
-    opts: &WriteOptions,
-    info: &ResourceInfo,
-    old: Option<&Value>,
-) {
+pub fn record_update(obj: &mut Value, opts: &WriteOptions, info: &Resource, old: Option<&Value>) {
     let Some(manager) = opts.field_manager.as_deref().filter(|m| !m.is_empty()) else {
         // Keep the previous entries when no manager is known.
         if let Some(prev) = old.and_then(|o| meta(o).get("managedFields")).cloned() {

@@ -1,14 +1,21 @@
-//! The registry: the resource table, the generic store with per-resource strategies, field
-//! selectors, managedFields bookkeeping, discovery documents and Table printers. The only
-//! place where storage errors become API `Status` values.
+//! The registry: the runtime registry of served resources (`catalog`, entries in `resource`),
+//! the static table of built-in resources and their strategies (`resources`, `builtin`), the
+//! generic store, field selectors, managedFields bookkeeping, discovery documents and Table
+//! printers. The only place where storage errors become API `Status` values.
 
 pub mod allocate;
+pub mod builtin;
+pub mod catalog;
 pub mod deletion;
 pub mod discovery;
 pub mod field_selectors;
 pub mod managed;
 pub mod object;
+pub mod resource;
 pub mod resources;
 pub mod store;
 pub mod strategy;
 pub mod table;
+
+pub use catalog::{Catalog, Registry};
+pub use resource::Resource;

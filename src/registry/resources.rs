@@ -52,17 +52,6 @@ pub struct ResourceInfo {
     pub preferred: bool,
 }
 
-impl ResourceInfo {
-    /// The `apiVersion` of this resource's objects: `v1` for core, `group/version` otherwise.
-    pub fn api_version(&self) -> String {
-        if self.group.is_empty() {
-            self.version.to_string()
-        } else {
-            format!("{}/{}", self.group, self.version)
-        }
-    }
-}
-
 /// Where the scale subresource reads and writes its numbers (dotted JSON paths).
 ///
 /// For the apps/v1 kinds `label_selector_path` points at `.spec.selector`, a `LabelSelector`
@@ -1052,328 +1041,37 @@ pub static RESOURCES: &[ResourceInfo] = &[
     },
 ];
 
-/// Finds a resource by group, version and plural name.
-pub fn lookup(group: &str, version: &str, resource: &str) -> Option<&'static ResourceInfo> {
-    RESOURCES
-        .iter()
-        .find(|r| r.group == group && r.version == version && r.resource == resource)
-}
-
-/// Finds a resource by group, version and kind.
-pub fn by_kind(group: &str, version: &str, kind: &str) -> Option<&'static ResourceInfo> {
-    RESOURCES
-        .iter()
-        .find(|r| r.group == group && r.version == version && r.kind == kind)
-}
-
-/// All resources served in one group/version, in discovery order.
-pub fn in_group_version<'a>(
-    group: &'a str,
-    version: &'a str,
-) -> impl Iterator<Item = &'static ResourceInfo> + 'a {
-    RESOURCES
-        .iter()
-        .filter(move |r| r.group == group && r.version == version)
-}
-
-/// Finds a resource by any name kubectl accepts in a group: plural, singular or short name
-/// (case-insensitive), preferring the group's preferred version.
-pub fn resolve(group: &str, name: &str) -> Option<&'static ResourceInfo> {
-    let name = name.to_ascii_lowercase();
-    let mut found: Option<&'static ResourceInfo> = None;
-    for r in RESOURCES.iter().filter(|r| r.group == group) {
-        if r.resource == name || r.singular == name || r.short_names.contains(&name.as_str()) {
-            if r.preferred {
-                return Some(r);
-            }
-            found = found.or(Some(r));
-        }
+/// The group, version and kind a built-in resource's objects are stored as: its own, except
+/// that every HPA version is stored as autoscaling/v2 and events.k8s.io Events as core v1
+/// Events.
+pub fn storage_gvk(r: &ResourceInfo) -> (&'static str, &'static str, &'static str) {
+    match (r.group, r.resource) {
+        ("autoscaling", "horizontalpodautoscalers") => ("autoscaling", "v2", r.kind),
+        ("events.k8s.io", "events") => ("", "v1", r.kind),
+        _ => (r.group, r.version, r.kind),
     }
-    found
-}
-
-/// Named API groups (served under `/apis`) in kube-apiserver's discovery order, each with its
-/// versions, preferred version first. The core group (`""`, served at `/api` with only `v1`) is
-/// not included.
-pub fn groups() -> Vec<(&'static str, Vec<&'static str>)> {
-    let mut out: Vec<(&'static str, Vec<&'static str>)> = Vec::new();
-    for r in RESOURCES.iter().filter(|r| !r.group.is_empty()) {
-        match out.iter_mut().find(|(g, _)| *g == r.group) {
-            Some((_, versions)) => {
-                if !versions.contains(&r.version) {
-                    versions.push(r.version);
-                }
-            }
-            None => out.push((r.group, vec![r.version])),
-        }
-    }
-    out
-}
-
-/// The preferred version of a group, if the group is served.
-pub fn preferred_version(group: &str) -> Option<&'static str> {
-    RESOURCES
-        .iter()
-        .find(|r| r.group == group && r.preferred)
-        .map(|r| r.version)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    #[test]
-    fn sample_lookups() {
-        // (group, version, resource, kind, namespaced, short names, categories, status, scale, name rule)
-        #[allow(clippy::type_complexity)]
-        let cases: &[(
-            &str,
-            &str,
-            &str,
-            &str,
-            bool,
-            &[&str],
-            &[&str],
-            bool,
-            bool,
-            NameRule,
-        )] = &[
-            (
-                "",
-                "v1",
-                "pods",
-                "Pod",
-                true,
-                &["po"],
-                &["all"],
-                true,
-                false,
-                NameRule::Dns1123Subdomain,
-            ),
-            (
-                "",
-                "v1",
-                "services",
-                "Service",
-                true,
-                &["svc"],
-                &["all"],
-                true,
-                false,
-                NameRule::Dns1035Label,
-            ),
-            (
-                "",
-                "v1",
-                "namespaces",
-                "Namespace",
-                false,
-                &["ns"],
-                &[],
-                true,
-                false,
-                NameRule::Dns1123Label,
-            ),
-            (
-                "",
-                "v1",
-                "configmaps",
-                "ConfigMap",
-                true,
-                &["cm"],
-                &[],
-                false,
-                false,
-                NameRule::Dns1123Subdomain,
-            ),
-            (
-                "",
-                "v1",
-                "nodes",
-                "Node",
-                false,
-                &["no"],
-                &[],
-                true,
-                false,
-                NameRule::Dns1123Subdomain,
-            ),
-            (
-                "",
-                "v1",
-                "replicationcontrollers",
-                "ReplicationController",
-                true,
-                &["rc"],
-                &["all"],
-                true,
-                true,
-                NameRule::Dns1123Subdomain,
-            ),
-            (
-                "apps",
-                "v1",
-                "deployments",
-                "Deployment",
-                true,
-                &["deploy"],
-                &["all"],
-                true,
-                true,
-                NameRule::Dns1123Subdomain,
-            ),
-            (
-                "apps",
-                "v1",
-                "daemonsets",
-                "DaemonSet",
-                true,
-                &["ds"],
-                &["all"],
-                true,
-                false,
-                NameRule::Dns1123Subdomain,
-            ),
-            (
-                "batch",
-                "v1",
-                "cronjobs",
-                "CronJob",
-                true,
-                &["cj"],
-                &["all"],
-                true,
-                false,
-                NameRule::Dns1123Subdomain,
-            ),
-            (
-                "autoscaling",
-                "v1",
-                "horizontalpodautoscalers",
-                "HorizontalPodAutoscaler",
-                true,
-                &["hpa"],
-                &["all"],
-                true,
-                false,
-                NameRule::Dns1123Subdomain,
-            ),
-            (
-                "autoscaling",
-                "v2",
-                "horizontalpodautoscalers",
-                "HorizontalPodAutoscaler",
-                true,
-                &["hpa"],
-                &["all"],
-                true,
-                false,
-                NameRule::Dns1123Subdomain,
-            ),
-            (
-                "rbac.authorization.k8s.io",
-                "v1",
-                "clusterroles",
-                "ClusterRole",
-                false,
-                &[],
-                &[],
-                false,
-                false,
-                NameRule::PathSegment,
-            ),
-            (
-                "apiextensions.k8s.io",
-                "v1",
-                "customresourcedefinitions",
-                "CustomResourceDefinition",
-                false,
-                &["crd", "crds"],
-                &["api-extensions"],
-                true,
-                false,
-                NameRule::Dns1123Subdomain,
-            ),
-            (
-                "coordination.k8s.io",
-                "v1",
-                "leases",
-                "Lease",
-                true,
-                &[],
-                &[],
-                false,
-                false,
-                NameRule::Dns1123Subdomain,
-            ),
-            (
-                "storage.k8s.io",
-                "v1",
-                "storageclasses",
-                "StorageClass",
-                false,
-                &["sc"],
-                &[],
-                false,
-                false,
-                NameRule::Dns1123Subdomain,
-            ),
-        ];
-        for &(g, v, r, kind, ns, short, cats, status, scale, rule) in cases {
-            let info = lookup(g, v, r).unwrap_or_else(|| panic!("{g}/{v}/{r}"));
-            assert_eq!(info.kind, kind);
-            assert_eq!(info.namespaced, ns, "{r}");
-            assert_eq!(info.short_names, short, "{r}");
-            assert_eq!(info.categories, cats, "{r}");
-            assert_eq!(info.has_status, status, "{r}");
-            assert_eq!(info.scale.is_some(), scale, "{r}");
-            assert_eq!(info.name_rule, rule, "{r}");
-            assert_eq!(info.list_kind, format!("{kind}List"));
-            assert!(std::ptr::eq(by_kind(g, v, kind).unwrap(), info));
-        }
-        assert!(lookup("", "v1", "bindings").is_none());
-        assert!(lookup("apps", "v1beta1", "deployments").is_none());
-        assert_eq!(lookup("", "v1", "namespaces").unwrap().verbs.len(), 7);
-        assert!(lookup("apps", "v1", "deployments").unwrap().generation);
-        assert!(!lookup("", "v1", "configmaps").unwrap().generation);
+    fn lookup(group: &str, version: &str, resource: &str) -> Option<&'static ResourceInfo> {
+        RESOURCES
+            .iter()
+            .find(|r| r.group == group && r.version == version && r.resource == resource)
     }
 
-    #[test]
-    fn resolve_names() {
-        let cases = [
-            ("", "po", Some("pods")),
-            ("", "pod", Some("pods")),
-            ("", "Pods", Some("pods")),
-            ("apps", "deploy", Some("deployments")),
-            ("autoscaling", "hpa", Some("horizontalpodautoscalers")),
-            ("", "deploy", None),
-        ];
-        for (g, n, want) in cases {
-            assert_eq!(resolve(g, n).map(|r| r.resource), want, "{g} {n}");
+    fn groups() -> Vec<(&'static str, Vec<&'static str>)> {
+        let mut out: Vec<(&'static str, Vec<&'static str>)> = Vec::new();
+        for r in RESOURCES.iter().filter(|r| !r.group.is_empty()) {
+            match out.iter_mut().find(|(g, _)| *g == r.group) {
+                Some((_, vs)) if !vs.contains(&r.version) => vs.push(r.version),
+                Some(_) => {}
+                None => out.push((r.group, vec![r.version])),
+            }
         }
-        assert_eq!(resolve("autoscaling", "hpa").unwrap().version, "v2");
-    }
-
-    #[test]
-    fn groups_order() {
-        let gs = groups();
-        assert_eq!(gs[0], ("apps", vec!["v1"]));
-        assert!(gs.iter().all(|(g, _)| !g.is_empty()));
-        assert_eq!(gs.len(), 16);
-        let a = gs.iter().find(|(g, _)| *g == "autoscaling").unwrap();
-        assert_eq!(a.1, vec!["v2", "v1"]);
-        assert_eq!(preferred_version("autoscaling"), Some("v2"));
-        assert_eq!(preferred_version("nope"), None);
-        // Exactly one preferred version per group.
-        for (g, vs) in &gs {
-            let n = RESOURCES
-                .iter()
-                .filter(|r| r.group == *g && r.preferred)
-                .map(|r| r.version)
-                .collect::<std::collections::BTreeSet<_>>();
-            assert_eq!(n.len(), 1, "{g}");
-            assert_eq!(n.into_iter().next(), Some(vs[0]));
-        }
+        out
     }
 
     #[test]

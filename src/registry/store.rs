@@ -1,7 +1,7 @@
 //! The generic store: every resource-independent rule of create, get, list, update, patch and
 //! delete (k8s `registry/generic/registry/store.go` is the model).
 //!
-//! A resource contributes only a [`ResourceInfo`] row and a small stateless strategy
+//! A resource contributes only a [`Resource`] entry and a small stateless strategy
 //! ([`super::strategy`]). Objects travel as JSON values; the store settles every
 //! non-deterministic field (uid, timestamps, generated names) *before* proposing a transaction,
 //! so apply stays deterministic. This is the only place where `kv::Error` becomes a `Status`.
@@ -19,9 +19,9 @@ use crate::meta::labels::Selector;
 use crate::meta::status::{GroupResource, Status};
 use crate::meta::validation;
 pub use crate::registry::object::{finalizers, meta, meta_mut, meta_str, Part, WriteOptions};
-use crate::registry::resources::ResourceInfo;
 use crate::registry::strategy;
-use crate::registry::{deletion, field_selectors};
+use crate::registry::{deletion, field_selectors, Registry, Resource};
+use std::sync::Arc;
 
 /// How long a read for a future resourceVersion waits before answering 504.
 const FUTURE_RV_WAIT: Duration = Duration::from_secs(3);
@@ -110,23 +110,20 @@ pub enum Deleted {
 /// Where an object lives: a resource plus, for namespaced resources, a namespace.
 #[derive(Clone, Copy, Debug)]
 pub struct Scope<'a> {
-    pub info: &'static ResourceInfo,
+    pub info: &'a Resource,
     pub namespace: Option<&'a str>,
 }
 
-impl Scope<'_> {
-    pub fn gr(&self) -> GroupResource<'static> {
-        GroupResource {
-            group: self.info.group,
-            resource: self.info.resource,
-        }
+impl<'a> Scope<'a> {
+    pub fn gr(&self) -> GroupResource<'a> {
+        self.info.gr()
     }
 
-    fn group_segment(&self) -> &'static str {
+    fn group_segment(&self) -> &'a str {
         if self.info.group.is_empty() {
             "core"
         } else {
-            self.info.group
+            &self.info.group
         }
     }
 
@@ -196,21 +193,28 @@ fn random_suffix() -> String {
 #[derive(Clone)]
 pub struct Store {
     kv: Kv,
+    registry: Arc<Registry>,
     /// Service creates on this replica allocate one at a time (no lost races among
     /// themselves); across replicas the write's range compare decides.
     allocations: std::sync::Arc<tokio::sync::Mutex<()>>,
 }
 
 impl Store {
-    pub fn new(kv: Kv) -> Store {
+    pub fn new(kv: Kv, registry: Arc<Registry>) -> Store {
         Store {
             kv,
+            registry,
             allocations: Default::default(),
         }
     }
 
     pub fn kv(&self) -> &Kv {
         &self.kv
+    }
+
+    /// The served resources.
+    pub fn registry(&self) -> &Arc<Registry> {
+        &self.registry
     }
 
     /// Settles the revision a read is served at: a linearizable barrier for "most recent", a
@@ -388,7 +392,7 @@ impl Store {
             }
         }
         if let Some(sel) = &opts.field_selector {
-            let fields = field_selectors::field_set(scope.info.group, scope.info.resource, obj);
+            let fields = field_selectors::field_set(scope.info, obj);
             if !sel.matches(&fields) {
                 return false;
             }
@@ -426,8 +430,7 @@ impl Store {
             return Ok(());
         };
         let ns_scope = Scope {
-            info: crate::registry::resources::lookup("", "v1", "namespaces")
-                .ok_or_else(|| Status::internal("namespaces resource missing"))?,
+            info: &self.registry.builtin("", "v1", "namespaces"),
             namespace: None,
         };
         match self.current(ns_scope, ns)? {
@@ -454,9 +457,7 @@ impl Store {
 
     /// Assigns ClusterIPs and NodePorts to a new Service (settled before proposing); returns
     /// the revision of the services list it allocated from.
-    async fn allocate_service(&self, svc: &mut Value) -> Result<Revision, Status> {
-        let info = crate::registry::resources::lookup("", "v1", "services")
-            .ok_or_else(|| Status::internal("services resource missing"))?;
+    async fn allocate_service(&self, info: &Resource, svc: &mut Value) -> Result<Revision, Status> {
         let all = self
             .list(
                 Scope {
@@ -524,11 +525,11 @@ impl Store {
             meta_mut(&mut obj).insert("name".into(), json!(name));
         }
         let mut errs = validation::validate_object_meta(&obj, info.namespaced, info.name_rule);
-        errs.extend(strategy::validate(info, &obj));
+        errs.extend(info.strategy.validate(&obj));
         if !errs.is_empty() {
             return Err(Status::invalid(
-                info.kind,
-                info.group,
+                &info.kind,
+                &info.group,
                 meta_str(&obj, "name"),
                 &errs,
             ));
@@ -540,7 +541,7 @@ impl Store {
         // Service IPs and ports are allocated from a list of the services at revision R; the
         // write commits only if no service changed since R, so two concurrent creates can
         // never get the same address (kube's allocators guarantee uniqueness too).
-        let allocating = info.group.is_empty() && info.resource == "services";
+        let allocating = info.strategy.allocates();
         let unallocated = allocating.then(|| obj.clone());
         let mut allocated_at = None;
         let _allocating = match allocating {
@@ -548,7 +549,7 @@ impl Store {
             false => None,
         };
         if allocating {
-            allocated_at = Some(self.allocate_service(&mut obj).await?);
+            allocated_at = Some(self.allocate_service(info, &mut obj).await?);
         }
         crate::registry::managed::record_update(&mut obj, opts, info, None);
         let attempts = if name_given { 1 } else { GENERATE_NAME_RETRIES };
@@ -616,7 +617,7 @@ impl Store {
                     let managed = obj["metadata"].get("managedFields").cloned();
                     obj = base.clone();
                     meta_mut(&mut obj).insert("name".into(), json!(keep_name));
-                    allocated_at = Some(self.allocate_service(&mut obj).await?);
+                    allocated_at = Some(self.allocate_service(info, &mut obj).await?);
                     if let Some(m) = managed {
                         meta_mut(&mut obj).insert("managedFields".into(), m);
                     }
@@ -687,15 +688,15 @@ impl Store {
             }
             drop_empty_meta(&mut new);
             let mut errs = validation::validate_object_meta_update(&new, &old);
-            errs.extend(strategy::validate(info, &new));
+            errs.extend(info.strategy.validate_update(&new, &old));
             if !errs.is_empty() {
-                return Err(Status::invalid(info.kind, info.group, name, &errs));
+                return Err(Status::invalid(&info.kind, &info.group, name, &errs));
             }
             // An object being deleted whose last finalizer went away is removed now (kube's
             // ShouldDeleteDuringUpdate). Only pods wait out a grace period (for the kubelet);
             // a grace period stored on any other kind (by an older Rafter) does not count.
             let deleting = !meta_str(&new, "deletionTimestamp").is_empty();
-            let grace = match strategy::graceful_delete_period(info, &new, None) {
+            let grace = match info.strategy.graceful_delete_period(&new, None) {
                 None => 0,
                 Some(_) => meta(&new)
                     .get("deletionGracePeriodSeconds")
@@ -705,7 +706,7 @@ impl Store {
             if deleting
                 && finalizers(&new).is_empty()
                 && grace == 0
-                && !strategy::needs_graceful_delete(info, &new)
+                && !info.strategy.needs_graceful_delete(&new)
             {
                 if opts.dry_run {
                     return Ok(new);
@@ -765,7 +766,7 @@ impl Store {
         name: &str,
         opts: &DeleteOptions,
     ) -> Result<Deleted, Status> {
-        if let Some(why) = strategy::delete_forbidden(scope.info, name) {
+        if let Some(why) = scope.info.strategy.delete_forbidden(name) {
             return Err(Status::forbidden(scope.gr(), name, why));
         }
         let req = deletion::Request {

@@ -45,8 +45,7 @@ impl IncludeObject {
 /// `api_version` selects `meta.k8s.io/v1` or `meta.k8s.io/v1beta1` (either the bare version or
 /// the full group/version may be given; anything else means v1).
 pub fn table(
-    info_group: &str,
-    resource: &str,
+    printer: Printer,
     items: &[Value],
     list_meta: Value,
     include: IncludeObject,
@@ -57,16 +56,10 @@ pub fn table(
         "v1beta1" | "meta.k8s.io/v1beta1" => "meta.k8s.io/v1beta1",
         _ => "meta.k8s.io/v1",
     };
-    let printer = printer_for(info_group, resource);
     let ctx = Ctx { now };
     let mut ordered: Vec<&Value> = items.iter().collect();
-    if (info_group, resource) == ("flowcontrol.apiserver.k8s.io", "flowschemas") {
-        // Upstream prints FlowSchema lists in matching order (precedence, then name).
-        ordered.sort_by(|a, b| {
-            i(a, &["spec", "matchingPrecedence"])
-                .cmp(&i(b, &["spec", "matchingPrecedence"]))
-                .then_with(|| s(a, &["metadata", "name"]).cmp(s(b, &["metadata", "name"])))
-        });
+    if let Some(order) = printer.sort {
+        ordered.sort_by(|a, b| order(a, b));
     }
     let rows: Vec<Value> = ordered
         .into_iter()
@@ -90,7 +83,8 @@ pub fn table(
             Value::Object(r)
         })
         .collect();
-    let columns: Vec<Value> = (printer.columns)()
+    let columns: Vec<Value> = printer
+        .columns
         .iter()
         .map(|c| {
             json!({
@@ -113,11 +107,8 @@ pub fn table(
 
 /// Column names (in order) of the Table for a resource; handy for tests and callers that only
 /// need headers.
-pub fn column_names(info_group: &str, resource: &str) -> Vec<&'static str> {
-    (printer_for(info_group, resource).columns)()
-        .iter()
-        .map(|c| c.name)
-        .collect()
+pub fn column_names(printer: Printer) -> Vec<&'static str> {
+    printer.columns.iter().map(|c| c.name).collect()
 }
 
 /// Upstream's `duration.HumanDuration`: "5s", "2m30s", "3h", "2d5h", "3y45d", ...
@@ -242,10 +233,17 @@ const AGE: Col = col("Age", "string", D_CREATED);
 const D_CONTAINERS: &str = "Names of each container in the template.";
 const D_IMAGES: &str = "Images referenced by each container in the template.";
 
-struct Printer {
-    columns: fn() -> &'static [Col],
+/// How one kind renders as a Table: its columns, its row function and, for a few kinds, the
+/// order rows are printed in.
+#[derive(Clone, Copy)]
+pub struct Printer {
+    columns: &'static [Col],
     row: fn(&Value, &Ctx) -> Row,
+    sort: Option<fn(&Value, &Value) -> std::cmp::Ordering>,
 }
+
+/// kube-apiserver's default table convertor (name and creation time).
+pub const DEFAULT: Printer = printers::DEFAULT;
 
 fn get<'a>(v: &'a Value, path: &[&str]) -> Option<&'a Value> {
     let mut cur = v;
@@ -534,68 +532,248 @@ const D_IP_PARENT: &str = "ParentRef references the resource that an IPAddress i
 // ---------------------------------------------------------------------------------------------
 // Dispatch
 
-fn printer_for(group: &str, resource: &str) -> Printer {
-    macro_rules! p {
-        ($cols:ident, $row:ident) => {
-            Printer {
-                columns: || $cols,
-                row: $row,
-            }
-        };
-    }
-    match (group, resource) {
-        ("", "pods") => p!(POD_COLS, pod_row),
-        ("", "podtemplates") => p!(POD_TEMPLATE_COLS, pod_template_row),
-        ("policy", "poddisruptionbudgets") => p!(PDB_COLS, pdb_row),
-        ("", "replicationcontrollers") => p!(RC_COLS, rc_row),
-        ("apps", "replicasets") => p!(RS_COLS, rs_row),
-        ("apps", "daemonsets") => p!(DS_COLS, ds_row),
-        ("batch", "jobs") => p!(JOB_COLS, job_row),
-        ("batch", "cronjobs") => p!(CRONJOB_COLS, cronjob_row),
-        ("", "services") => p!(SERVICE_COLS, service_row),
-        ("networking.k8s.io", "ingresses") => p!(INGRESS_COLS, ingress_row),
-        ("networking.k8s.io", "ingressclasses") => p!(INGRESS_CLASS_COLS, ingress_class_row),
-        ("apps", "statefulsets") => p!(STS_COLS, sts_row),
-        ("", "endpoints") => p!(ENDPOINTS_COLS, endpoints_row),
-        ("", "nodes") => p!(NODE_COLS, node_row),
-        ("", "events") | ("events.k8s.io", "events") => p!(EVENT_COLS, event_row),
-        ("", "namespaces") => p!(NAMESPACE_COLS, namespace_row),
-        ("", "secrets") => p!(SECRET_COLS, secret_row),
-        ("", "serviceaccounts") => p!(SA_COLS, sa_row),
-        ("", "persistentvolumes") => p!(PV_COLS, pv_row),
-        ("", "persistentvolumeclaims") => p!(PVC_COLS, pvc_row),
-        ("apps", "deployments") => p!(DEPLOYMENT_COLS, deployment_row),
-        ("autoscaling", "horizontalpodautoscalers") => p!(HPA_COLS, hpa_row),
-        ("", "configmaps") => p!(CONFIGMAP_COLS, configmap_row),
-        ("networking.k8s.io", "networkpolicies") => p!(NETPOL_COLS, netpol_row),
-        ("rbac.authorization.k8s.io", "rolebindings") => p!(RB_COLS, binding_row),
-        ("rbac.authorization.k8s.io", "clusterrolebindings") => p!(CRB_COLS, binding_row),
-        ("certificates.k8s.io", "certificatesigningrequests") => p!(CSR_COLS, csr_row),
-        ("coordination.k8s.io", "leases") => p!(LEASE_COLS, lease_row),
-        ("storage.k8s.io", "storageclasses") => p!(SC_COLS, sc_row),
-        ("apps", "controllerrevisions") => p!(CR_COLS, controller_revision_row),
-        ("", "resourcequotas") => p!(QUOTA_COLS, quota_row),
-        ("scheduling.k8s.io", "priorityclasses") => p!(PC_COLS, pc_row),
-        ("node.k8s.io", "runtimeclasses") => p!(RUNTIMECLASS_COLS, runtimeclass_row),
-        ("storage.k8s.io", "volumeattachments") => p!(VA_COLS, va_row),
-        ("discovery.k8s.io", "endpointslices") => p!(ES_COLS, es_row),
-        ("storage.k8s.io", "csinodes") => p!(CSINODE_COLS, csinode_row),
-        ("storage.k8s.io", "csidrivers") => p!(CSIDRIVER_COLS, csidriver_row),
-        ("storage.k8s.io", "csistoragecapacities") => p!(CSC_COLS, csc_row),
-        ("admissionregistration.k8s.io", "mutatingwebhookconfigurations")
-        | ("admissionregistration.k8s.io", "validatingwebhookconfigurations") => {
-            p!(WEBHOOK_COLS, webhook_row)
-        }
-        ("admissionregistration.k8s.io", "validatingadmissionpolicies") => p!(VAP_COLS, vap_row),
-        ("admissionregistration.k8s.io", "validatingadmissionpolicybindings") => {
-            p!(VAPB_COLS, vapb_row)
-        }
-        ("flowcontrol.apiserver.k8s.io", "flowschemas") => p!(FS_COLS, fs_row),
-        ("flowcontrol.apiserver.k8s.io", "prioritylevelconfigurations") => p!(PL_COLS, pl_row),
-        ("networking.k8s.io", "servicecidrs") => p!(SCIDR_COLS, scidr_row),
-        ("networking.k8s.io", "ipaddresses") => p!(IP_COLS, ip_row),
-        _ => p!(DEFAULT_COLS, default_row),
-    }
+/// The printers of the built-in kinds (kube's `printers/internalversion`), one per Table
+/// shape; each resource's strategy names its own.
+pub mod printers {
+    use super::*;
+
+    pub const POD: Printer = Printer {
+        columns: POD_COLS,
+        row: pod_row,
+        sort: None,
+    };
+    pub const POD_TEMPLATE: Printer = Printer {
+        columns: POD_TEMPLATE_COLS,
+        row: pod_template_row,
+        sort: None,
+    };
+    pub const PDB: Printer = Printer {
+        columns: PDB_COLS,
+        row: pdb_row,
+        sort: None,
+    };
+    pub const RC: Printer = Printer {
+        columns: RC_COLS,
+        row: rc_row,
+        sort: None,
+    };
+    pub const RS: Printer = Printer {
+        columns: RS_COLS,
+        row: rs_row,
+        sort: None,
+    };
+    pub const DS: Printer = Printer {
+        columns: DS_COLS,
+        row: ds_row,
+        sort: None,
+    };
+    pub const JOB: Printer = Printer {
+        columns: JOB_COLS,
+        row: job_row,
+        sort: None,
+    };
+    pub const CRONJOB: Printer = Printer {
+        columns: CRONJOB_COLS,
+        row: cronjob_row,
+        sort: None,
+    };
+    pub const SERVICE: Printer = Printer {
+        columns: SERVICE_COLS,
+        row: service_row,
+        sort: None,
+    };
+    pub const INGRESS: Printer = Printer {
+        columns: INGRESS_COLS,
+        row: ingress_row,
+        sort: None,
+    };
+    pub const INGRESS_CLASS: Printer = Printer {
+        columns: INGRESS_CLASS_COLS,
+        row: ingress_class_row,
+        sort: None,
+    };
+    pub const STS: Printer = Printer {
+        columns: STS_COLS,
+        row: sts_row,
+        sort: None,
+    };
+    pub const ENDPOINTS: Printer = Printer {
+        columns: ENDPOINTS_COLS,
+        row: endpoints_row,
+        sort: None,
+    };
+    pub const NODE: Printer = Printer {
+        columns: NODE_COLS,
+        row: node_row,
+        sort: None,
+    };
+    pub const EVENT: Printer = Printer {
+        columns: EVENT_COLS,
+        row: event_row,
+        sort: None,
+    };
+    pub const NAMESPACE: Printer = Printer {
+        columns: NAMESPACE_COLS,
+        row: namespace_row,
+        sort: None,
+    };
+    pub const SECRET: Printer = Printer {
+        columns: SECRET_COLS,
+        row: secret_row,
+        sort: None,
+    };
+    pub const SA: Printer = Printer {
+        columns: SA_COLS,
+        row: sa_row,
+        sort: None,
+    };
+    pub const PV: Printer = Printer {
+        columns: PV_COLS,
+        row: pv_row,
+        sort: None,
+    };
+    pub const PVC: Printer = Printer {
+        columns: PVC_COLS,
+        row: pvc_row,
+        sort: None,
+    };
+    pub const DEPLOYMENT: Printer = Printer {
+        columns: DEPLOYMENT_COLS,
+        row: deployment_row,
+        sort: None,
+    };
+    pub const HPA: Printer = Printer {
+        columns: HPA_COLS,
+        row: hpa_row,
+        sort: None,
+    };
+    pub const CONFIGMAP: Printer = Printer {
+        columns: CONFIGMAP_COLS,
+        row: configmap_row,
+        sort: None,
+    };
+    pub const NETPOL: Printer = Printer {
+        columns: NETPOL_COLS,
+        row: netpol_row,
+        sort: None,
+    };
+    pub const RB: Printer = Printer {
+        columns: RB_COLS,
+        row: binding_row,
+        sort: None,
+    };
+    pub const CRB: Printer = Printer {
+        columns: CRB_COLS,
+        row: binding_row,
+        sort: None,
+    };
+    pub const CSR: Printer = Printer {
+        columns: CSR_COLS,
+        row: csr_row,
+        sort: None,
+    };
+    pub const LEASE: Printer = Printer {
+        columns: LEASE_COLS,
+        row: lease_row,
+        sort: None,
+    };
+    pub const SC: Printer = Printer {
+        columns: SC_COLS,
+        row: sc_row,
+        sort: None,
+    };
+    pub const CR: Printer = Printer {
+        columns: CR_COLS,
+        row: controller_revision_row,
+        sort: None,
+    };
+    pub const QUOTA: Printer = Printer {
+        columns: QUOTA_COLS,
+        row: quota_row,
+        sort: None,
+    };
+    pub const PC: Printer = Printer {
+        columns: PC_COLS,
+        row: pc_row,
+        sort: None,
+    };
+    pub const RUNTIMECLASS: Printer = Printer {
+        columns: RUNTIMECLASS_COLS,
+        row: runtimeclass_row,
+        sort: None,
+    };
+    pub const VA: Printer = Printer {
+        columns: VA_COLS,
+        row: va_row,
+        sort: None,
+    };
+    pub const ES: Printer = Printer {
+        columns: ES_COLS,
+        row: es_row,
+        sort: None,
+    };
+    pub const CSINODE: Printer = Printer {
+        columns: CSINODE_COLS,
+        row: csinode_row,
+        sort: None,
+    };
+    pub const CSIDRIVER: Printer = Printer {
+        columns: CSIDRIVER_COLS,
+        row: csidriver_row,
+        sort: None,
+    };
+    pub const CSC: Printer = Printer {
+        columns: CSC_COLS,
+        row: csc_row,
+        sort: None,
+    };
+    pub const WEBHOOK: Printer = Printer {
+        columns: WEBHOOK_COLS,
+        row: webhook_row,
+        sort: None,
+    };
+    pub const VAP: Printer = Printer {
+        columns: VAP_COLS,
+        row: vap_row,
+        sort: None,
+    };
+    pub const VAPB: Printer = Printer {
+        columns: VAPB_COLS,
+        row: vapb_row,
+        sort: None,
+    };
+    pub const FS: Printer = Printer {
+        columns: FS_COLS,
+        row: fs_row,
+        sort: Some(flowschema_order),
+    };
+    pub const PL: Printer = Printer {
+        columns: PL_COLS,
+        row: pl_row,
+        sort: None,
+    };
+    pub const SCIDR: Printer = Printer {
+        columns: SCIDR_COLS,
+        row: scidr_row,
+        sort: None,
+    };
+    pub const IP: Printer = Printer {
+        columns: IP_COLS,
+        row: ip_row,
+        sort: None,
+    };
+    pub const DEFAULT: Printer = Printer {
+        columns: DEFAULT_COLS,
+        row: default_row,
+        sort: None,
+    };
+}
+
+/// Upstream prints FlowSchema lists in matching order (precedence, then name).
+fn flowschema_order(a: &Value, b: &Value) -> std::cmp::Ordering {
+    i(a, &["spec", "matchingPrecedence"])
+        .cmp(&i(b, &["spec", "matchingPrecedence"]))
+        .then_with(|| s(a, &["metadata", "name"]).cmp(s(b, &["metadata", "name"])))
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -2469,6 +2647,37 @@ fn pl_row(o: &Value, ctx: &Ctx) -> Row {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn printer(group: &str, resource: &str) -> Printer {
+        crate::registry::builtin::registry()
+            .snapshot()
+            .resolve(group, resource)
+            .map(|r| r.strategy.printer())
+            .unwrap_or(DEFAULT)
+    }
+
+    fn table(
+        group: &str,
+        resource: &str,
+        items: &[Value],
+        list_meta: Value,
+        include: IncludeObject,
+        api_version: &str,
+        now: Timestamp,
+    ) -> Value {
+        super::table(
+            printer(group, resource),
+            items,
+            list_meta,
+            include,
+            api_version,
+            now,
+        )
+    }
+
+    fn column_names(group: &str, resource: &str) -> Vec<&'static str> {
+        super::column_names(printer(group, resource))
+    }
 
     fn now() -> Timestamp {
         "2025-06-01T12:00:00Z".parse().unwrap()

@@ -60,6 +60,8 @@ pub type User = crate::authn::UserInfo;
 /// Everything a request handler may reach.
 pub struct App {
     pub store: Store,
+    /// The OpenAPI documents of the served resources.
+    pub openapi: Arc<crate::openapi::Documents>,
     /// The watch cache: watches and cached lists.
     pub watch: crate::watch::Cache,
     pub shutting_down: AtomicBool,
@@ -288,7 +290,10 @@ pub async fn handle(
     // Label values come only from what the server serves, so a client cannot create new time
     // series with made-up paths.
     let info = info.filter(|i| {
-        crate::registry::resources::lookup(&i.group, &i.version, &i.resource).is_some()
+        app.store
+            .registry()
+            .get(&i.group, &i.version, &i.resource)
+            .is_some()
             || (i.group == "authentication.k8s.io"
                 && matches!(i.resource.as_str(), "selfsubjectreviews" | "tokenreviews"))
             || (i.group == "authorization.k8s.io" && i.resource.ends_with("reviews"))

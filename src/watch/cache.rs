@@ -18,10 +18,10 @@ use tokio::sync::{broadcast, mpsc, watch};
 use super::{CacheOptions, CachedEvent, Out, Request, Start, WatchStream};
 use crate::kv::{self, Event, EventKind, Revision};
 use crate::meta::status::Status;
-use crate::registry::resources::ResourceInfo;
 use crate::registry::store::{
     self, encode_continue, kv_status, prefix_end, ListOptions, ListResult, ReadAt, Scope, Store,
 };
+use crate::registry::Resource as Served;
 
 /// How often the dispatcher checks that it is not behind the kv store without events (e.g.
 /// after a snapshot was installed).
@@ -90,7 +90,7 @@ struct Slot {
     id: u64,
     /// Key prefix (resource, and namespace when the watch is namespaced).
     prefix: Vec<u8>,
-    info: &'static ResourceInfo,
+    info: Arc<Served>,
     opts: ListOptions,
     /// Only events with a revision > from.
     from: Revision,
@@ -125,6 +125,11 @@ fn filtered(opts: &ListOptions) -> bool {
 }
 
 impl Cache {
+    /// The served resources.
+    pub fn registry(&self) -> &Arc<crate::registry::Registry> {
+        self.inner.store.registry()
+    }
+
     /// Loads the current state from kv and starts the dispatcher.
     pub async fn start(store: Store, opts: CacheOptions) -> Result<Cache, Status> {
         let kv = store.kv().clone();
@@ -328,7 +333,7 @@ impl Cache {
     /// Starts a watch.
     pub async fn watch(&self, req: Request) -> Result<WatchStream, Status> {
         let scope = Scope {
-            info: req.info,
+            info: &req.info,
             namespace: req.namespace.as_deref(),
         };
         let prefix = scope.prefix().into_bytes();
@@ -341,7 +346,7 @@ impl Cache {
         let mut slot = Slot {
             id,
             prefix: prefix.clone(),
-            info: req.info,
+            info: req.info.clone(),
             opts: req.opts.clone(),
             from: 0,
             tx,
@@ -612,7 +617,7 @@ fn dispatch(store: &Store, w: &Slot, ev: &Arc<CachedEvent>) -> bool {
         return !w.tx.is_closed();
     }
     let scope = Scope {
-        info: w.info,
+        info: &w.info,
         namespace: None,
     };
     let Some(t) = ev.type_for(|o| store.matches(scope, &w.opts, o)) else {

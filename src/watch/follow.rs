@@ -11,8 +11,8 @@ use serde_json::Value;
 use tokio::task::JoinHandle;
 
 use super::{Cache, Out, Request, Start};
-use crate::registry::resources::ResourceInfo;
 use crate::registry::store::{ListOptions, ReadAt};
+use crate::registry::Resource;
 
 /// What a follower hands its consumer.
 pub enum Change<'a> {
@@ -34,13 +34,13 @@ const RETRY: Duration = Duration::from_millis(500);
 /// the returned task is aborted or the cache goes away.
 pub fn spawn(
     cache: Cache,
-    info: &'static ResourceInfo,
+    info: Arc<Resource>,
     mut f: impl FnMut(Change<'_>) + Send + 'static,
 ) -> JoinHandle<()> {
     tokio::spawn(async move {
         loop {
             let req = Request {
-                info,
+                info: info.clone(),
                 namespace: None,
                 opts: ListOptions::default(),
                 start: Start::Initial(ReadAt::Any),

@@ -29,8 +29,8 @@ use serde_json::{json, Value};
 
 use crate::kv::Revision;
 use crate::meta::status::Status;
-use crate::registry::resources::ResourceInfo;
 use crate::registry::store::{ListOptions, ReadAt};
+use crate::registry::Resource;
 
 pub use cache::Cache;
 pub use stream::WatchStream;
@@ -186,7 +186,7 @@ impl Out {
     }
 
     /// The wire line (JSON), shared for cached events.
-    pub fn line(&self, info: &ResourceInfo) -> Bytes {
+    pub fn line(&self, info: &Resource) -> Bytes {
         match self {
             Out::Event(e, t) => e.line(*t),
             Out::Initial(o) => event_line("ADDED", o),
@@ -198,7 +198,7 @@ impl Out {
 
 /// A BOOKMARK's object: only kind, apiVersion and metadata.resourceVersion (plus the
 /// initial-events-end annotation).
-pub fn bookmark_object(info: &ResourceInfo, rev: Revision, end: bool) -> Value {
+pub fn bookmark_object(info: &Resource, rev: Revision, end: bool) -> Value {
     let mut meta = json!({"resourceVersion": rev.to_string()});
     if end {
         meta["annotations"] = json!({"k8s.io/initial-events-end": "true"});
@@ -220,7 +220,7 @@ pub enum Start {
 /// A watch request.
 #[derive(Clone, Debug)]
 pub struct Request {
-    pub info: &'static ResourceInfo,
+    pub info: Arc<Resource>,
     pub namespace: Option<String>,
     /// Selectors (limit / continue / read_at are ignored).
     pub opts: ListOptions,

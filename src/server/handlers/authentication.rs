@@ -10,7 +10,6 @@ use super::{respond, Ctx};
 use crate::authn::serviceaccount::{Grant, KubeClaim, Ref};
 use crate::meta::field_error::FieldError;
 use crate::meta::status::{GroupResource, Status};
-use crate::registry::resources;
 use crate::registry::store::{meta_str, ReadAt, Scope};
 use crate::server::negotiate::{self, Output};
 use crate::server::{App, Body, User};
@@ -178,14 +177,13 @@ pub async fn token_request(ctx: &Ctx) -> Result<Response<Body>, Status> {
                 )))
             }
         };
-        let info = resources::lookup("", "v1", resource)
-            .ok_or_else(|| Status::internal("no such resource"))?;
+        let info = ctx.app.store.registry().builtin("", "v1", resource);
         let obj = ctx
             .app
             .store
             .get(
                 Scope {
-                    info,
+                    info: &info,
                     namespace: Some(&ns),
                 },
                 bname,

@@ -12,14 +12,6 @@ use crate::server::negotiate;
 use crate::server::Body;
 
 /// Resources whose DELETE returns the deleted object rather than a Success Status.
-fn returns_deleted_object(group: &str, resource: &str) -> bool {
-    matches!(
-        (group, resource),
-        ("", "pods" | "namespaces" | "services")
-            | ("apiextensions.k8s.io", "customresourcedefinitions")
-    )
-}
-
 /// DeleteOptions as kube reads them: from the body when there is one (JSON, YAML or
 /// Kubernetes protobuf, through the one body decoder; any group-version's `DeleteOptions`),
 /// otherwise from the query. Then `ValidateDeleteOptions`.
@@ -165,7 +157,7 @@ fn pending_code(opts: &DeleteOptions) -> StatusCode {
 
 fn warn_delete(ctx: &Ctx, opts: &DeleteOptions) {
     let given = opts.propagation_policy.is_some() || opts.orphan_dependents.is_some();
-    if let Some(w) = crate::registry::strategy::delete_warning(ctx.info, given) {
+    if let Some(w) = ctx.info.strategy.delete_warning(given) {
         if let Ok(mut ws) = ctx.warnings.lock() {
             ws.push(w.to_string());
         }
@@ -178,7 +170,7 @@ pub async fn handle(ctx: &Ctx) -> Result<Response<Body>, Status> {
     match ctx.app.store.delete(ctx.scope(), ctx.name(), &opts).await? {
         Deleted::Pending(obj) => Ok(respond_object(ctx, pending_code(&opts), &obj)),
         Deleted::Gone(obj) => {
-            if returns_deleted_object(ctx.info.group, ctx.info.resource) {
+            if ctx.info.strategy.returns_deleted_object() {
                 return Ok(respond_object(ctx, StatusCode::OK, &obj));
             }
             let mut details = Map::new();
@@ -195,7 +187,7 @@ pub async fn handle(ctx: &Ctx) -> Result<Response<Body>, Status> {
 }
 
 pub async fn collection(ctx: &Ctx) -> Result<Response<Body>, Status> {
-    let list = list_options(&ctx.query, ctx.info)?;
+    let list = list_options(&ctx.query, &ctx.info)?;
     let opts = delete_options(ctx)?;
     warn_delete(ctx, &opts);
     let (items, rev) = ctx
@@ -208,6 +200,6 @@ pub async fn collection(ctx: &Ctx) -> Result<Response<Body>, Status> {
     Ok(respond(
         ctx.plain_output(),
         StatusCode::OK,
-        &list_body(ctx.info, items, meta),
+        &list_body(&ctx.info, items, meta),
     ))
 }

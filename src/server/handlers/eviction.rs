@@ -8,7 +8,6 @@ use serde_json::{json, Map, Value};
 use super::{delete, respond, Ctx};
 use crate::meta::labels::Selector;
 use crate::meta::status::{GroupResource, Status};
-use crate::registry::resources;
 use crate::registry::store::{self, DeleteOptions, ListOptions, Part, ReadAt, Scope};
 use crate::server::negotiate::{self, Output};
 use crate::server::Body;
@@ -176,10 +175,13 @@ fn pod_ready(pod: &Value) -> bool {
 
 /// The policy/v1 PDBs of the pod's namespace whose (non-empty, valid) selector matches it.
 async fn matching_budgets(ctx: &Ctx, pod: &Value) -> Result<Vec<Value>, Status> {
-    let info = resources::lookup("policy", "v1", "poddisruptionbudgets")
-        .ok_or_else(|| Status::internal("no poddisruptionbudgets resource"))?;
+    let info = ctx
+        .app
+        .store
+        .registry()
+        .builtin("policy", "v1", "poddisruptionbudgets");
     let scope = Scope {
-        info,
+        info: &info,
         namespace: ctx.ri.namespace.as_deref(),
     };
     let list = ctx
@@ -265,10 +267,13 @@ async fn spend_budget(ctx: &Ctx, pdb: Value, dry_run: bool) -> Result<(), Status
     if dry_run {
         return Ok(());
     }
-    let info = resources::lookup("policy", "v1", "poddisruptionbudgets")
-        .ok_or_else(|| Status::internal("no poddisruptionbudgets resource"))?;
+    let info = ctx
+        .app
+        .store
+        .registry()
+        .builtin("policy", "v1", "poddisruptionbudgets");
     let scope = Scope {
-        info,
+        info: &info,
         namespace: ctx.ri.namespace.as_deref(),
     };
     let pod = ctx.name().to_string();

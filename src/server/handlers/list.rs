@@ -9,9 +9,9 @@ use crate::meta::fields::FieldSelector;
 use crate::meta::labels::Selector;
 use crate::meta::status::Status;
 use crate::registry::field_selectors;
-use crate::registry::resources::ResourceInfo;
 use crate::registry::store::{self, ListOptions, ReadAt};
 use crate::registry::table;
+use crate::registry::Resource;
 use crate::server::negotiate::Output;
 use crate::server::{full, Body};
 use crate::watch::Start;
@@ -128,7 +128,7 @@ fn list_read_at(q: &Query, matched: Option<&str>) -> Result<ReadAt, Status> {
 }
 
 /// Parses the selectors, limit and continue token of a LIST or WATCH.
-fn selectors_and_paging(q: &Query, info: &ResourceInfo) -> Result<ListOptions, Status> {
+fn selectors_and_paging(q: &Query, info: &Resource) -> Result<ListOptions, Status> {
     let label_selector = match q.get("labelSelector").filter(|s| !s.is_empty()) {
         Some(s) => Some(Selector::parse(s).map_err(Status::bad_request)?),
         None => None,
@@ -136,10 +136,7 @@ fn selectors_and_paging(q: &Query, info: &ResourceInfo) -> Result<ListOptions, S
     let field_selector = match q.get("fieldSelector").filter(|s| !s.is_empty()) {
         Some(s) => {
             let sel = FieldSelector::parse(s).map_err(Status::bad_request)?;
-            Some(
-                field_selectors::transform_version(info.group, info.version, info.resource, &sel)
-                    .map_err(Status::bad_request)?,
-            )
+            Some(field_selectors::transform(info, &sel).map_err(Status::bad_request)?)
         }
         None => None,
     };
@@ -164,7 +161,7 @@ fn selectors_and_paging(q: &Query, info: &ResourceInfo) -> Result<ListOptions, S
 }
 
 /// Parses and validates the options of a LIST.
-pub fn list_options(q: &Query, info: &ResourceInfo) -> Result<ListOptions, Status> {
+pub fn list_options(q: &Query, info: &Resource) -> Result<ListOptions, Status> {
     let (matched, _) = validate_list_options(q, false)?;
     let mut opts = selectors_and_paging(q, info)?;
     let mut at = list_read_at(q, matched.as_deref())?;
@@ -194,7 +191,7 @@ pub struct WatchOptions {
 }
 
 /// Parses and validates the options of a WATCH.
-pub fn watch_options(q: &Query, info: &ResourceInfo) -> Result<WatchOptions, Status> {
+pub fn watch_options(q: &Query, info: &Resource) -> Result<WatchOptions, Status> {
     let (_, send_initial) = validate_list_options(q, true)?;
     let opts = selectors_and_paging(q, info)?;
     let at = match q.get("resourceVersion").filter(|s| !s.is_empty()) {
@@ -218,7 +215,7 @@ pub fn watch_options(q: &Query, info: &ResourceInfo) -> Result<WatchOptions, Sta
 }
 
 pub async fn handle(ctx: &Ctx) -> Result<Response<Body>, Status> {
-    let opts = list_options(&ctx.query, ctx.info)?;
+    let opts = list_options(&ctx.query, &ctx.info)?;
     let res = ctx.app.watch.list_shared(ctx.scope(), &opts).await?;
     let mut list_meta = Map::new();
     list_meta.insert("resourceVersion".into(), json!(res.revision.to_string()));
@@ -233,8 +230,7 @@ pub async fn handle(ctx: &Ctx) -> Result<Response<Body>, Status> {
             let include = include_object(&ctx.query).unwrap_or(table::IncludeObject::Metadata);
             let items: Vec<Value> = res.items.iter().map(|o| (**o).clone()).collect();
             table::table(
-                ctx.info.group,
-                ctx.info.resource,
+                ctx.info.strategy.printer(),
                 &items,
                 Value::Object(list_meta),
                 include,
@@ -249,13 +245,13 @@ pub async fn handle(ctx: &Ctx) -> Result<Response<Body>, Status> {
             "items": res.items.iter().map(|o| partial(o, version)).collect::<Vec<_>>(),
         }),
         Output::Yaml => list_body(
-            ctx.info,
+            &ctx.info,
             res.items.iter().map(|o| (**o).clone()).collect(),
             list_meta,
         ),
         Output::Json => {
             // The common case, written straight from the shared objects.
-            let mut r = Response::new(full(encode_list_json(ctx.info, &res.items, &list_meta)));
+            let mut r = Response::new(full(encode_list_json(&ctx.info, &res.items, &list_meta)));
             r.headers_mut().insert(
                 header::CONTENT_TYPE,
                 HeaderValue::from_static(Output::Json.content_type()),
@@ -269,13 +265,13 @@ pub async fn handle(ctx: &Ctx) -> Result<Response<Body>, Status> {
 /// The JSON of [`list_body`] without copying the items: `{"kind","apiVersion","metadata",
 /// "items"}`, each item without its own kind / apiVersion.
 fn encode_list_json(
-    info: &ResourceInfo,
+    info: &Resource,
     items: &[std::sync::Arc<Value>],
     list_meta: &Map<String, Value>,
 ) -> Vec<u8> {
     let mut out = Vec::with_capacity(256 + items.len() * 512);
     out.extend_from_slice(b"{\"kind\":");
-    put(&mut out, info.list_kind);
+    put(&mut out, &info.list_kind);
     out.extend_from_slice(b",\"apiVersion\":");
     put(&mut out, &info.api_version());
     out.extend_from_slice(b",\"metadata\":");
@@ -323,7 +319,7 @@ mod tests {
 
     #[test]
     fn shared_list_json_equals_the_list_body() {
-        let info = crate::registry::resources::lookup("", "v1", "configmaps").unwrap();
+        let info = crate::registry::builtin::registry().builtin("", "v1", "configmaps");
         let items: Vec<Value> = (0..3)
             .map(|i| {
                 json!({"kind": "ConfigMap", "apiVersion": "v1",
@@ -336,8 +332,8 @@ mod tests {
         meta.insert("continue".into(), json!("tok"));
         let shared: Vec<std::sync::Arc<Value>> =
             items.iter().cloned().map(std::sync::Arc::new).collect();
-        let fast = encode_list_json(info, &shared, &meta);
-        let slow = serde_json::to_vec(&list_body(info, items, meta)).unwrap();
+        let fast = encode_list_json(&info, &shared, &meta);
+        let slow = serde_json::to_vec(&list_body(&info, items, meta)).unwrap();
         let (f, sl): (Value, Value) = (
             serde_json::from_slice(&fast).unwrap(),
             serde_json::from_slice(&slow).unwrap(),
@@ -349,7 +345,7 @@ mod tests {
             text.contains(r#""items":[{"metadata":{"name":"c0""#),
             "{text}"
         );
-        let empty = encode_list_json(info, &[], &Map::new());
+        let empty = encode_list_json(&info, &[], &Map::new());
         let v: Value = serde_json::from_slice(&empty).unwrap();
         assert_eq!(v["items"], json!([]));
     }

@@ -30,9 +30,10 @@ use super::request_info::{self, RequestInfo};
 use super::{full, status_response, App, Body, User};
 use crate::meta::field_error::{ErrorType, FieldError};
 use crate::meta::status::Status;
-use crate::registry::resources::{self, ResourceInfo};
 use crate::registry::store::{self, ReadAt, Scope, WriteOptions};
+use crate::registry::strategy::Extra;
 use crate::registry::{discovery, table};
+use crate::registry::{Catalog, Resource};
 
 /// Largest request body accepted (kube-apiserver's limit).
 const MAX_BODY: usize = 3 * 1024 * 1024;
@@ -74,7 +75,7 @@ pub struct Ctx {
     pub app: Arc<App>,
     pub user: User,
     pub ri: RequestInfo,
-    pub info: &'static ResourceInfo,
+    pub info: Arc<Resource>,
     pub query: Query,
     pub output: Output,
     pub headers: http::HeaderMap,
@@ -87,7 +88,7 @@ pub struct Ctx {
 impl Ctx {
     pub fn scope(&self) -> Scope<'_> {
         Scope {
-            info: self.info,
+            info: &self.info,
             namespace: self.ri.namespace.as_deref(),
         }
     }
@@ -139,7 +140,7 @@ impl Ctx {
             // RBAC's escalation checks on role and binding writes.
             admit: self.app.authz.write_guard(
                 &self.user,
-                self.info,
+                self.info.clone(),
                 self.ri.namespace.as_deref(),
                 self.ri.name.as_deref(),
             ),
@@ -163,8 +164,7 @@ impl Ctx {
         let want_api = self.info.api_version();
         if let Some(k) = obj.get("kind").and_then(Value::as_str) {
             let api = obj.get("apiVersion").and_then(Value::as_str).unwrap_or("");
-            if k != self.info.kind
-                || (!api.is_empty() && api != want_api && !same_group(api, self.info))
+            if k != self.info.kind || (!api.is_empty() && api != want_api && !self.same_group(api))
             {
                 return Err(Status::bad_request(format!(
                     "the API version in the data ({api}) does not match the expected API version ({want_api})"
@@ -192,10 +192,24 @@ impl Ctx {
                 m.remove("namespace");
             }
         }
-        check_types(self.info, &obj)?;
+        check_types(&self.info, &obj)?;
         self.check_unknown_fields(&obj)?;
-        crate::openapi::prune_unknown(self.info.definition, &mut obj);
+        crate::openapi::prune_unknown(&self.info.definition, &mut obj);
         Ok(obj)
+    }
+
+    /// Another served version of the same group (e.g. an autoscaling/v1 body on a v2 path)
+    /// is converted by re-labelling; the schemas of served versions here are compatible.
+    fn same_group(&self, api: &str) -> bool {
+        let group = api.rsplit_once('/').map(|(g, _)| g).unwrap_or("");
+        let version = api.rsplit('/').next().unwrap_or("");
+        group == self.info.group
+            && self
+                .app
+                .store
+                .registry()
+                .get(group, version, &self.info.resource)
+                .is_some()
     }
 
     /// fieldValidation=Strict rejects unknown fields (400); Warn (the default) only warns.
@@ -212,7 +226,7 @@ impl Ctx {
         if mode == "Ignore" {
             return Ok(());
         }
-        let unknown = crate::openapi::unknown_fields(self.info.definition, obj);
+        let unknown = crate::openapi::unknown_fields(&self.info.definition, obj);
         if unknown.is_empty() {
             return Ok(());
         }
@@ -222,7 +236,7 @@ impl Ctx {
             }
             return Ok(());
         }
-        let kind = self.info.kind;
+        let kind = &self.info.kind;
         Err(Status::bad_request(format!(
             "{kind} in version {:?} cannot be handled as a {kind}: strict decoding error: {}",
             self.info.version,
@@ -250,8 +264,8 @@ pub fn dry_run_unsupported(options_kind: &str, quoted: &[String]) -> Status {
 }
 
 /// Rejects values of the wrong JSON type, as kube-apiserver's decode into the Go type does.
-pub fn check_types(info: &ResourceInfo, obj: &Value) -> Result<(), Status> {
-    match crate::openapi::type_error(info.definition, obj) {
+pub fn check_types(info: &Resource, obj: &Value) -> Result<(), Status> {
+    match crate::openapi::type_error(&info.definition, obj) {
         None => Ok(()),
         Some(e) => Err(Status::bad_request(format!(
             "{kind} in version {:?} cannot be handled as a {kind}: {e}",
@@ -259,14 +273,6 @@ pub fn check_types(info: &ResourceInfo, obj: &Value) -> Result<(), Status> {
             kind = info.kind
         ))),
     }
-}
-
-fn same_group(api: &str, info: &ResourceInfo) -> bool {
-    // Another served version of the same group (e.g. autoscaling/v1 body on a v2 path) is
-    // converted by re-labelling; the schemas of served versions here are compatible.
-    let group = api.rsplit_once('/').map(|(g, _)| g).unwrap_or("");
-    group == info.group
-        && resources::lookup(group, api.rsplit('/').next().unwrap_or(""), info.resource).is_some()
 }
 
 /// A JSON/YAML response with a status code.
@@ -304,8 +310,7 @@ pub fn respond_object(ctx: &Ctx, code: StatusCode, obj: &Value) -> Response<Body
         Output::Table(version) => {
             let include = include_object(&ctx.query).unwrap_or(table::IncludeObject::Metadata);
             let t = table::table(
-                ctx.info.group,
-                ctx.info.resource,
+                ctx.info.strategy.printer(),
                 std::slice::from_ref(obj),
                 json!({"resourceVersion": store::meta_str(obj, "resourceVersion")}),
                 include,
@@ -377,12 +382,13 @@ fn wants_aggregated(accept: Option<&str>) -> Option<&'static str> {
 }
 
 fn discovery_response(
+    cat: &Catalog,
     accept: Option<&str>,
     core: bool,
     plain: Value,
 ) -> Result<Response<Body>, Status> {
     if let Some(v) = wants_aggregated(accept) {
-        let mut doc = discovery::aggregated(core);
+        let mut doc = discovery::aggregated(cat, core);
         doc["apiVersion"] = json!(format!("apidiscovery.k8s.io/{v}"));
         let mut r = respond(Output::Json, StatusCode::OK, &doc);
         r.headers_mut().insert(
@@ -403,13 +409,80 @@ fn discovery_response(
     Ok(r)
 }
 
-fn raw_json(code: StatusCode, bytes: &'static [u8]) -> Response<Body> {
-    let mut r = Response::new(full(Bytes::from_static(bytes)));
+fn raw_json(code: StatusCode, bytes: Bytes) -> Response<Body> {
+    let mut r = Response::new(full(bytes));
     *r.status_mut() = code;
     r.headers_mut().insert(
         header::CONTENT_TYPE,
         HeaderValue::from_static("application/json"),
     );
+    r
+}
+
+/// Whether `If-None-Match` names `etag` (or `*`).
+fn not_modified(headers: &http::HeaderMap, etag: &str) -> bool {
+    headers
+        .get_all(header::IF_NONE_MATCH)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(','))
+        .map(str::trim)
+        .any(|t| t == "*" || t.trim_start_matches("W/") == etag)
+}
+
+fn set_etag(r: &mut Response<Body>, etag: &str) {
+    if let Ok(v) = HeaderValue::from_str(etag) {
+        r.headers_mut().insert(header::ETAG, v);
+    }
+}
+
+fn not_modified_response(etag: &str) -> Response<Body> {
+    let mut r = Response::new(full(Bytes::new()));
+    *r.status_mut() = StatusCode::NOT_MODIFIED;
+    set_etag(&mut r, etag);
+    r
+}
+
+/// One `/openapi/v3/<path>` document as kube-openapi serves it: the ETag is its hash; a
+/// `?hash=` that names the current hash makes it cacheable forever (`public, immutable`), an
+/// outdated one is redirected (301) to the current URL.
+fn v3_document_response(
+    headers: &http::HeaderMap,
+    path: &str,
+    bytes: Bytes,
+    hash: &str,
+    asked: Option<&str>,
+) -> Response<Body> {
+    let etag = format!("\"{hash}\"");
+    let path = path.trim_start_matches('/').trim_end_matches('/');
+    if let Some(asked) = asked.filter(|h| !h.is_empty()) {
+        if asked != hash {
+            let mut r = Response::new(full(Bytes::new()));
+            *r.status_mut() = StatusCode::MOVED_PERMANENTLY;
+            if let Ok(v) = HeaderValue::from_str(&format!("/openapi/v3/{path}?hash={hash}")) {
+                r.headers_mut().insert(header::LOCATION, v);
+            }
+            return r;
+        }
+    }
+    let mut r = if not_modified(headers, &etag) {
+        not_modified_response(&etag)
+    } else {
+        raw_json(StatusCode::OK, bytes)
+    };
+    set_etag(&mut r, &etag);
+    if asked.is_some_and(|h| h == hash) {
+        r.headers_mut().insert(
+            header::CACHE_CONTROL,
+            HeaderValue::from_static("public, immutable"),
+        );
+        let expires = (now_timestamp() + jiff::SignedDuration::from_hours(24 * 365))
+            .strftime("%a, %d %b %Y %H:%M:%S UTC")
+            .to_string();
+        if let Ok(v) = HeaderValue::from_str(&expires) {
+            r.headers_mut().insert(header::EXPIRES, v);
+        }
+    }
     r
 }
 
@@ -457,12 +530,14 @@ async fn route_inner(
         return Ok(r);
     }
     let trimmed = path.trim_end_matches('/');
+    // One registry snapshot serves the whole request.
+    let cat = app.store.registry().snapshot();
     match trimmed {
         "" => {
             return Ok(respond(
                 Output::Json,
                 StatusCode::OK,
-                &json!({"paths": root_paths()}),
+                &json!({"paths": root_paths(&cat)}),
             ))
         }
         "/version" => return Ok(respond(Output::Json, StatusCode::OK, &version_info())),
@@ -475,58 +550,78 @@ async fn route_inner(
             return Ok(r);
         }
         "/openapi/v2" => {
+            let docs = app.openapi.v2(&cat);
             // client-go asks for the protobuf form; the JSON form for everyone else.
-            if accept.is_some_and(|a| a.contains("com.github.proto-openapi.spec.v2")) {
-                let mut r = Response::new(full(Bytes::from_static(crate::openapi::v2_protobuf())));
+            let proto = accept.is_some_and(|a| a.contains("com.github.proto-openapi.spec.v2"));
+            let etag = if proto {
+                docs.protobuf_etag.clone()
+            } else {
+                docs.etag.clone()
+            };
+            if not_modified(req.headers(), &etag) {
+                return Ok(not_modified_response(&etag));
+            }
+            let mut r = if proto {
+                let mut r = Response::new(full(docs.protobuf.clone()));
                 r.headers_mut().insert(
                     header::CONTENT_TYPE,
                     HeaderValue::from_static(
                         "application/com.github.proto-openapi.spec.v2.v1.0+protobuf",
                     ),
                 );
-                return Ok(r);
-            }
-            return Ok(raw_json(StatusCode::OK, crate::openapi::v2()));
+                r
+            } else {
+                raw_json(StatusCode::OK, docs.json.clone())
+            };
+            set_etag(&mut r, &etag);
+            return Ok(r);
         }
-        "/openapi/v3" => return Ok(raw_json(StatusCode::OK, crate::openapi::v3_index())),
+        "/openapi/v3" => {
+            let docs = app.openapi.v3(&cat);
+            let etag = format!("\"{}\"", docs.index_hash());
+            if not_modified(req.headers(), &etag) {
+                return Ok(not_modified_response(&etag));
+            }
+            let mut r = raw_json(StatusCode::OK, docs.index());
+            set_etag(&mut r, &etag);
+            return Ok(r);
+        }
         "/.well-known/openid-configuration" | "/openid/v1/jwks" => {
             return authentication::discovery(&app, trimmed)
         }
         "/api" => {
             let mut plain = discovery::api_versions();
             plain["serverAddressByClientCIDRs"] = json!([{"clientCIDR": "0.0.0.0/0", "serverAddress": app.advertise_url.trim_start_matches("https://")}]);
-            return discovery_response(accept, true, plain);
+            return discovery_response(&cat, accept, true, plain);
         }
-        "/apis" => return discovery_response(accept, false, discovery::api_group_list()),
+        "/apis" => return discovery_response(&cat, accept, false, discovery::api_group_list(&cat)),
         _ => {}
     }
     if let Some(doc_path) = trimmed.strip_prefix("/openapi/v3/") {
-        return crate::openapi::v3_document(doc_path)
-            .map(|b| {
-                let mut r = raw_json(StatusCode::OK, b);
-                if let Some(h) = crate::openapi::v3_hash(doc_path) {
-                    if let Ok(v) = HeaderValue::from_str(&format!("\"{h}\"")) {
-                        r.headers_mut().insert(header::ETAG, v);
-                    }
-                }
-                r
-            })
-            .ok_or_else(Status::path_not_found);
+        let docs = app.openapi.v3(&cat);
+        let (bytes, hash) = docs.document(doc_path).ok_or_else(Status::path_not_found)?;
+        return Ok(v3_document_response(
+            req.headers(),
+            doc_path,
+            bytes,
+            hash,
+            query.get("hash"),
+        ));
     }
     let parts: Vec<&str> = trimmed.trim_start_matches('/').split('/').collect();
     match parts.as_slice() {
         ["api", v] => {
-            return discovery::api_resource_list("", v)
+            return discovery::api_resource_list(&cat, "", v)
                 .map(|d| respond(Output::Json, StatusCode::OK, &d))
                 .ok_or_else(Status::path_not_found)
         }
         ["apis", g] => {
-            return discovery::api_group(g)
+            return discovery::api_group(&cat, g)
                 .map(|d| respond(Output::Json, StatusCode::OK, &d))
                 .ok_or_else(Status::path_not_found)
         }
         ["apis", g, v] => {
-            return discovery::api_resource_list(g, v)
+            return discovery::api_resource_list(&cat, g, v)
                 .map(|d| respond(Output::Json, StatusCode::OK, &d))
                 .ok_or_else(Status::path_not_found)
         }
@@ -572,7 +667,9 @@ async fn route_inner(
             .await;
         }
     }
-    let info = resources::lookup(&ri.group, &ri.version, &ri.resource)
+    let info = cat
+        .get(&ri.group, &ri.version, &ri.resource)
+        .cloned()
         .ok_or_else(Status::path_not_found)?;
     // Scope: namespaced resources are addressed inside a namespace, except list/watch across
     // all namespaces; cluster-scoped resources never are.
@@ -598,7 +695,7 @@ async fn route_inner(
         app,
         user,
         ri,
-        info,
+        info: info.clone(),
         query,
         output,
         headers: parts.headers,
@@ -607,6 +704,7 @@ async fn route_inner(
         warnings: std::sync::Mutex::new(Vec::new()),
     };
     let sub = ctx.ri.subresource.clone();
+    let extra = |e: Extra| info.strategy.extras().contains(&e);
     let warnings = |resp: Result<Response<Body>, Status>, ctx: &Ctx| {
         let mut resp = resp?;
         for w in ctx.warnings.lock().map(|w| w.clone()).unwrap_or_default() {
@@ -625,7 +723,7 @@ async fn route_inner(
         (None, "update") => update::handle(&ctx, store::Part::Main).await,
         (None, "patch") => patch::handle(&ctx, store::Part::Main).await,
         (None, "delete") => delete::handle(&ctx).await,
-        (None, "deletecollection") if info.verbs.contains(&"deletecollection") => {
+        (None, "deletecollection") if info.has_verb("deletecollection") => {
             delete::collection(&ctx).await
         }
         (Some("status"), verb) if info.has_status => match verb {
@@ -634,19 +732,13 @@ async fn route_inner(
             "patch" => patch::handle(&ctx, store::Part::Status).await,
             _ => Err(Status::method_not_supported(ctx.scope().gr(), verb)),
         },
-        (Some("finalize"), "update") if info.resource == "namespaces" && info.group.is_empty() => {
+        (Some("finalize"), "update") if extra(Extra::Finalize) => {
             update::handle(&ctx, store::Part::Finalize).await
         }
         (Some("scale"), verb) if info.scale.is_some() => scale::handle(&ctx, verb).await,
-        (Some("binding"), "create") if info.resource == "pods" && info.group.is_empty() => {
-            binding::handle(&ctx).await
-        }
-        (Some("eviction"), "create") if info.resource == "pods" && info.group.is_empty() => {
-            eviction::handle(&ctx).await
-        }
-        (Some("token"), "create")
-            if info.resource == "serviceaccounts" && info.group.is_empty() =>
-        {
+        (Some("binding"), "create") if extra(Extra::Binding) => binding::handle(&ctx).await,
+        (Some("eviction"), "create") if extra(Extra::Eviction) => eviction::handle(&ctx).await,
+        (Some("token"), "create") if extra(Extra::Token) => {
             authentication::token_request(&ctx).await
         }
         (None, _) => Err(Status::method_not_allowed()),
@@ -674,13 +766,13 @@ async fn read_body(body: Incoming) -> Result<Bytes, Status> {
         .to_bytes())
 }
 
-fn root_paths() -> Vec<String> {
+fn root_paths(cat: &Catalog) -> Vec<String> {
     let mut paths = vec![
         "/api".to_string(),
         "/api/v1".to_string(),
         "/apis".to_string(),
     ];
-    for (g, versions) in discovery::served_groups() {
+    for (g, versions) in discovery::served_groups(cat) {
         paths.push(format!("/apis/{g}"));
         for v in versions {
             paths.push(format!("/apis/{g}/{v}"));
@@ -702,7 +794,7 @@ fn root_paths() -> Vec<String> {
 }
 
 /// A list body: `{"kind": "<Kind>List", "apiVersion", "metadata": {...}, "items": [...]}`.
-pub fn list_body(info: &ResourceInfo, items: Vec<Value>, list_meta: Map<String, Value>) -> Value {
+pub fn list_body(info: &Resource, items: Vec<Value>, list_meta: Map<String, Value>) -> Value {
     let items: Vec<Value> = items
         .into_iter()
         .map(|mut o| {

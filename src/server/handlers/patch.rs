@@ -55,7 +55,7 @@ pub async fn handle(ctx: &Ctx, part: Part) -> Result<Response<Body>, Status> {
         }
         None
     };
-    let definition = ctx.info.definition;
+    let definition = ctx.info.definition.as_str();
     let updated = ctx
         .app
         .store
@@ -111,7 +111,7 @@ pub async fn handle(ctx: &Ctx, part: Part) -> Result<Response<Body>, Status> {
                     kind = ctx.info.kind
                 )));
             }
-            super::check_types(ctx.info, &out)?;
+            super::check_types(&ctx.info, &out)?;
             crate::openapi::prune_unknown(definition, &mut out);
             Ok(out)
         })

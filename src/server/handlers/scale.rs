@@ -7,8 +7,8 @@ use serde_json::{json, Value};
 use super::{respond, Ctx};
 use crate::meta::labels::Selector;
 use crate::meta::status::Status;
-use crate::registry::resources::ResourceInfo;
 use crate::registry::store::{self, Part, ReadAt};
+use crate::registry::Resource;
 use crate::server::Body;
 
 fn pointer(path: &str) -> String {
@@ -17,18 +17,19 @@ fn pointer(path: &str) -> String {
 }
 
 /// The Scale object of a parent.
-fn scale_of(info: &ResourceInfo, obj: &Value) -> Value {
+fn scale_of(info: &Resource, obj: &Value) -> Value {
     let s = info.scale.as_ref().expect("scale resource");
     let spec = obj
-        .pointer(&pointer(s.spec_replicas_path))
+        .pointer(&pointer(&s.spec_replicas_path))
         .and_then(Value::as_i64)
         .unwrap_or(0);
     let status = obj
-        .pointer(&pointer(s.status_replicas_path))
+        .pointer(&pointer(&s.status_replicas_path))
         .and_then(Value::as_i64)
         .unwrap_or(0);
     let selector = s
         .label_selector_path
+        .as_deref()
         .and_then(|p| obj.pointer(&pointer(p)))
         .map(|sel| match sel.as_str() {
             Some(text) => text.to_string(),
@@ -83,7 +84,7 @@ pub async fn handle(ctx: &Ctx, verb: &str) -> Result<Response<Body>, Status> {
                 .store
                 .get(ctx.scope(), ctx.name(), ReadAt::Latest)
                 .await?;
-            Ok(respond(out, StatusCode::OK, &scale_of(ctx.info, &obj)))
+            Ok(respond(out, StatusCode::OK, &scale_of(&ctx.info, &obj)))
         }
         "update" | "patch" => {
             let opts = ctx.write_options(if verb == "update" {
@@ -103,8 +104,8 @@ pub async fn handle(ctx: &Ctx, verb: &str) -> Result<Response<Body>, Status> {
                 .and_then(|v| v.to_str().ok())
                 .unwrap_or("")
                 .to_string();
-            let info = ctx.info;
-            let spec_path = pointer(info.scale.as_ref().expect("scale").spec_replicas_path);
+            let info = &ctx.info;
+            let spec_path = pointer(&info.scale.as_ref().expect("scale").spec_replicas_path);
             let updated = ctx
                 .app
                 .store

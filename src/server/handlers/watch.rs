@@ -21,7 +21,7 @@ use crate::server::Body;
 use crate::watch;
 
 pub async fn handle(ctx: Ctx) -> Result<Response<Body>, Status> {
-    let mut w = watch_options(&ctx.query, ctx.info)?;
+    let mut w = watch_options(&ctx.query, &ctx.info)?;
     if let Some(name) = &ctx.ri.name {
         // /watch/.../<name>: the same as fieldSelector=metadata.name=<name>.
         let sel = crate::meta::fields::FieldSelector::parse(&format!(
@@ -47,7 +47,7 @@ pub async fn handle(ctx: Ctx) -> Result<Response<Body>, Status> {
         Duration::from_secs(rand::thread_rng().gen_range(min..2 * min))
     };
     let req = watch::Request {
-        info: ctx.info,
+        info: ctx.info.clone(),
         namespace: ctx.ri.namespace.clone(),
         opts: w.opts,
         start: w.start,
@@ -56,51 +56,53 @@ pub async fn handle(ctx: Ctx) -> Result<Response<Body>, Status> {
         timeout,
     };
     let stream = ctx.app.watch.watch(req).await?;
-    let info = ctx.info;
+    let info = ctx.info.clone();
     let output = ctx.output;
     let include = super::include_object(&ctx.query).unwrap_or(table::IncludeObject::Metadata);
     let state = (stream, true);
-    let body = futures::stream::unfold(state, move |(mut s, first)| async move {
-        let out = s.next().await?;
-        let mut first_next = first;
-        let line = match (output, out.object()) {
-            (Output::Table(version), Some((t, obj))) => {
-                let rv = crate::registry::store::meta_str(&obj, "resourceVersion").to_string();
-                let mut tbl = table::table(
-                    info.group,
-                    info.resource,
-                    std::slice::from_ref(&*obj),
-                    json!({"resourceVersion": rv}),
-                    include,
-                    &format!("meta.k8s.io/{version}"),
-                    jiff::Timestamp::now(),
-                );
-                if !first {
-                    if let Some(m) = tbl.as_object_mut() {
-                        m.insert("columnDefinitions".into(), Value::Array(vec![]));
+    let body = futures::stream::unfold(state, move |(mut s, first)| {
+        let info = info.clone();
+        async move {
+            let out = s.next().await?;
+            let mut first_next = first;
+            let line = match (output, out.object()) {
+                (Output::Table(version), Some((t, obj))) => {
+                    let rv = crate::registry::store::meta_str(&obj, "resourceVersion").to_string();
+                    let mut tbl = table::table(
+                        info.strategy.printer(),
+                        std::slice::from_ref(&*obj),
+                        json!({"resourceVersion": rv}),
+                        include,
+                        &format!("meta.k8s.io/{version}"),
+                        jiff::Timestamp::now(),
+                    );
+                    if !first {
+                        if let Some(m) = tbl.as_object_mut() {
+                            m.insert("columnDefinitions".into(), Value::Array(vec![]));
+                        }
                     }
+                    first_next = false;
+                    watch::event_line(t.as_str(), &tbl)
                 }
-                first_next = false;
-                watch::event_line(t.as_str(), &tbl)
-            }
-            (Output::PartialMetadata(version), Some((t, obj))) => {
-                watch::event_line(t.as_str(), &super::partial(&obj, version))
-            }
-            (Output::PartialMetadata(version), None) => match &out {
-                // client-go's metadata informers decode every event, bookmarks included, as
-                // PartialObjectMetadata.
-                watch::Out::Bookmark(rev, end) => watch::event_line(
-                    "BOOKMARK",
-                    &super::partial(&watch::bookmark_object(info, *rev, *end), version),
-                ),
-                _ => out.line(info),
-            },
-            _ => out.line(info),
-        };
-        Some((
-            Ok::<_, std::convert::Infallible>(Frame::data(line)),
-            (s, first_next),
-        ))
+                (Output::PartialMetadata(version), Some((t, obj))) => {
+                    watch::event_line(t.as_str(), &super::partial(&obj, version))
+                }
+                (Output::PartialMetadata(version), None) => match &out {
+                    // client-go's metadata informers decode every event, bookmarks included, as
+                    // PartialObjectMetadata.
+                    watch::Out::Bookmark(rev, end) => watch::event_line(
+                        "BOOKMARK",
+                        &super::partial(&watch::bookmark_object(&info, *rev, *end), version),
+                    ),
+                    _ => out.line(&info),
+                },
+                _ => out.line(&info),
+            };
+            Some((
+                Ok::<_, std::convert::Infallible>(Frame::data(line)),
+                (s, first_next),
+            ))
+        }
     });
     let mut resp = Response::new(BodyExt::boxed(StreamBody::new(body)));
     resp.headers_mut().insert(

@@ -1,0 +1,4 @@
+//! The batch group's strategies.
+
+pub mod cronjob;
+pub mod job;

@@ -1,0 +1,14 @@
+//! The core (`""`) group's strategies.
+
+pub mod configmap;
+pub mod event;
+pub mod namespace;
+pub mod node;
+pub mod persistentvolume;
+pub mod pod;
+pub mod pod_spec;
+pub mod podtemplate;
+pub mod replicationcontroller;
+pub mod secret;
+pub mod service;
+pub mod serviceaccount;

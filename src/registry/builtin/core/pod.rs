@@ -1,0 +1,225 @@
+//! Pods (core/v1): defaults, the initial status, validation, graceful deletion, field
+//! selectors and the printer.
+
+use serde_json::{json, Map, Value};
+
+use super::pod_spec::default_pod_spec;
+use crate::meta::field_error::FieldError;
+use crate::registry::field_selectors::{self as fields, not_supported, Put, SelectableFields};
+use crate::registry::strategy::{Extra, Strategy};
+use crate::registry::table::{printers, Printer};
+
+pub struct Pods;
+
+impl Strategy for Pods {
+    fn default(&self, obj: &mut Value) {
+        if let Some(spec) = obj.get_mut("spec").and_then(Value::as_object_mut) {
+            default_pod_spec(spec);
+            // SetDefaults_Pod (pods only, not templates).
+            spec.entry("enableServiceLinks").or_insert(json!(true));
+            for list in ["containers", "initContainers"] {
+                if let Some(cs) = spec.get_mut(list).and_then(Value::as_array_mut) {
+                    for c in cs.iter_mut().filter_map(Value::as_object_mut) {
+                        requests_from_limits(c);
+                    }
+                }
+            }
+        }
+    }
+
+    fn initialize(&self, obj: &mut Value) {
+        let qos = pod_qos(obj.get("spec").unwrap_or(&Value::Null));
+        obj["status"] = json!({"phase": "Pending", "qosClass": qos});
+    }
+
+    fn validate(&self, obj: &Value) -> Vec<FieldError> {
+        let mut errs = Vec::new();
+        let containers = obj.pointer("/spec/containers").and_then(Value::as_array);
+        match containers {
+            None => errs.push(FieldError::required("spec.containers", "")),
+            Some(cs) => {
+                for (i, c) in cs.iter().enumerate() {
+                    if c.get("image")
+                        .and_then(Value::as_str)
+                        .is_none_or(str::is_empty)
+                    {
+                        errs.push(FieldError::required(
+                            format!("spec.containers[{i}].image"),
+                            "",
+                        ));
+                    }
+                    if c.get("name")
+                        .and_then(Value::as_str)
+                        .is_none_or(str::is_empty)
+                    {
+                        errs.push(FieldError::required(
+                            format!("spec.containers[{i}].name"),
+                            "",
+                        ));
+                    }
+                }
+            }
+        }
+        errs
+    }
+
+    /// `CheckGracefulDelete`: the request's grace period, else the pod's
+    /// `terminationGracePeriodSeconds`; 0 when it is not scheduled or has already terminated.
+    fn graceful_delete_period(&self, obj: &Value, requested: Option<i64>) -> Option<i64> {
+        let spec = obj.get("spec");
+        let mut period = requested.unwrap_or_else(|| {
+            spec.and_then(|s| s.get("terminationGracePeriodSeconds"))
+                .and_then(Value::as_i64)
+                .unwrap_or(0)
+        });
+        let node = spec
+            .and_then(|s| s.get("nodeName"))
+            .and_then(Value::as_str)
+            .unwrap_or("");
+        let phase = obj.pointer("/status/phase").and_then(Value::as_str);
+        if node.is_empty() || matches!(phase, Some("Failed" | "Succeeded")) {
+            period = 0;
+        }
+        Some(period.max(0))
+    }
+
+    fn extras(&self) -> &'static [Extra] {
+        &[Extra::Binding, Extra::Eviction]
+    }
+
+    fn fields(&self) -> Option<&'static SelectableFields> {
+        Some(&FIELDS)
+    }
+
+    fn returns_deleted_object(&self) -> bool {
+        true
+    }
+
+    fn printer(&self) -> Printer {
+        printers::POD
+    }
+}
+
+static FIELDS: SelectableFields = SelectableFields {
+    labels: &[
+        ("metadata.name", "metadata.name"),
+        ("metadata.namespace", "metadata.namespace"),
+        ("spec.nodeName", "spec.nodeName"),
+        ("spec.restartPolicy", "spec.restartPolicy"),
+        ("spec.schedulerName", "spec.schedulerName"),
+        ("spec.serviceAccountName", "spec.serviceAccountName"),
+        ("spec.hostNetwork", "spec.hostNetwork"),
+        ("status.phase", "status.phase"),
+        ("status.podIP", "status.podIP"),
+        ("status.podIPs", "status.podIPs"),
+        ("status.nominatedNodeName", "status.nominatedNodeName"),
+        // backwards compatibility with old v1 clients
+        ("spec.host", "spec.nodeName"),
+    ],
+    reject: not_supported,
+    extract: pod_fields,
+};
+
+fn pod_fields(obj: &Value, put: Put<'_>) {
+    use fields::{flag, text};
+    put("spec.nodeName", text(obj, &["spec", "nodeName"]));
+    put("spec.restartPolicy", text(obj, &["spec", "restartPolicy"]));
+    put("spec.schedulerName", text(obj, &["spec", "schedulerName"]));
+    let mut sa = text(obj, &["spec", "serviceAccountName"]);
+    if sa.is_empty() {
+        // v1 → internal conversion falls back to the deprecated field
+        sa = text(obj, &["spec", "serviceAccount"]);
+    }
+    put("spec.serviceAccountName", sa);
+    put("spec.hostNetwork", flag(obj, &["spec", "hostNetwork"]));
+    put("status.phase", text(obj, &["status", "phase"]));
+    let ip = obj
+        .pointer("/status/podIPs")
+        .and_then(Value::as_array)
+        .and_then(|a| a.first())
+        .map(|first| text(first, &["ip"]))
+        .unwrap_or_else(|| text(obj, &["status", "podIP"]));
+    put("status.podIP", ip);
+    put(
+        "status.nominatedNodeName",
+        text(obj, &["status", "nominatedNodeName"]),
+    );
+}
+
+/// A container's requests default to its limits (pods only).
+fn requests_from_limits(c: &mut Map<String, Value>) {
+    let Some(limits) = c
+        .get("resources")
+        .and_then(|r| r.get("limits"))
+        .and_then(Value::as_object)
+        .cloned()
+    else {
+        return;
+    };
+    let Some(res) = c.get_mut("resources").and_then(Value::as_object_mut) else {
+        return;
+    };
+    let req = res.entry("requests").or_insert_with(|| json!({}));
+    if let Some(req) = req.as_object_mut() {
+        for (k, v) in limits {
+            req.entry(k).or_insert(v);
+        }
+    }
+}
+
+/// The pod's QoS class from its containers' requests and limits.
+fn pod_qos(spec: &Value) -> &'static str {
+    let containers: Vec<&Value> = ["containers", "initContainers"]
+        .iter()
+        .filter_map(|l| spec.get(*l).and_then(Value::as_array))
+        .flatten()
+        .collect();
+    let mut any = false;
+    let mut guaranteed = !containers.is_empty();
+    for c in &containers {
+        let req = c.pointer("/resources/requests").and_then(Value::as_object);
+        let lim = c.pointer("/resources/limits").and_then(Value::as_object);
+        for r in ["cpu", "memory"] {
+            let rq = req.and_then(|m| m.get(r));
+            let lm = lim.and_then(|m| m.get(r));
+            if rq.is_some() || lm.is_some() {
+                any = true;
+            }
+            match (rq, lm) {
+                (_, None) => guaranteed = false,
+                (Some(a), Some(b)) if a != b => guaranteed = false,
+                _ => {}
+            }
+        }
+    }
+    if !any {
+        "BestEffort"
+    } else if guaranteed {
+        "Guaranteed"
+    } else {
+        "Burstable"
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn qos() {
+        assert_eq!(
+            pod_qos(&json!({"containers": [{"name": "a"}]})),
+            "BestEffort"
+        );
+        assert_eq!(
+            pod_qos(
+                &json!({"containers": [{"resources": {"limits": {"cpu": "1", "memory": "1Gi"}, "requests": {"cpu": "1", "memory": "1Gi"}}}]})
+            ),
+            "Guaranteed"
+        );
+        assert_eq!(
+            pod_qos(&json!({"containers": [{"resources": {"requests": {"cpu": "1"}}}]})),
+            "Burstable"
+        );
+    }
+}

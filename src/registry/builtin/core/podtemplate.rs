@@ -1,0 +1,21 @@
+//! PodTemplates (core/v1): the template's PodSpec defaults and the printer.
+
+use serde_json::Value;
+
+use super::pod_spec::default_template_object;
+use crate::registry::strategy::Strategy;
+use crate::registry::table::{printers, Printer};
+
+pub struct PodTemplates;
+
+impl Strategy for PodTemplates {
+    fn default(&self, obj: &mut Value) {
+        if let Some(t) = obj.get_mut("template").and_then(Value::as_object_mut) {
+            default_template_object(t);
+        }
+    }
+
+    fn printer(&self) -> Printer {
+        printers::POD_TEMPLATE
+    }
+}

@@ -1,0 +1,100 @@
+//! The built-in resources: the registration table that gives each row of the static resource
+//! table ([`crate::registry::resources`]) its strategy, and the strategies themselves, one file
+//! per resource family in a folder per API group (kube's `pkg/registry/<group>/<resource>`).
+//!
+//! Adding a built-in resource is a row in the resource table, a line here and, when it has
+//! behaviour of its own, a file in its group's folder. This table is the only place that
+//! chooses behaviour by resource name.
+
+pub mod apiextensions;
+pub mod apps;
+pub mod batch;
+pub mod certificates;
+pub mod core;
+pub mod events;
+
+use std::sync::Arc;
+
+use super::catalog::Registry;
+use super::resource::Resource;
+use super::resources::RESOURCES;
+use super::strategy::{Plain, Strategy};
+use super::table::printers as p;
+
+/// The strategy of a built-in resource.
+fn strategy(group: &str, resource: &str) -> Arc<dyn Strategy> {
+    match (group, resource) {
+        ("", "configmaps") => Arc::new(core::configmap::ConfigMaps),
+        ("", "endpoints") => Arc::new(Plain(p::ENDPOINTS)),
+        ("", "events") => Arc::new(core::event::Events),
+        ("", "namespaces") => Arc::new(core::namespace::Namespaces),
+        ("", "nodes") => Arc::new(core::node::Nodes),
+        ("", "persistentvolumeclaims") => Arc::new(core::persistentvolume::PersistentVolumeClaims),
+        ("", "persistentvolumes") => Arc::new(core::persistentvolume::PersistentVolumes),
+        ("", "pods") => Arc::new(core::pod::Pods),
+        ("", "podtemplates") => Arc::new(core::podtemplate::PodTemplates),
+        ("", "replicationcontrollers") => {
+            Arc::new(core::replicationcontroller::ReplicationControllers)
+        }
+        ("", "resourcequotas") => Arc::new(Plain(p::QUOTA)),
+        ("", "secrets") => Arc::new(core::secret::Secrets),
+        ("", "serviceaccounts") => Arc::new(core::serviceaccount::ServiceAccounts),
+        ("", "services") => Arc::new(core::service::Services),
+        ("apps", "controllerrevisions") => Arc::new(Plain(p::CR)),
+        ("apps", "daemonsets") => Arc::new(apps::daemonset::DaemonSets),
+        ("apps", "deployments") => Arc::new(apps::deployment::Deployments),
+        ("apps", "replicasets") => Arc::new(apps::replicaset::ReplicaSets),
+        ("apps", "statefulsets") => Arc::new(apps::statefulset::StatefulSets),
+        ("events.k8s.io", "events") => Arc::new(events::Events),
+        ("autoscaling", "horizontalpodautoscalers") => Arc::new(Plain(p::HPA)),
+        ("batch", "cronjobs") => Arc::new(batch::cronjob::CronJobs),
+        ("batch", "jobs") => Arc::new(batch::job::Jobs),
+        ("certificates.k8s.io", "certificatesigningrequests") => {
+            Arc::new(certificates::CertificateSigningRequests)
+        }
+        ("networking.k8s.io", "ingressclasses") => Arc::new(Plain(p::INGRESS_CLASS)),
+        ("networking.k8s.io", "ingresses") => Arc::new(Plain(p::INGRESS)),
+        ("networking.k8s.io", "ipaddresses") => Arc::new(Plain(p::IP)),
+        ("networking.k8s.io", "networkpolicies") => Arc::new(Plain(p::NETPOL)),
+        ("networking.k8s.io", "servicecidrs") => Arc::new(Plain(p::SCIDR)),
+        ("policy", "poddisruptionbudgets") => Arc::new(Plain(p::PDB)),
+        ("rbac.authorization.k8s.io", "clusterrolebindings") => Arc::new(Plain(p::CRB)),
+        ("rbac.authorization.k8s.io", "rolebindings") => Arc::new(Plain(p::RB)),
+        ("storage.k8s.io", "csidrivers") => Arc::new(Plain(p::CSIDRIVER)),
+        ("storage.k8s.io", "csinodes") => Arc::new(Plain(p::CSINODE)),
+        ("storage.k8s.io", "csistoragecapacities") => Arc::new(Plain(p::CSC)),
+        ("storage.k8s.io", "storageclasses") => Arc::new(Plain(p::SC)),
+        ("storage.k8s.io", "volumeattachments") => Arc::new(Plain(p::VA)),
+        ("admissionregistration.k8s.io", "mutatingwebhookconfigurations")
+        | ("admissionregistration.k8s.io", "validatingwebhookconfigurations") => {
+            Arc::new(Plain(p::WEBHOOK))
+        }
+        ("admissionregistration.k8s.io", "validatingadmissionpolicies") => Arc::new(Plain(p::VAP)),
+        ("admissionregistration.k8s.io", "validatingadmissionpolicybindings") => {
+            Arc::new(Plain(p::VAPB))
+        }
+        ("apiextensions.k8s.io", "customresourcedefinitions") => {
+            Arc::new(apiextensions::CustomResourceDefinitions)
+        }
+        ("scheduling.k8s.io", "priorityclasses") => Arc::new(Plain(p::PC)),
+        ("coordination.k8s.io", "leases") => Arc::new(Plain(p::LEASE)),
+        ("node.k8s.io", "runtimeclasses") => Arc::new(Plain(p::RUNTIMECLASS)),
+        ("discovery.k8s.io", "endpointslices") => Arc::new(Plain(p::ES)),
+        ("flowcontrol.apiserver.k8s.io", "flowschemas") => Arc::new(Plain(p::FS)),
+        ("flowcontrol.apiserver.k8s.io", "prioritylevelconfigurations") => Arc::new(Plain(p::PL)),
+        _ => Arc::new(Plain(p::DEFAULT)),
+    }
+}
+
+/// The built-in resources, ready to serve.
+pub fn resources() -> Vec<Resource> {
+    RESOURCES
+        .iter()
+        .map(|r| Resource::builtin(r, strategy(r.group, r.resource)))
+        .collect()
+}
+
+/// A registry serving the built-in resources.
+pub fn registry() -> Registry {
+    Registry::new(resources())
+}
