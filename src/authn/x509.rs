@@ -149,7 +149,7 @@ impl X509 {
             for prefix in &cfg.extra_headers_prefix {
                 let p = prefix.to_ascii_lowercase();
                 if let Some(key) = name.as_str().strip_prefix(&p) {
-                    let key = percent_decode(key).to_ascii_lowercase();
+                    let key = crate::meta::escape::path_unescape(key).to_ascii_lowercase();
                     if let Ok(v) = v.to_str() {
                         user.extra.entry(key).or_default().push(v.to_string());
                     }
@@ -171,39 +171,5 @@ impl X509 {
                 .cloned()
                 .collect(),
         }
-    }
-}
-
-/// `url.PathUnescape` for extra keys (`%2F` → `/`); malformed escapes stay as they are.
-fn percent_decode(s: &str) -> String {
-    let b = s.as_bytes();
-    let mut out = Vec::with_capacity(b.len());
-    let mut i = 0;
-    while i < b.len() {
-        if b[i] == b'%' && i + 2 < b.len() {
-            let hex = |c: u8| (c as char).to_digit(16);
-            if let (Some(h), Some(l)) = (hex(b[i + 1]), hex(b[i + 2])) {
-                out.push((h * 16 + l) as u8);
-                i += 3;
-                continue;
-            }
-        }
-        out.push(b[i]);
-        i += 1;
-    }
-    String::from_utf8_lossy(&out).into_owned()
-}
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn percent_decoding() {
-        assert_eq!(
-            super::percent_decode("example.com%2Fscopes"),
-            "example.com/scopes"
-        );
-        assert_eq!(super::percent_decode("plain"), "plain");
-        assert_eq!(super::percent_decode("bad%zz"), "bad%zz");
-        assert_eq!(super::percent_decode("end%2"), "end%2");
     }
 }

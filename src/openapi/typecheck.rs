@@ -171,6 +171,10 @@ fn check(
                 None
             }
         }
+        // encoding/json decodes `[]byte` as standard base64; its error is the decoder's own.
+        (Some("string"), Value::String(s)) if format == Some("byte") => {
+            go_base64_error(s).map(|at| format!("illegal base64 data at input byte {at}"))
+        }
         (Some("string"), Value::String(_)) => None,
         (Some("boolean"), Value::Bool(_)) => None,
         (Some("number"), Value::Number(_)) => None,
@@ -218,6 +222,60 @@ fn check(
     }
 }
 
+/// Where Go's `base64.StdEncoding.DecodeString` fails on `s` (its `CorruptInputError`
+/// offset), if it does: padding is required, `\r` and `\n` are skipped.
+fn go_base64_error(s: &str) -> Option<usize> {
+    let src = s.as_bytes();
+    let valid = |b: u8| b.is_ascii_alphanumeric() || b == b'+' || b == b'/';
+    let newline = |b: u8| b == b'\n' || b == b'\r';
+    let mut si = 0;
+    loop {
+        // one quantum of up to four symbols
+        let mut j = 0;
+        while j < 4 {
+            if si == src.len() {
+                return match j {
+                    0 => None,
+                    _ => Some(si - j),
+                };
+            }
+            let c = src[si];
+            si += 1;
+            if valid(c) {
+                j += 1;
+                continue;
+            }
+            if newline(c) {
+                continue;
+            }
+            if c != b'=' {
+                return Some(si - 1);
+            }
+            // padding: only after two or three symbols
+            match j {
+                0 | 1 => return Some(si - 1),
+                2 => {
+                    while si < src.len() && newline(src[si]) {
+                        si += 1;
+                    }
+                    if si == src.len() {
+                        return Some(src.len());
+                    }
+                    if src[si] != b'=' {
+                        return Some(si - 1);
+                    }
+                    si += 1;
+                }
+                _ => {}
+            }
+            while si < src.len() && newline(src[si]) {
+                si += 1;
+            }
+            return (si < src.len()).then_some(si);
+        }
+    }
+}
+
 /// Checks the declared fields of a struct-like object (`owner` names the Go struct).
 fn check_props(
     props: &serde_json::Map<String, Value>,
@@ -245,6 +303,24 @@ mod tests {
     use serde_json::json;
 
     #[test]
+    fn base64_offsets() {
+        for (s, want) in [
+            ("", None),
+            ("YQ==", None),
+            ("YWJj\nZA==", None),
+            ("%%%", Some(0)),
+            ("YQ", Some(0)),
+            ("YWJjZA", Some(4)),
+            ("YQ=", Some(3)),
+            ("YQ==YQ==", Some(4)),
+            ("Y===", Some(1)),
+            ("YWJ=x", Some(4)),
+        ] {
+            assert_eq!(go_base64_error(s), want, "{s:?}");
+        }
+    }
+
+    #[test]
     fn table() {
         let d = "io.k8s.api.apps.v1.Deployment";
         let cases: Vec<(&str, Value, Option<&str>)> = vec![
@@ -258,6 +334,9 @@ mod tests {
             ("io.k8s.api.core.v1.Pod", json!({"spec": {"containers": [{"name": "a", "resources": {"limits": {"cpu": 1, "memory": "1Gi"}}}]}}), None),
             ("io.k8s.api.core.v1.ConfigMap", json!({"data": {"a": true}}), Some("json: cannot unmarshal bool into Go struct field ConfigMap.data of type string")),
             ("io.k8s.api.apps.v1.ControllerRevision", json!({"data": {"any": [1, "x"]}, "revision": 2}), None),
+            ("io.k8s.api.core.v1.Secret", json!({"data": {"a": "%%%"}}), Some("illegal base64 data at input byte 0")),
+            ("io.k8s.api.core.v1.Secret", json!({"data": {"a": "YWJj", "b": "YQ=="}}), None),
+            ("io.k8s.api.core.v1.ConfigMap", json!({"binaryData": {"a": "YWJjZA"}}), Some("illegal base64 data at input byte 4")),
         ];
         for (def, body, want) in cases {
             assert_eq!(first_type_error(def, &body).as_deref(), want, "{body}");

@@ -17,7 +17,6 @@ use std::collections::BTreeMap;
 
 use serde_json::Value;
 
-use super::resource::Resource;
 use crate::meta::fields::FieldSelector;
 
 /// Adds one field (internal name, value as kube renders it) to an object's field set.
@@ -47,19 +46,20 @@ const DEFAULT: &[(&str, &str)] = &[
 
 /// Field labels a request may use for `res` (external names, e.g. pods also accept the
 /// legacy `spec.host`).
-pub fn supported_fields(res: &Resource) -> Vec<&'static str> {
-    let labels = res.strategy.fields().map_or(DEFAULT, |f| f.labels);
+pub fn supported_fields(fields: Option<&SelectableFields>) -> Vec<&'static str> {
+    let labels = fields.map_or(DEFAULT, |f| f.labels);
     labels.iter().map(|(ext, _)| *ext).collect()
 }
 
-/// `scheme.ConvertFieldLabel` for one term: the internal field name and value, or upstream's
-/// error text.
+/// `scheme.ConvertFieldLabel` for one term of a request to `version`: the internal field
+/// name and value, or upstream's error text.
 pub fn convert_field_label(
-    res: &Resource,
+    fields: Option<&SelectableFields>,
+    version: &str,
     label: &str,
     value: &str,
 ) -> Result<(String, String), String> {
-    let Some(fields) = res.strategy.fields() else {
+    let Some(fields) = fields else {
         return match label {
             "metadata.name" | "metadata.namespace" => Ok((label.to_string(), value.to_string())),
             _ => Err(format!(
@@ -70,20 +70,28 @@ pub fn convert_field_label(
     };
     match fields.labels.iter().find(|(ext, _)| *ext == label) {
         Some((_, internal)) => Ok((internal.to_string(), value.to_string())),
-        None => Err((fields.reject)(label, &res.version)),
+        None => Err((fields.reject)(label, version)),
     }
 }
 
 /// `FieldSelector.Transform(ConvertFieldLabel)` as the list/watch handler runs it: renames
 /// fields to their internal names; `Err` is the exact 400 BadRequest message.
-pub fn transform(res: &Resource, sel: &FieldSelector) -> Result<FieldSelector, String> {
-    sel.transform(|label, value| convert_field_label(res, label, value))
+pub fn transform(
+    fields: Option<&SelectableFields>,
+    version: &str,
+    sel: &FieldSelector,
+) -> Result<FieldSelector, String> {
+    sel.transform(|label, value| convert_field_label(fields, version, label, value))
 }
 
 /// Validates a parsed selector against the supported fields; `Err` is kube-apiserver's 400
 /// message. Use [`transform`] to also get the selector to match with.
-pub fn check(res: &Resource, sel: &FieldSelector) -> Result<(), String> {
-    transform(res, sel).map(|_| ())
+pub fn check(
+    fields: Option<&SelectableFields>,
+    version: &str,
+    sel: &FieldSelector,
+) -> Result<(), String> {
+    transform(fields, version, sel).map(|_| ())
 }
 
 fn get<'a>(obj: &'a Value, path: &[&str]) -> Option<&'a Value> {
@@ -120,7 +128,7 @@ pub fn count(obj: &Value, path: &[&str]) -> String {
 /// upstream because a missing field reads as `""`). Renamed external labels (pods'
 /// `spec.host`, events.k8s.io's `regarding.*`) are present as aliases too, so a selector that
 /// only went through [`check`] matches the same objects.
-pub fn field_set(res: &Resource, obj: &Value) -> BTreeMap<String, String> {
+pub fn field_set(fields: Option<&SelectableFields>, obj: &Value) -> BTreeMap<String, String> {
     let mut m = BTreeMap::new();
     m.insert(
         "metadata.name".to_string(),
@@ -130,7 +138,7 @@ pub fn field_set(res: &Resource, obj: &Value) -> BTreeMap<String, String> {
         "metadata.namespace".to_string(),
         text(obj, &["metadata", "namespace"]),
     );
-    let Some(fields) = res.strategy.fields() else {
+    let Some(fields) = fields else {
         return m;
     };
     (fields.extract)(obj, &mut |k: &str, v: String| {
@@ -146,8 +154,12 @@ pub fn field_set(res: &Resource, obj: &Value) -> BTreeMap<String, String> {
 }
 
 /// Does `obj` satisfy an already [`transform`]ed selector?
-pub fn matches(res: &Resource, transformed: &FieldSelector, obj: &Value) -> bool {
-    transformed.is_empty() || transformed.matches(&field_set(res, obj))
+pub fn matches(
+    fields: Option<&SelectableFields>,
+    transformed: &FieldSelector,
+    obj: &Value,
+) -> bool {
+    transformed.is_empty() || transformed.matches(&field_set(fields, obj))
 }
 
 #[cfg(test)]
@@ -155,7 +167,7 @@ mod tests {
     use super::*;
     use serde_json::json;
 
-    fn res(group: &str, resource: &str) -> std::sync::Arc<Resource> {
+    fn res(group: &str, resource: &str) -> std::sync::Arc<crate::registry::Resource> {
         crate::registry::builtin::registry()
             .snapshot()
             .resolve(group, resource)
@@ -164,23 +176,25 @@ mod tests {
     }
 
     fn transform(g: &str, r: &str, s: &FieldSelector) -> Result<FieldSelector, String> {
-        super::transform(&res(g, r), s)
+        let r = res(g, r);
+        super::transform(r.strategy.fields(), &r.version, s)
     }
 
     fn check(g: &str, r: &str, s: &FieldSelector) -> Result<(), String> {
-        super::check(&res(g, r), s)
+        let r = res(g, r);
+        super::check(r.strategy.fields(), &r.version, s)
     }
 
     fn supported_fields(g: &str, r: &str) -> Vec<&'static str> {
-        super::supported_fields(&res(g, r))
+        super::supported_fields(res(g, r).strategy.fields())
     }
 
     fn field_set(g: &str, r: &str, obj: &Value) -> BTreeMap<String, String> {
-        super::field_set(&res(g, r), obj)
+        super::field_set(res(g, r).strategy.fields(), obj)
     }
 
     fn matches(g: &str, r: &str, s: &FieldSelector, obj: &Value) -> bool {
-        super::matches(&res(g, r), s, obj)
+        super::matches(res(g, r).strategy.fields(), s, obj)
     }
 
     fn sel(s: &str) -> FieldSelector {

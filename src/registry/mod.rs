@@ -11,6 +11,7 @@ pub mod discovery;
 pub mod field_selectors;
 pub mod managed;
 pub mod object;
+pub mod prepare;
 pub mod resource;
 pub mod resources;
 pub mod store;

@@ -19,7 +19,7 @@ use crate::meta::labels::Selector;
 use crate::meta::status::{GroupResource, Status};
 use crate::meta::validation;
 pub use crate::registry::object::{finalizers, meta, meta_mut, meta_str, Part, WriteOptions};
-use crate::registry::strategy;
+use crate::registry::prepare;
 use crate::registry::{deletion, field_selectors, Registry, Resource};
 use std::sync::Arc;
 
@@ -392,7 +392,7 @@ impl Store {
             }
         }
         if let Some(sel) = &opts.field_selector {
-            let fields = field_selectors::field_set(scope.info, obj);
+            let fields = field_selectors::field_set(scope.info.strategy.fields(), obj);
             if !sel.matches(&fields) {
                 return false;
             }
@@ -515,7 +515,7 @@ impl Store {
             m.insert("uid".into(), json!(uuid::Uuid::new_v4().to_string()));
             m.insert("creationTimestamp".into(), json!(opts.now));
         }
-        strategy::prepare_for_create(info, &mut obj);
+        prepare::prepare_for_create(info, &mut obj);
         drop_empty_meta(&mut obj);
         let name_given = !meta_str(&obj, "name").is_empty();
         let generate_name = meta_str(&obj, "generateName").to_string();
@@ -682,9 +682,9 @@ impl Store {
                 return Err(Status::stale(scope.gr(), name));
             }
             if part == Part::Finalize {
-                strategy::prepare_for_finalize(&mut new, &old);
+                prepare::prepare_for_finalize(&mut new, &old);
             } else {
-                strategy::prepare_for_update(info, part, &mut new, &old);
+                prepare::prepare_for_update(info, part, &mut new, &old);
             }
             drop_empty_meta(&mut new);
             let mut errs = validation::validate_object_meta_update(&new, &old);

@@ -1,6 +1,6 @@
 //! The [`Strategy`] trait: what one resource adds to the generic store, like kube's
-//! `registry/<group>/<resource>/strategy.go`, plus the generic halves of PrepareForCreate and
-//! PrepareForUpdate that every resource shares.
+//! `registry/<group>/<resource>/strategy.go` (the generic halves of PrepareForCreate and
+//! PrepareForUpdate that every resource shares are in [`super::prepare`]).
 //!
 //! A strategy is stateless and pure: no I/O, no clock, no randomness (the store settles uid,
 //! timestamps and generated names first). Every method has the default kube's generic store
@@ -11,8 +11,6 @@
 use serde_json::{json, Map, Value};
 
 use super::field_selectors::SelectableFields;
-use super::object::{meta, meta_mut, Part};
-use super::resource::Resource;
 use super::table::{self, Printer};
 use crate::meta::field_error::FieldError;
 
@@ -155,120 +153,6 @@ impl Strategy for Plain {
     fn printer(&self) -> Printer {
         self.0
     }
-}
-
-/// apiVersion and kind as this resource serves them.
-pub fn set_type_meta(res: &Resource, obj: &mut Value) {
-    if let Some(o) = obj.as_object_mut() {
-        o.insert("apiVersion".into(), json!(res.api_version()));
-        o.insert("kind".into(), json!(res.kind));
-    }
-}
-
-/// PrepareForCreate: reset status, defaults, then the resource's initial values.
-pub fn prepare_for_create(res: &Resource, obj: &mut Value) {
-    let s = &res.strategy;
-    if res.has_status && !s.keeps_status_on_create() {
-        if let Some(o) = obj.as_object_mut() {
-            o.remove("status");
-        }
-    }
-    set_type_meta(res, obj);
-    s.prepare_for_create(obj);
-    s.default(obj);
-    s.initialize(obj);
-}
-
-/// PrepareForUpdate: system fields come from the old object; the spec/status split.
-pub fn prepare_for_update(res: &Resource, part: Part, new: &mut Value, old: &Value) {
-    set_type_meta(res, new);
-    if part == Part::Status {
-        let status = new.get("status").cloned();
-        let rv = meta(new).get("resourceVersion").cloned();
-        *new = old.clone();
-        match status {
-            Some(s) => new["status"] = s,
-            None => {
-                if let Some(o) = new.as_object_mut() {
-                    o.remove("status");
-                }
-            }
-        }
-        if let Some(rv) = rv {
-            meta_mut(new).insert("resourceVersion".into(), rv);
-        }
-        return;
-    }
-    if res.has_status && part != Part::Whole {
-        match old.get("status") {
-            Some(s) => new["status"] = s.clone(),
-            None => {
-                if let Some(o) = new.as_object_mut() {
-                    o.remove("status");
-                }
-            }
-        }
-    }
-    res.strategy.prepare_for_update(new, old);
-    res.strategy.default(new);
-    let old_meta = meta(old).clone();
-    let m = meta_mut(new);
-    for f in ["uid"] {
-        let empty = m.get(f).and_then(Value::as_str).is_none_or(str::is_empty);
-        if empty {
-            if let Some(v) = old_meta.get(f) {
-                m.insert(f.into(), v.clone());
-            }
-        }
-    }
-    for f in [
-        "creationTimestamp",
-        "deletionTimestamp",
-        "deletionGracePeriodSeconds",
-        "generation",
-    ] {
-        match old_meta.get(f) {
-            Some(v) => {
-                m.insert(f.into(), v.clone());
-            }
-            None => {
-                m.remove(f);
-            }
-        }
-    }
-    if res.generation && spec_changed(new, old) {
-        let g = meta(new)
-            .get("generation")
-            .and_then(Value::as_i64)
-            .unwrap_or(0);
-        meta_mut(new).insert("generation".into(), json!(g + 1));
-    }
-}
-
-/// The namespace /finalize subresource: only spec.finalizers changes.
-pub fn prepare_for_finalize(new: &mut Value, old: &Value) {
-    let fins = new.get("spec").and_then(|s| s.get("finalizers")).cloned();
-    let rv = meta(new).get("resourceVersion").cloned();
-    *new = old.clone();
-    new["spec"] = match fins {
-        Some(f) => json!({ "finalizers": f }),
-        None => json!({}),
-    };
-    if let Some(rv) = rv {
-        meta_mut(new).insert("resourceVersion".into(), rv);
-    }
-}
-
-fn spec_changed(new: &Value, old: &Value) -> bool {
-    let strip = |v: &Value| -> Value {
-        let mut v = v.clone();
-        if let Some(o) = v.as_object_mut() {
-            o.remove("metadata");
-            o.remove("status");
-        }
-        v
-    };
-    strip(new) != strip(old)
 }
 
 /// `obj[field]` as an object, made one if it is missing or not an object.

@@ -41,24 +41,6 @@ impl Wanted {
     }
 }
 
-fn percent_decode(s: &str) -> String {
-    let mut out = Vec::new();
-    let b = s.as_bytes();
-    let mut i = 0;
-    while i < b.len() {
-        if b[i] == b'%' && i + 2 < b.len() && s.is_char_boundary(i + 3) {
-            if let Ok(v) = u8::from_str_radix(&s[i + 1..i + 3], 16) {
-                out.push(v);
-                i += 3;
-                continue;
-            }
-        }
-        out.push(b[i]);
-        i += 1;
-    }
-    String::from_utf8(out).unwrap_or_else(|_| s.to_string())
-}
-
 /// Whether the request asks for impersonation at all.
 pub fn requested(headers: &HeaderMap) -> bool {
     headers.keys().any(|k| {
@@ -87,7 +69,7 @@ pub async fn impersonate(
     extra_names.sort();
     extra_names.dedup();
     for h in &extra_names {
-        let key = percent_decode(&h[EXTRA_PREFIX.len()..]);
+        let key = crate::meta::escape::path_unescape(&h[EXTRA_PREFIX.len()..]);
         for v in headers.get_all(h.as_str()) {
             has_extra = true;
             wanted.push(Wanted {
@@ -225,10 +207,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn decoding_and_descriptions() {
-        assert_eq!(percent_decode("example.org%2fscopes"), "example.org/scopes");
-        assert_eq!(percent_decode("plain"), "plain");
-        assert_eq!(percent_decode("bad%zz"), "bad%zz");
+    fn descriptions() {
         let w = Wanted {
             kind: "Group",
             namespace: String::new(),

@@ -182,7 +182,7 @@ pub fn full(data: impl Into<Bytes>) -> Body {
 
 /// Renders a Status as the JSON body kube-apiserver sends.
 pub fn status_response(s: &Status) -> Response<Body> {
-    let body = serde_json::to_vec(&s.to_json()).unwrap_or_default();
+    let body = negotiate::json_bytes(&s.to_json());
     let mut resp = Response::new(full(body));
     *resp.status_mut() = StatusCode::from_u16(s.code).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
     resp.headers_mut().insert(
@@ -208,7 +208,9 @@ pub async fn handle(
         .uri()
         .query()
         .is_some_and(|q| q.split('&').any(|p| p == "watch=1" || p == "watch=true"));
-    let info = request_info::parse(req.method(), req.uri().path(), watch);
+    // Routing and authorization see the percent-decoded path, as Go's `URL.Path`.
+    let path = crate::meta::escape::path_unescape(req.uri().path());
+    let info = request_info::parse(req.method(), &path, watch);
     let method = req.method().to_string();
     let chain = async {
         // authentication, per request: the certificate (verified by the handshake), else a
@@ -253,7 +255,7 @@ pub async fn handle(
                 name: i.name.as_deref(),
                 field_selector: field_selector.as_deref(),
             }),
-            None => crate::authz::Attributes::path(req.method(), req.uri().path()),
+            None => crate::authz::Attributes::path(req.method(), &path),
         };
         if let Err(s) = app.authz.authorize(&user, &attrs).await {
             return status_response(&s);

@@ -119,8 +119,48 @@ pub fn decode_body(content_type: Option<&str>, body: &[u8]) -> Result<Value, Sta
 pub fn encode(out: Output, v: &Value) -> Vec<u8> {
     match out {
         Output::Yaml => serde_yaml::to_string(v).unwrap_or_default().into_bytes(),
-        _ => serde_json::to_vec(v).unwrap_or_default(),
+        _ => json_bytes(v),
     }
+}
+
+tokio::task_local! {
+    static PRETTY: bool;
+}
+
+/// Runs `f` with its JSON responses indented (`?pretty`, or curl and wget by default).
+pub async fn with_pretty<F: std::future::Future>(pretty: bool, f: F) -> F::Output {
+    PRETTY.scope(pretty, f).await
+}
+
+/// Whether the current request's JSON is indented.
+pub fn pretty() -> bool {
+    PRETTY.try_with(|p| *p).unwrap_or(false)
+}
+
+/// kube's `isPrettyPrint`: `?pretty=` parsed as Go's `strconv.ParseBool`; without it,
+/// curl and wget get indented output.
+pub fn wants_pretty(query: Option<&str>, user_agent: Option<&str>) -> bool {
+    let asked = form_urlencoded::parse(query.unwrap_or("").as_bytes())
+        .find(|(k, _)| k == "pretty")
+        .map(|(_, v)| v.into_owned())
+        .filter(|v| !v.is_empty());
+    match asked {
+        Some(v) => matches!(v.as_str(), "1" | "t" | "T" | "TRUE" | "true" | "True"),
+        None => user_agent.is_some_and(|ua| ua.starts_with("curl") || ua.starts_with("Wget")),
+    }
+}
+
+/// JSON as kube's encoder writes a body: compact (indented by two spaces when pretty), then
+/// a newline.
+pub fn json_bytes(v: &Value) -> Vec<u8> {
+    let mut b = if pretty() {
+        serde_json::to_vec_pretty(v)
+    } else {
+        serde_json::to_vec(v)
+    }
+    .unwrap_or_default();
+    b.push(b'\n');
+    b
 }
 
 #[cfg(test)]

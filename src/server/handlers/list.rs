@@ -136,7 +136,10 @@ fn selectors_and_paging(q: &Query, info: &Resource) -> Result<ListOptions, Statu
     let field_selector = match q.get("fieldSelector").filter(|s| !s.is_empty()) {
         Some(s) => {
             let sel = FieldSelector::parse(s).map_err(Status::bad_request)?;
-            Some(field_selectors::transform(info, &sel).map_err(Status::bad_request)?)
+            Some(
+                field_selectors::transform(info.strategy.fields(), &info.version, &sel)
+                    .map_err(Status::bad_request)?,
+            )
         }
         None => None,
     };
@@ -227,7 +230,7 @@ pub async fn handle(ctx: &Ctx) -> Result<Response<Body>, Status> {
     }
     let body = match ctx.output {
         Output::Table(version) => {
-            let include = include_object(&ctx.query).unwrap_or(table::IncludeObject::Metadata);
+            let include = include_object(&ctx.query)?;
             let items: Vec<Value> = res.items.iter().map(|o| (**o).clone()).collect();
             table::table(
                 ctx.info.strategy.printer(),
@@ -245,6 +248,11 @@ pub async fn handle(ctx: &Ctx) -> Result<Response<Body>, Status> {
             "items": res.items.iter().map(|o| partial(o, version)).collect::<Vec<_>>(),
         }),
         Output::Yaml => list_body(
+            &ctx.info,
+            res.items.iter().map(|o| (**o).clone()).collect(),
+            list_meta,
+        ),
+        Output::Json if crate::server::negotiate::pretty() => list_body(
             &ctx.info,
             res.items.iter().map(|o| (**o).clone()).collect(),
             list_meta,
@@ -302,7 +310,7 @@ fn encode_list_json(
             None => put(&mut out, &**item),
         }
     }
-    out.extend_from_slice(b"]}");
+    out.extend_from_slice(b"]}\n");
     out
 }
 

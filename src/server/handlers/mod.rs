@@ -308,7 +308,10 @@ pub fn now_rfc3339() -> String {
 pub fn respond_object(ctx: &Ctx, code: StatusCode, obj: &Value) -> Response<Body> {
     match ctx.output {
         Output::Table(version) => {
-            let include = include_object(&ctx.query).unwrap_or(table::IncludeObject::Metadata);
+            let include = match include_object(&ctx.query) {
+                Ok(i) => i,
+                Err(s) => return status_response(&s),
+            };
             let t = table::table(
                 ctx.info.strategy.printer(),
                 std::slice::from_ref(obj),
@@ -325,12 +328,22 @@ pub fn respond_object(ctx: &Ctx, code: StatusCode, obj: &Value) -> Response<Body
 }
 
 /// `?includeObject=` for Table output.
-pub fn include_object(q: &Query) -> Option<table::IncludeObject> {
+pub fn include_object(q: &Query) -> Result<table::IncludeObject, Status> {
     match q.get("includeObject") {
-        Some("None") => Some(table::IncludeObject::None),
-        Some("Object") => Some(table::IncludeObject::Object),
-        Some("Metadata") | None => Some(table::IncludeObject::Metadata),
-        Some(_) => None,
+        Some("None") => Ok(table::IncludeObject::None),
+        Some("Object") => Ok(table::IncludeObject::Object),
+        Some("Metadata" | "") | None => Ok(table::IncludeObject::Metadata),
+        // ValidateTableOptions
+        Some(other) => Err(Status::invalid(
+            "TableOptions",
+            "meta.k8s.io",
+            "",
+            &[FieldError::not_supported(
+                "includeObject",
+                other,
+                &["Metadata", "None", "Object"],
+            )],
+        )),
     }
 }
 
@@ -507,10 +520,19 @@ pub fn version_info() -> Value {
 
 /// Routes one request; every failure becomes a Status response.
 pub async fn route(app: Arc<App>, user: User, req: Request<Incoming>) -> Response<Body> {
-    match route_inner(app, user, req).await {
-        Ok(r) => r,
-        Err(s) => status_response(&s),
-    }
+    let pretty = negotiate::wants_pretty(
+        req.uri().query(),
+        req.headers()
+            .get(header::USER_AGENT)
+            .and_then(|v| v.to_str().ok()),
+    );
+    negotiate::with_pretty(pretty, async move {
+        match route_inner(app, user, req).await {
+            Ok(r) => r,
+            Err(s) => status_response(&s),
+        }
+    })
+    .await
 }
 
 async fn route_inner(
@@ -518,7 +540,7 @@ async fn route_inner(
     user: User,
     req: Request<Incoming>,
 ) -> Result<Response<Body>, Status> {
-    let path = req.uri().path().to_string();
+    let path = crate::meta::escape::path_unescape(req.uri().path());
     let query = Query::parse(req.uri().query());
     let accept = req
         .headers()

@@ -58,7 +58,7 @@ pub async fn handle(ctx: Ctx) -> Result<Response<Body>, Status> {
     let stream = ctx.app.watch.watch(req).await?;
     let info = ctx.info.clone();
     let output = ctx.output;
-    let include = super::include_object(&ctx.query).unwrap_or(table::IncludeObject::Metadata);
+    let include = super::include_object(&ctx.query)?;
     let state = (stream, true);
     let body = futures::stream::unfold(state, move |(mut s, first)| {
         let info = info.clone();

@@ -2,6 +2,10 @@
 
 use serde_json::{json, Value};
 
+use super::{
+    check_int_or_percent, check_selector, check_template, go_int_or_string, go_label_selector,
+    int_or_percent_value, nonneg, over_100_percent, same_selector,
+};
 use crate::meta::field_error::FieldError;
 use crate::registry::builtin::core::pod_spec::default_template;
 use crate::registry::strategy::{obj_entry, Strategy};
@@ -20,10 +24,94 @@ impl Strategy for DaemonSets {
     }
 
     fn validate(&self, obj: &Value) -> Vec<FieldError> {
-        super::validate_workload(obj)
+        validate_spec(obj.get("spec").unwrap_or(&Value::Null))
+    }
+
+    /// The object, the update (the spec again), then the immutable selector.
+    fn validate_update(&self, new: &Value, old: &Value) -> Vec<FieldError> {
+        let mut errs = self.validate(new);
+        errs.extend(self.validate(new));
+        let (n, o) = (new.pointer("/spec/selector"), old.pointer("/spec/selector"));
+        if !same_selector(n, o) {
+            errs.push(FieldError::invalid_rendered(
+                "spec.selector",
+                &go_label_selector(n.unwrap_or(&Value::Null)),
+                "field is immutable",
+            ));
+        }
+        errs
     }
 
     fn printer(&self) -> Printer {
         printers::DS
     }
+}
+
+/// `ValidateDaemonSetSpec`, in upstream's order (a missing selector is only a mismatch).
+fn validate_spec(spec: &Value) -> Vec<FieldError> {
+    let mut errs = Vec::new();
+    let mut sel_errs = Vec::new();
+    let sel = check_selector(spec, "daemonset", false, &mut sel_errs);
+    // Label rules first, the template match, then the empty-selector error.
+    let (empty, rules): (Vec<_>, Vec<_>) = sel_errs.into_iter().partition(|e| {
+        e.message()
+            .ends_with("empty selector is invalid for daemonset")
+    });
+    errs.extend(rules);
+    if let Ok(sel) = &sel {
+        check_template(spec, sel, "DaemonSet", &mut errs);
+    }
+    errs.extend(empty);
+    nonneg(spec, "minReadySeconds", &mut errs);
+    nonneg(spec, "templateGeneration", &mut errs);
+    let strategy = spec.get("updateStrategy").unwrap_or(&Value::Null);
+    match strategy.get("type").and_then(Value::as_str).unwrap_or("") {
+        "OnDelete" => {}
+        "RollingUpdate" => match strategy.get("rollingUpdate").filter(|v| !v.is_null()) {
+            None => errs.push(FieldError::required(
+                "spec.updateStrategy.rollingUpdate",
+                "",
+            )),
+            Some(ru) => {
+                let path = "spec.updateStrategy.rollingUpdate";
+                let unavailable = ru.get("maxUnavailable").filter(|v| !v.is_null());
+                let surge = ru.get("maxSurge").filter(|v| !v.is_null());
+                for (name, v) in [("maxUnavailable", unavailable), ("maxSurge", surge)] {
+                    if let Some(v) = v {
+                        check_int_or_percent(v, &format!("{path}.{name}"), &mut errs);
+                        if over_100_percent(Some(v)) {
+                            errs.push(FieldError::invalid_rendered(
+                                format!("{path}.{name}"),
+                                &go_int_or_string(v),
+                                "must not be greater than 100%",
+                            ));
+                        }
+                    }
+                }
+                let (u, s) = (
+                    int_or_percent_value(unavailable),
+                    int_or_percent_value(surge),
+                );
+                if u != 0 && s != 0 {
+                    errs.push(FieldError::invalid_rendered(
+                        format!("{path}.maxSurge"),
+                        &go_int_or_string(surge.unwrap_or(&Value::Null)),
+                        "may not be set when maxUnavailable is non-zero",
+                    ));
+                } else if u == 0 && s == 0 {
+                    errs.push(FieldError::required(
+                        format!("{path}.maxUnavailable"),
+                        "cannot be 0 when maxSurge is 0",
+                    ));
+                }
+            }
+        },
+        other => errs.push(FieldError::not_supported(
+            "spec.updateStrategy",
+            other,
+            &["RollingUpdate", "OnDelete"],
+        )),
+    }
+    nonneg(spec, "revisionHistoryLimit", &mut errs);
+    errs
 }

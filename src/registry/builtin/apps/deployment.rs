@@ -2,6 +2,10 @@
 
 use serde_json::{json, Value};
 
+use super::{
+    check_int_or_percent, check_selector, check_template, go_int_or_string, go_label_selector,
+    int_or_percent_value, nonneg, over_100_percent, same_selector,
+};
 use crate::meta::field_error::FieldError;
 use crate::registry::builtin::core::pod_spec::default_template;
 use crate::registry::strategy::{obj_entry, Strategy};
@@ -30,10 +34,109 @@ impl Strategy for Deployments {
     }
 
     fn validate(&self, obj: &Value) -> Vec<FieldError> {
-        super::validate_workload(obj)
+        validate_spec(obj.get("spec").unwrap_or(&Value::Null))
+    }
+
+    /// The spec as on create, then (apps/v1) the selector may not change.
+    fn validate_update(&self, new: &Value, old: &Value) -> Vec<FieldError> {
+        let mut errs = self.validate(new);
+        let (n, o) = (new.pointer("/spec/selector"), old.pointer("/spec/selector"));
+        if !same_selector(n, o) {
+            errs.push(FieldError::invalid_rendered(
+                "spec.selector",
+                &go_label_selector(n.unwrap_or(&Value::Null)),
+                "field is immutable",
+            ));
+        }
+        errs
     }
 
     fn printer(&self) -> Printer {
         printers::DEPLOYMENT
+    }
+}
+
+/// `ValidateDeploymentSpec`, in upstream's order.
+fn validate_spec(spec: &Value) -> Vec<FieldError> {
+    let mut errs = Vec::new();
+    nonneg(spec, "replicas", &mut errs);
+    match check_selector(spec, "deployment", true, &mut errs) {
+        Ok(sel) => check_template(spec, &sel, "ReplicaSet", &mut errs),
+        Err(()) => errs.push(FieldError::invalid_rendered(
+            "spec.selector",
+            &go_label_selector(spec.get("selector").unwrap_or(&Value::Null)),
+            "invalid label selector",
+        )),
+    }
+    validate_strategy(spec.get("strategy").unwrap_or(&Value::Null), &mut errs);
+    nonneg(spec, "minReadySeconds", &mut errs);
+    nonneg(spec, "revisionHistoryLimit", &mut errs);
+    if let Some(pds) = spec.get("progressDeadlineSeconds").filter(|v| !v.is_null()) {
+        let before = errs.len();
+        nonneg(spec, "progressDeadlineSeconds", &mut errs);
+        let min_ready = spec
+            .get("minReadySeconds")
+            .and_then(Value::as_i64)
+            .unwrap_or(0);
+        if errs.len() == before && pds.as_i64().is_some_and(|p| p <= min_ready) {
+            errs.push(FieldError::invalid(
+                "spec.progressDeadlineSeconds",
+                pds.clone(),
+                "must be greater than minReadySeconds",
+            ));
+        }
+    }
+    errs
+}
+
+/// `ValidateDeploymentStrategy`.
+fn validate_strategy(strategy: &Value, errs: &mut Vec<FieldError>) {
+    let ru = strategy.get("rollingUpdate").filter(|v| !v.is_null());
+    match strategy.get("type").and_then(Value::as_str).unwrap_or("") {
+        "Recreate" => {
+            if ru.is_some() {
+                errs.push(FieldError::forbidden(
+                    "spec.strategy.rollingUpdate",
+                    "may not be specified when strategy `type` is 'Recreate'",
+                ));
+            }
+        }
+        "RollingUpdate" => {
+            let Some(ru) = ru else {
+                errs.push(FieldError::required(
+                    "spec.strategy.rollingUpdate",
+                    "this should be defaulted and never be nil",
+                ));
+                return;
+            };
+            let path = "spec.strategy.rollingUpdate";
+            let unavailable = ru.get("maxUnavailable").filter(|v| !v.is_null());
+            let surge = ru.get("maxSurge").filter(|v| !v.is_null());
+            if let Some(u) = unavailable {
+                check_int_or_percent(u, &format!("{path}.maxUnavailable"), errs);
+            }
+            if let Some(s) = surge {
+                check_int_or_percent(s, &format!("{path}.maxSurge"), errs);
+            }
+            if int_or_percent_value(unavailable) == 0 && int_or_percent_value(surge) == 0 {
+                errs.push(FieldError::invalid_rendered(
+                    format!("{path}.maxUnavailable"),
+                    &go_int_or_string(unavailable.unwrap_or(&Value::from(0))),
+                    "may not be 0 when `maxSurge` is 0",
+                ));
+            }
+            if over_100_percent(unavailable) {
+                errs.push(FieldError::invalid_rendered(
+                    format!("{path}.maxUnavailable"),
+                    &go_int_or_string(unavailable.unwrap_or(&Value::Null)),
+                    "must not be greater than 100%",
+                ));
+            }
+        }
+        other => errs.push(FieldError::not_supported(
+            "spec.strategy",
+            other,
+            &["Recreate", "RollingUpdate"],
+        )),
     }
 }

@@ -1,0 +1,333 @@
+//! Validation as kube-apiserver v1.33 answers it, over real HTTPS: a data-driven table of
+//! invalid objects per type with the status code, reason, message and field causes kube
+//! sends (derived from upstream's validation sources), and of updates refused for immutable
+//! fields. Nothing refused is stored.
+
+mod support;
+
+use reqwest::{Method, StatusCode};
+use serde_json::{json, Value};
+use support::Server;
+
+const NS: &str = "/api/v1/namespaces/default";
+const APPS: &str = "/apis/apps/v1/namespaces/default";
+
+fn labels_template(app: &str) -> Value {
+    json!({"metadata": {"labels": {"app": app}},
+           "spec": {"containers": [{"name": "c", "image": "registry.local/app:1"}]}})
+}
+
+fn deployment(name: &str, selector: Value, template: Value) -> Value {
+    json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": name},
+           "spec": {"selector": selector, "template": template}})
+}
+
+/// One refused create: where it goes, what is sent, and kube's answer.
+struct Case {
+    path: &'static str,
+    body: Value,
+    code: u16,
+    reason: &'static str,
+    message: &'static str,
+    /// `(field, reason)` of each cause, in order (`None`: not checked).
+    causes: Option<Vec<(&'static str, &'static str)>>,
+}
+
+fn cases() -> Vec<Case> {
+    let big = "x".repeat(600 * 1024);
+    vec![
+        Case {
+            path: "/api/v1/namespaces/default/secrets",
+            body: json!({"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "b64"}, "data": {"a": "%%%"}}),
+            code: 400,
+            reason: "BadRequest",
+            message: "Secret in version \"v1\" cannot be handled as a Secret: illegal base64 data at input byte 0",
+            causes: None,
+        },
+        Case {
+            path: "/api/v1/namespaces/default/configmaps",
+            body: json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "b64"}, "binaryData": {"a": "YWJjZA"}}),
+            code: 400,
+            reason: "BadRequest",
+            message: "ConfigMap in version \"v1\" cannot be handled as a ConfigMap: illegal base64 data at input byte 4",
+            causes: None,
+        },
+        Case {
+            path: "/api/v1/namespaces/default/configmaps",
+            body: json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "big"},
+                         "data": {"a": big.clone(), "b": big.clone()}}),
+            code: 422,
+            reason: "Invalid",
+            message: "ConfigMap \"big\" is invalid: []: Too long: may not be more than 1048576 bytes",
+            causes: Some(vec![("[]", "FieldValueTooLong")]),
+        },
+        Case {
+            path: "/api/v1/namespaces/default/configmaps",
+            body: json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "keys"},
+                         "data": {"..a": "1", "k": "v"}, "binaryData": {"k": "dg=="}}),
+            code: 422,
+            reason: "Invalid",
+            message: "ConfigMap \"keys\" is invalid: [data[..a]: Invalid value: \"..a\": must not start with '..', data[k]: Invalid value: \"k\": duplicate of key present in binaryData]",
+            causes: Some(vec![("data[..a]", "FieldValueInvalid"), ("data[k]", "FieldValueInvalid")]),
+        },
+        Case {
+            path: "/api/v1/namespaces/default/secrets",
+            body: json!({"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "big"},
+                         "stringData": {"a": big.clone(), "b": big}}),
+            code: 422,
+            reason: "Invalid",
+            message: "Secret \"big\" is invalid: data: Too long: may not be more than 1048576 bytes",
+            causes: Some(vec![("data", "FieldValueTooLong")]),
+        },
+        Case {
+            path: "/api/v1/namespaces/default/secrets",
+            body: json!({"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "tls"}, "type": "kubernetes.io/tls"}),
+            code: 422,
+            reason: "Invalid",
+            message: "Secret \"tls\" is invalid: [data[tls.crt]: Required value, data[tls.key]: Required value]",
+            causes: Some(vec![("data[tls.crt]", "FieldValueRequired"), ("data[tls.key]", "FieldValueRequired")]),
+        },
+        Case {
+            path: "/api/v1/namespaces/default/secrets",
+            body: json!({"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "dock"},
+                         "type": "kubernetes.io/dockerconfigjson", "data": {".dockerconfigjson": "W10="}}),
+            code: 422,
+            reason: "Invalid",
+            message: "Secret \"dock\" is invalid: data[.dockerconfigjson]: Invalid value: \"<secret contents redacted>\": json: cannot unmarshal array into Go value of type map[string]interface {}",
+            causes: None,
+        },
+        Case {
+            path: "/api/v1/namespaces/default/secrets",
+            body: json!({"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "sat"},
+                         "type": "kubernetes.io/service-account-token"}),
+            code: 422,
+            reason: "Invalid",
+            message: "Secret \"sat\" is invalid: metadata.annotations[kubernetes.io/service-account.name]: Required value",
+            causes: None,
+        },
+        Case {
+            path: "/apis/apps/v1/namespaces/default/deployments",
+            body: deployment("mismatch", json!({"matchLabels": {"app": "a"}}), labels_template("b")),
+            code: 422,
+            reason: "Invalid",
+            message: "Deployment.apps \"mismatch\" is invalid: spec.template.metadata.labels: Invalid value: map[string]string{\"app\":\"b\"}: `selector` does not match template `labels`",
+            causes: Some(vec![("spec.template.metadata.labels", "FieldValueInvalid")]),
+        },
+        Case {
+            path: "/apis/apps/v1/namespaces/default/deployments",
+            body: deployment("empty", json!({}), labels_template("b")),
+            code: 422,
+            reason: "Invalid",
+            message: "Deployment.apps \"empty\" is invalid: spec.selector: Invalid value: v1.LabelSelector{MatchLabels:map[string]string(nil), MatchExpressions:[]v1.LabelSelectorRequirement(nil)}: empty selector is invalid for deployment",
+            causes: None,
+        },
+        Case {
+            path: "/apis/apps/v1/namespaces/default/deployments",
+            body: json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "nosel"},
+                         "spec": {"template": labels_template("b")}}),
+            code: 422,
+            reason: "Invalid",
+            message: "Deployment.apps \"nosel\" is invalid: [spec.selector: Required value, spec.template.metadata.labels: Invalid value: map[string]string{\"app\":\"b\"}: `selector` does not match template `labels`]",
+            causes: None,
+        },
+        Case {
+            path: "/apis/apps/v1/namespaces/default/deployments",
+            body: {
+                let mut d = deployment("zero", json!({"matchLabels": {"app": "a"}}), labels_template("a"));
+                d["spec"]["strategy"] = json!({"type": "RollingUpdate", "rollingUpdate": {"maxSurge": 0, "maxUnavailable": 0}});
+                d["spec"]["progressDeadlineSeconds"] = json!(5);
+                d["spec"]["minReadySeconds"] = json!(5);
+                d
+            },
+            code: 422,
+            reason: "Invalid",
+            message: "Deployment.apps \"zero\" is invalid: [spec.strategy.rollingUpdate.maxUnavailable: Invalid value: intstr.IntOrString{Type:0, IntVal:0, StrVal:\"\"}: may not be 0 when `maxSurge` is 0, spec.progressDeadlineSeconds: Invalid value: 5: must be greater than minReadySeconds]",
+            causes: None,
+        },
+        Case {
+            path: "/apis/apps/v1/namespaces/default/replicasets",
+            body: json!({"apiVersion": "apps/v1", "kind": "ReplicaSet", "metadata": {"name": "rs"},
+                         "spec": {"replicas": -1, "selector": {"matchLabels": {"app": "a"}},
+                                  "template": {"metadata": {"labels": {"app": "a"}},
+                                               "spec": {"restartPolicy": "OnFailure", "containers": [{"name": "c", "image": "i"}]}}}}),
+            code: 422,
+            reason: "Invalid",
+            message: "ReplicaSet.apps \"rs\" is invalid: [spec.replicas: Invalid value: -1: must be greater than or equal to 0, spec.template.spec.restartPolicy: Unsupported value: \"OnFailure\": supported values: \"Always\"]",
+            causes: None,
+        },
+        Case {
+            path: "/apis/apps/v1/namespaces/default/daemonsets",
+            body: json!({"apiVersion": "apps/v1", "kind": "DaemonSet", "metadata": {"name": "ds"},
+                         "spec": {"selector": {"matchLabels": {"app": "a"}}, "template": labels_template("b")}}),
+            code: 422,
+            reason: "Invalid",
+            message: "DaemonSet.apps \"ds\" is invalid: spec.template.metadata.labels: Invalid value: map[string]string{\"app\":\"b\"}: `selector` does not match template `labels`",
+            causes: None,
+        },
+        Case {
+            path: "/apis/apiextensions.k8s.io/v1/customresourcedefinitions",
+            body: json!({"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+                         "metadata": {"name": "foo"}, "spec": {}}),
+            code: 422,
+            reason: "Invalid",
+            message: "CustomResourceDefinition.apiextensions.k8s.io \"foo\" is invalid: [metadata.name: Invalid value: \"foo\": must be spec.names.plural+\".\"+spec.group, spec.group: Required value, spec.scope: Required value, spec.versions: Invalid value: []apiextensions.CustomResourceDefinitionVersion(nil): must have exactly one version marked as storage version, spec.names.plural: Required value, spec.names.singular: Required value, spec.names.kind: Required value, spec.names.listKind: Required value, status.storedVersions: Invalid value: []string(nil): must have at least one stored version]",
+            causes: Some(vec![
+                ("metadata.name", "FieldValueInvalid"),
+                ("spec.group", "FieldValueRequired"),
+                ("spec.scope", "FieldValueRequired"),
+                ("spec.versions", "FieldValueInvalid"),
+                ("spec.names.plural", "FieldValueRequired"),
+                ("spec.names.singular", "FieldValueRequired"),
+                ("spec.names.kind", "FieldValueRequired"),
+                ("spec.names.listKind", "FieldValueRequired"),
+                ("status.storedVersions", "FieldValueInvalid"),
+            ]),
+        },
+    ]
+}
+
+#[tokio::test]
+async fn invalid_objects_are_refused_as_kube_refuses_them() {
+    let s = Server::start();
+    let c = s.client();
+    let mut failures = Vec::new();
+    for case in cases() {
+        let name = case.body["metadata"]["name"].as_str().unwrap().to_string();
+        let r = s
+            .json(&c, Method::POST, case.path, Some(case.body.clone()))
+            .await;
+        let b = &r.body;
+        let got = (
+            r.code.as_u16(),
+            b["reason"].as_str().unwrap_or("").to_string(),
+            b["message"].as_str().unwrap_or("").to_string(),
+        );
+        let want = (case.code, case.reason.to_string(), case.message.to_string());
+        if got != want {
+            failures.push(format!(
+                "{} {name}:\n  got  {got:?}\n  want {want:?}",
+                case.path
+            ));
+            continue;
+        }
+        assert_eq!(b["kind"], "Status");
+        assert_eq!(b["status"], "Failure");
+        if let Some(causes) = &case.causes {
+            let got: Vec<(String, String)> = b["details"]["causes"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|c| {
+                    (
+                        c["field"].as_str().unwrap_or("").to_string(),
+                        c["reason"].as_str().unwrap_or("").to_string(),
+                    )
+                })
+                .collect();
+            let want: Vec<(String, String)> = causes
+                .iter()
+                .map(|(f, r)| (f.to_string(), r.to_string()))
+                .collect();
+            if got != want {
+                failures.push(format!("{name} causes: got {got:?}, want {want:?}"));
+            }
+        }
+        // Nothing was stored.
+        let get = s
+            .json(&c, Method::GET, &format!("{}/{name}", case.path), None)
+            .await;
+        assert_eq!(get.code, StatusCode::NOT_FOUND, "{name} was stored");
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// Updates refused because a field is immutable; the stored object stays as it was.
+#[tokio::test]
+async fn immutable_fields_stay() {
+    let s = Server::start();
+    let c = s.client();
+    let post = |path: &'static str, body: Value| {
+        let (s, c) = (&s, &c);
+        async move {
+            let r = s.json(c, Method::POST, path, Some(body)).await;
+            assert_eq!(r.code, StatusCode::CREATED, "{}", r.body);
+            r.body
+        }
+    };
+    let put = |path: String, body: Value| {
+        let (s, c) = (&s, &c);
+        async move { s.json(c, Method::PUT, &path, Some(body)).await }
+    };
+
+    // An immutable ConfigMap keeps its data and stays immutable.
+    let mut cm = post(
+        "/api/v1/namespaces/default/configmaps",
+        json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "frozen"},
+               "data": {"a": "1"}, "immutable": true}),
+    )
+    .await;
+    cm["data"]["a"] = json!("2");
+    cm["immutable"] = json!(false);
+    let r = put(format!("{NS}/configmaps/frozen"), cm).await;
+    assert_eq!(r.code, StatusCode::UNPROCESSABLE_ENTITY);
+    assert_eq!(
+        r.body["message"],
+        "ConfigMap \"frozen\" is invalid: [immutable: Forbidden: field is immutable when `immutable` is set, data: Forbidden: field is immutable when `immutable` is set]"
+    );
+
+    // A Secret's type never changes.
+    let mut sec = post(
+        "/api/v1/namespaces/default/secrets",
+        json!({"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "typed"}, "data": {"a": "YQ=="}}),
+    )
+    .await;
+    assert_eq!(sec["type"], "Opaque");
+    sec["type"] = json!("kubernetes.io/basic-auth");
+    let r = put(format!("{NS}/secrets/typed"), sec).await;
+    assert_eq!(
+        r.body["message"],
+        // ValidateSecret of the new object follows the update checks.
+        "Secret \"typed\" is invalid: [type: Invalid value: \"kubernetes.io/basic-auth\": field is immutable, data[username]: Required value, data[password]: Required value]"
+    );
+
+    // apps/v1 Deployment selectors are immutable.
+    let mut d = post(
+        "/apis/apps/v1/namespaces/default/deployments",
+        deployment(
+            "web",
+            json!({"matchLabels": {"app": "a"}}),
+            labels_template("a"),
+        ),
+    )
+    .await;
+    d["spec"]["selector"] = json!({"matchLabels": {"app": "b"}});
+    d["spec"]["template"]["metadata"]["labels"] = json!({"app": "b"});
+    let r = put(format!("{APPS}/deployments/web"), d).await;
+    assert_eq!(r.code, StatusCode::UNPROCESSABLE_ENTITY);
+    assert_eq!(
+        r.body["message"],
+        "Deployment.apps \"web\" is invalid: spec.selector: Invalid value: v1.LabelSelector{MatchLabels:map[string]string{\"app\":\"b\"}, MatchExpressions:[]v1.LabelSelectorRequirement(nil)}: field is immutable"
+    );
+    let now = s
+        .json(&c, Method::GET, &format!("{APPS}/deployments/web"), None)
+        .await;
+    assert_eq!(
+        now.body["spec"]["selector"],
+        json!({"matchLabels": {"app": "a"}})
+    );
+
+    // StatefulSets: only some spec fields may change.
+    let mut sts = post(
+        "/apis/apps/v1/namespaces/default/statefulsets",
+        json!({"apiVersion": "apps/v1", "kind": "StatefulSet", "metadata": {"name": "db"},
+               "spec": {"selector": {"matchLabels": {"app": "a"}}, "serviceName": "db",
+                        "template": labels_template("a")}}),
+    )
+    .await;
+    sts["spec"]["serviceName"] = json!("other");
+    let r = put(format!("{APPS}/statefulsets/db"), sts).await;
+    assert_eq!(
+        r.body["message"],
+        "StatefulSet.apps \"db\" is invalid: spec: Forbidden: updates to statefulset spec for fields other than 'replicas', 'ordinals', 'template', 'updateStrategy', 'persistentVolumeClaimRetentionPolicy' and 'minReadySeconds' are forbidden"
+    );
+}
