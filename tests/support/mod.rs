@@ -220,6 +220,11 @@ impl Server {
 
     /// An HTTPS client with the admin identity.
     pub fn client(&self) -> reqwest::Client {
+        self.client_builder().build().unwrap()
+    }
+
+    /// The builder of [`Server::client`], for tests that change a setting.
+    pub fn client_builder(&self) -> reqwest::ClientBuilder {
         let read = |f: &str| std::fs::read(self.dir.path().join(f)).unwrap();
         let mut pem = read("admin.crt");
         pem.extend_from_slice(&read("admin.key"));
@@ -229,8 +234,6 @@ impl Server {
             .add_root_certificate(reqwest::Certificate::from_pem(&read("ca.crt")).unwrap())
             .identity(reqwest::Identity::from_pem(&pem).unwrap())
             .timeout(Duration::from_secs(30))
-            .build()
-            .unwrap()
     }
 }
 

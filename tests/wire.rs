@@ -1,0 +1,180 @@
+//! What clients compare byte for byte, over real HTTPS: JSON bodies end with a newline as Go's
+//! encoder writes them, `?pretty` indents, percent-escaped paths reach their objects,
+//! `includeObject` is validated, and the OpenAPI documents carry ETags as kube-openapi serves
+//! them (304 on a matching `If-None-Match`, 301 from an outdated v3 hash).
+
+mod support;
+
+use reqwest::{Method, StatusCode};
+use serde_json::{json, Value};
+use support::Server;
+
+async fn raw(
+    s: &Server,
+    c: &reqwest::Client,
+    method: Method,
+    path: &str,
+    headers: &[(&str, &str)],
+    body: Option<Value>,
+) -> (StatusCode, reqwest::header::HeaderMap, Vec<u8>) {
+    let mut req = c.request(method, format!("{}{}", s.url, path));
+    for (k, v) in headers {
+        req = req.header(*k, *v);
+    }
+    if let Some(b) = body {
+        req = req
+            .header("content-type", "application/json")
+            .body(b.to_string());
+    }
+    let resp = req.send().await.expect("request");
+    let code = resp.status();
+    let h = resp.headers().clone();
+    (code, h, resp.bytes().await.expect("body").to_vec())
+}
+
+#[tokio::test]
+async fn json_bodies_paths_and_parameters() {
+    let s = Server::start();
+    let c = s.client();
+    let cms = "/api/v1/namespaces/default/configmaps";
+    let (code, _, created) = raw(
+        &s,
+        &c,
+        Method::POST,
+        cms,
+        &[],
+        Some(json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "w"}, "data": {"a": "1"}})),
+    )
+    .await;
+    assert_eq!(code, StatusCode::CREATED);
+    assert_eq!(created.last(), Some(&b'\n'), "a create ends with a newline");
+    for path in [
+        format!("{cms}/w"),
+        cms.to_string(),
+        format!("{cms}/missing"),
+    ] {
+        let (_, _, body) = raw(&s, &c, Method::GET, &path, &[], None).await;
+        assert_eq!(body.last(), Some(&b'\n'), "{path} ends with a newline");
+        assert!(
+            !body[..body.len() - 1].contains(&b'\n'),
+            "{path} is compact"
+        );
+    }
+    let (_, _, pretty) = raw(
+        &s,
+        &c,
+        Method::GET,
+        &format!("{cms}/w?pretty=true"),
+        &[],
+        None,
+    )
+    .await;
+    let text = String::from_utf8(pretty).unwrap();
+    assert!(
+        text.starts_with("{\n  \"") && text.contains("\n  \"kind\": \"ConfigMap\",\n"),
+        "{text}"
+    );
+    assert!(text.ends_with("}\n"));
+
+    // Escaped `:` in a name.
+    let roles = "/apis/rbac.authorization.k8s.io/v1/clusterroles";
+    let (code, _, _) = raw(
+        &s,
+        &c,
+        Method::POST,
+        roles,
+        &[],
+        Some(json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole", "metadata": {"name": "system:test"}})),
+    )
+    .await;
+    assert_eq!(code, StatusCode::CREATED);
+    let (code, _, body) = raw(
+        &s,
+        &c,
+        Method::GET,
+        &format!("{roles}/system%3Atest"),
+        &[],
+        None,
+    )
+    .await;
+    assert_eq!(code, StatusCode::OK);
+    let v: Value = serde_json::from_slice(&body).unwrap();
+    assert_eq!(v["metadata"]["name"], "system:test");
+
+    // includeObject must be one of kube's values.
+    let table = [("accept", "application/json;as=Table;v=v1;g=meta.k8s.io")];
+    let (code, _, body) = raw(
+        &s,
+        &c,
+        Method::GET,
+        &format!("{cms}?includeObject=Foo"),
+        &table,
+        None,
+    )
+    .await;
+    assert_eq!(code, StatusCode::UNPROCESSABLE_ENTITY);
+    let v: Value = serde_json::from_slice(&body).unwrap();
+    assert_eq!(
+        v["message"],
+        "TableOptions.meta.k8s.io \"\" is invalid: includeObject: Unsupported value: \"Foo\": supported values: \"Metadata\", \"None\", \"Object\""
+    );
+    let (code, _, _) = raw(
+        &s,
+        &c,
+        Method::GET,
+        &format!("{cms}?includeObject=None"),
+        &table,
+        None,
+    )
+    .await;
+    assert_eq!(code, StatusCode::OK);
+}
+
+#[tokio::test]
+async fn openapi_documents_are_cacheable() {
+    let s = Server::start();
+    let c = s.client();
+    let (code, h, _) = raw(&s, &c, Method::GET, "/openapi/v2", &[], None).await;
+    assert_eq!(code, StatusCode::OK);
+    let etag = h["etag"].to_str().unwrap().to_string();
+    assert!(etag.starts_with('"') && etag.len() > 100, "{etag}");
+    let (code, _, body) = raw(
+        &s,
+        &c,
+        Method::GET,
+        "/openapi/v2",
+        &[("if-none-match", &etag)],
+        None,
+    )
+    .await;
+    assert_eq!(code, StatusCode::NOT_MODIFIED);
+    assert!(body.is_empty());
+
+    let (_, _, index) = raw(&s, &c, Method::GET, "/openapi/v3", &[], None).await;
+    let index: Value = serde_json::from_slice(&index).unwrap();
+    let url = index["paths"]["apis/apps/v1"]["serverRelativeURL"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let (code, h, _) = raw(&s, &c, Method::GET, &url, &[], None).await;
+    assert_eq!(code, StatusCode::OK);
+    assert_eq!(h["cache-control"], "public, immutable");
+    let hash = url.rsplit('=').next().unwrap();
+    assert_eq!(h["etag"].to_str().unwrap(), format!("\"{hash}\""));
+    let no_redirects = s
+        .client_builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .unwrap();
+    let (code, h, _) = raw(
+        &s,
+        &no_redirects,
+        Method::GET,
+        "/openapi/v3/apis/apps/v1?hash=0000",
+        &[],
+        None,
+    )
+    .await;
+    assert_eq!(code, StatusCode::MOVED_PERMANENTLY);
+    assert_eq!(h["location"].to_str().unwrap(), url);
+}
