@@ -362,6 +362,18 @@ pub async fn run(
                 app.watch.clone(),
             ))
         });
+    // Every replica serves the established custom resource definitions; the leader
+    // establishes new ones.
+    let crd_serving = Some(tokio::spawn(controllers::crd::serve(
+        store.clone(),
+        app.watch.clone(),
+    )));
+    let crd_establishing = cfg.controllers.contains(&"crd-establishing").then(|| {
+        tokio::spawn(controllers::crd::establish(
+            store.clone(),
+            app.watch.clone(),
+        ))
+    });
     let ns_controller = cfg.controllers.contains(&"namespace").then(|| {
         tokio::spawn(controllers::namespace::run(
             store.clone(),
@@ -446,9 +458,16 @@ pub async fn run(
             Err(_) => tracing::warn!("admin API did not stop within 5 s"),
         }
     }
-    for c in [ns_controller, token_loops, sa_tokens, aggregation]
-        .into_iter()
-        .flatten()
+    for c in [
+        ns_controller,
+        token_loops,
+        sa_tokens,
+        aggregation,
+        crd_serving,
+        crd_establishing,
+    ]
+    .into_iter()
+    .flatten()
     {
         c.abort();
     }

@@ -512,3 +512,123 @@ async fn peer_certificates_and_rbac_on_every_replica() {
         }
     }
 }
+
+/// The runtime registry on every replica: a CustomResourceDefinition applied through the
+/// load balancer is served by each replica on its own within seconds — discovery, the
+/// OpenAPI documents, its objects from the replica's watch cache, and RBAC rules naming the
+/// new resource — and deleting it stops that everywhere.
+#[test]
+fn custom_resources_are_served_by_every_replica() {
+    if Command::new("haproxy").arg("-v").output().is_err() || !replicas_supported() {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "CI needs haproxy and replicas"
+        );
+        return;
+    }
+    let c = Cluster::up(3);
+    let servers: Vec<String> = (1..=3)
+        .map(|i| format!("https://{}", c.ports[&format!("REPLICA_{i}_API")]))
+        .collect();
+    // Polls `check` against every replica until it holds (bounded).
+    let everywhere = |what: &str, check: &dyn Fn(&str) -> bool| {
+        for s in &servers {
+            let deadline = Instant::now() + Duration::from_secs(15);
+            while !check(s) {
+                assert!(Instant::now() < deadline, "{what} on {s}");
+                std::thread::sleep(Duration::from_millis(200));
+            }
+        }
+    };
+    let raw = |server: &str, path: &str| -> Option<String> {
+        let out = c.kubectl(&["--server", server, "get", "--raw", path]);
+        out.status.success().then(|| stdout(&out))
+    };
+    let crd = c.dir().join("crd.yaml");
+    std::fs::write(
+        &crd,
+        "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata:\n  name: crontabs.stable.example.com\nspec:\n  group: stable.example.com\n  scope: Namespaced\n  names:\n    plural: crontabs\n    singular: crontab\n    kind: CronTab\n    shortNames: [ct]\n  versions:\n  - name: v1\n    served: true\n    storage: true\n    schema:\n      openAPIV3Schema:\n        type: object\n        properties:\n          spec:\n            type: object\n            properties:\n              cronSpec: {type: string}\n              replicas: {type: integer}\n",
+    )
+    .unwrap();
+    c.retry(&["apply", "-f", crd.to_str().unwrap()], |_| false);
+    everywhere("discovery lists crontabs", &|s| {
+        raw(s, "/apis/stable.example.com/v1").is_some_and(|d| d.contains("\"crontabs\""))
+    });
+    everywhere("the OpenAPI v3 index names the group", &|s| {
+        raw(s, "/openapi/v3").is_some_and(|d| d.contains("apis/stable.example.com/v1"))
+    });
+    everywhere("the OpenAPI v3 document has the kind", &|s| {
+        raw(s, "/openapi/v3/apis/stable.example.com/v1")
+            .is_some_and(|d| d.contains("com.example.stable.v1.CronTab"))
+    });
+    let established = c.ok(&[
+        "get",
+        "crd",
+        "crontabs.stable.example.com",
+        "-o",
+        "jsonpath={.status.conditions[?(@.type==\"Established\")].status}",
+    ]);
+    assert_eq!(established, "True");
+
+    // Objects, from each replica's own watch cache.
+    let ct = c.dir().join("ct.yaml");
+    std::fs::write(
+        &ct,
+        "apiVersion: stable.example.com/v1\nkind: CronTab\nmetadata:\n  name: my-cron\nspec:\n  cronSpec: \"* * * * */5\"\n  replicas: 2\n",
+    )
+    .unwrap();
+    c.retry(&["apply", "-f", ct.to_str().unwrap()], |_| false);
+    everywhere("the object is listed from the cache", &|s| {
+        raw(
+            s,
+            "/apis/stable.example.com/v1/namespaces/default/crontabs?resourceVersion=0",
+        )
+        .is_some_and(|l| l.contains("\"my-cron\""))
+    });
+    assert_eq!(
+        c.ok(&["get", "ct", "my-cron", "-o", "jsonpath={.spec.cronSpec}"]),
+        "* * * * */5"
+    );
+
+    // RBAC rules name the new resource.
+    let can = |s: &str| {
+        let out = c.kubectl(&[
+            "--server",
+            s,
+            "auth",
+            "can-i",
+            "list",
+            "crontabs.stable.example.com",
+            "--as",
+            "alice",
+        ]);
+        stdout(&out).trim().to_string()
+    };
+    assert_eq!(can(&servers[0]), "no");
+    c.ok(&[
+        "create",
+        "clusterrole",
+        "crontab-reader",
+        "--verb=list",
+        "--resource=crontabs.stable.example.com",
+    ]);
+    c.ok(&[
+        "create",
+        "clusterrolebinding",
+        "alice-crontabs",
+        "--clusterrole=crontab-reader",
+        "--user=alice",
+    ]);
+    everywhere("alice may list crontabs", &|s| can(s) == "yes");
+    everywhere("alice lists them", &|s| {
+        let out = c.kubectl(&["--server", s, "get", "ct", "--as", "alice", "-o", "name"]);
+        stdout(&out).contains("crontab.stable.example.com/my-cron")
+    });
+
+    // Deleting the definition stops serving it everywhere.
+    c.retry(&["delete", "crd", "crontabs.stable.example.com"], |_| false);
+    everywhere("discovery forgets the group", &|s| {
+        raw(s, "/apis/stable.example.com/v1").is_none()
+            && raw(s, "/openapi/v3").is_some_and(|d| !d.contains("stable.example.com"))
+    });
+}

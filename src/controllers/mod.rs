@@ -1,18 +1,31 @@
-//! In-process control loops that only the Raft leader runs: namespace deletion now, the
-//! garbage collector and others later. They talk to the registry as a client would; leadership
+//! In-process control loops that only the Raft leader runs (namespace deletion, CRD
+//! establishment, token loops, ClusterRole aggregation; the garbage collector and others
+//! later), plus the one loop every replica runs: serving the established custom resource
+//! definitions (`crd::serve`). They talk to the registry as a client would; leadership
 //! is re-checked on every pass so a new leader takes over by itself. `--controllers` picks which
 //! run (kube-controller-manager's syntax), so an operator running a real controller-manager can
 //! turn Rafter's own off.
 
 pub mod bootstrap;
 pub mod bootstrap_tokens;
+pub mod crd;
 pub mod namespace;
 pub mod rbac;
 pub mod serviceaccount_tokens;
 
+/// Aborts a task when dropped (a loop's followers end with the loop).
+pub(crate) struct AbortOnDrop(pub tokio::task::JoinHandle<()>);
+
+impl Drop for AbortOnDrop {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
+}
+
 /// The loops `--controllers` names, as kube-controller-manager names its own.
 pub const KNOWN: &[&str] = &[
     "namespace",
+    "crd-establishing",
     "clusterrole-aggregation",
     "serviceaccount-token",
     "tokencleaner",
@@ -59,13 +72,18 @@ mod tests {
             super::parse_enabled("*").unwrap(),
             vec![
                 "namespace",
+                "crd-establishing",
                 "clusterrole-aggregation",
                 "serviceaccount-token"
             ]
         );
         assert_eq!(
             super::parse_enabled("*,-namespace").unwrap(),
-            vec!["clusterrole-aggregation", "serviceaccount-token"]
+            vec![
+                "crd-establishing",
+                "clusterrole-aggregation",
+                "serviceaccount-token"
+            ]
         );
         assert!(super::parse_enabled("").unwrap().is_empty());
         assert_eq!(

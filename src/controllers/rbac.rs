@@ -15,6 +15,7 @@ use std::time::Duration;
 
 use serde_json::{json, Value};
 
+use super::AbortOnDrop;
 use crate::authz::bootstrap;
 use crate::authz::rbac::{self, PolicyRule};
 use crate::meta::status::Status;
@@ -259,14 +260,6 @@ pub async fn run_aggregation(store: Store, cache: crate::watch::Cache) {
                 tracing::info!(role = name, "aggregating: {}", s.message);
             }
         }
-    }
-}
-
-struct AbortOnDrop(tokio::task::JoinHandle<()>);
-
-impl Drop for AbortOnDrop {
-    fn drop(&mut self) {
-        self.0.abort();
     }
 }
 

@@ -147,6 +147,61 @@ pub fn type_error(definition: &str, value: &Value) -> Option<String> {
     typecheck::first_type_error(definition, value)
 }
 
+/// The definitions of custom kinds (and their lists) from their schemas, as kube's CRD
+/// OpenAPI builder shapes them, with what they reference (ObjectMeta, ListMeta).
+fn custom_definitions(cat: &Catalog, definitions: &mut Map<String, Value>) {
+    const OBJECT_META: &str = "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta";
+    const LIST_META: &str = "io.k8s.apimachinery.pkg.apis.meta.v1.ListMeta";
+    let mut any = false;
+    for r in cat.all() {
+        let Some(schema) = &r.schema else { continue };
+        any = true;
+        let gvk = |kind: &str| json!([{"group": r.group, "kind": kind, "version": r.version}]);
+        let mut d = (**schema).clone();
+        if !d.is_object() {
+            d = json!({});
+        }
+        d["type"] = json!("object");
+        let props = d
+            .as_object_mut()
+            .expect("object")
+            .entry("properties")
+            .or_insert_with(|| json!({}));
+        if let Some(p) = props.as_object_mut() {
+            p.insert("apiVersion".into(), json!({"description": "APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources", "type": "string"}));
+            p.insert("kind".into(), json!({"description": "Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds", "type": "string"}));
+            p.insert("metadata".into(), json!({"$ref": format!("#/definitions/{OBJECT_META}"), "description": "Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata"}));
+        }
+        d["x-kubernetes-group-version-kind"] = gvk(&r.kind);
+        definitions.insert(r.definition.clone(), d);
+        definitions.insert(
+            format!("{}List", r.definition),
+            json!({
+                "description": format!("{} is a list of {}", r.list_kind, r.kind),
+                "type": "object",
+                "required": ["items"],
+                "properties": {
+                    "apiVersion": {"description": "APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources", "type": "string"},
+                    "items": {"description": format!("List of {}. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md", r.resource), "type": "array", "items": {"$ref": format!("#/definitions/{}", r.definition)}},
+                    "kind": {"description": "Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds", "type": "string"},
+                    "metadata": {"$ref": format!("#/definitions/{LIST_META}"), "description": "Standard list metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds"},
+                },
+                "x-kubernetes-group-version-kind": gvk(&r.list_kind),
+            }),
+        );
+    }
+    if any {
+        let mut names = BTreeSet::new();
+        schemas::closure(OBJECT_META, &mut names);
+        schemas::closure(LIST_META, &mut names);
+        for n in names {
+            if let Some(d) = schemas::get(&n) {
+                definitions.entry(n).or_insert_with(|| d.clone());
+            }
+        }
+    }
+}
+
 /// Every definition referenced from `paths`, with everything they reference.
 fn referenced_definitions(paths: &Map<String, Value>) -> BTreeSet<String> {
     let mut roots = Vec::new();
@@ -194,6 +249,7 @@ fn build_v2(cat: &Catalog) -> Value {
             definitions.insert(name, d.clone());
         }
     }
+    custom_definitions(cat, &mut definitions);
     let (security, security_definitions) = security_v2();
     let mut doc = json!({
         "definitions": definitions,
@@ -207,12 +263,33 @@ fn build_v2(cat: &Catalog) -> Value {
     doc
 }
 
-fn v3_doc(paths: Map<String, Value>) -> Value {
+fn v3_doc(cat: &Catalog, paths: Map<String, Value>) -> Value {
     let mut components = Map::new();
+    let mut definitions = Map::new();
     for name in referenced_definitions(&paths) {
         if let Some(d) = schemas::get(&name) {
-            components.insert(name.clone(), v3::definition(&name, d));
+            definitions.insert(name, d.clone());
         }
+    }
+    custom_definitions(cat, &mut definitions);
+    // What the paths reach, custom kinds included.
+    let mut stack = Vec::new();
+    for item in paths.values() {
+        schemas::collect_refs(item, &mut stack);
+    }
+    let mut reached = BTreeSet::new();
+    while let Some(n) = stack.pop() {
+        if reached.contains(&n) {
+            continue;
+        }
+        if let Some(d) = definitions.get(&n) {
+            schemas::collect_refs(d, &mut stack);
+            reached.insert(n);
+        }
+    }
+    for name in reached {
+        let d = &definitions[&name];
+        components.insert(name.clone(), v3::definition(&name, d));
     }
     let paths: Map<String, Value> = paths
         .iter()
@@ -252,7 +329,7 @@ fn build_v3(cat: &Catalog) -> V3 {
     let mut docs = Vec::new();
     let mut index = Map::new();
     for (path, p) in sources {
-        let bytes = serialize(&v3_doc(p));
+        let bytes = serialize(&v3_doc(cat, p));
         let hash = hash_hex(&bytes);
         index.insert(
             path.clone(),

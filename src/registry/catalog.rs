@@ -241,6 +241,44 @@ impl Registry {
         Ok(self.generation())
     }
 
+    /// Serves exactly `custom` besides the built-ins (replacing every earlier run-time
+    /// entry); nothing changes, and no generation is spent, when they are the same entries
+    /// (same resources from the same origins) as now. An entry that would shadow a built-in
+    /// is left out. Returns the generation served.
+    pub fn set_custom(&self, custom: Vec<Resource>) -> u64 {
+        let _w = self.write.lock().unwrap_or_else(|e| e.into_inner());
+        let cur = self.current.load_full();
+        let key = |r: &Resource| {
+            (
+                r.group.clone(),
+                r.version.clone(),
+                r.resource.clone(),
+                r.origin.clone(),
+            )
+        };
+        let custom: Vec<Resource> = custom
+            .into_iter()
+            .filter(|r| {
+                cur.get(&r.group, &r.version, &r.resource)
+                    .is_none_or(|have| have.origin.is_some())
+            })
+            .collect();
+        let now: Vec<_> = cur.all[self.builtins..].iter().map(|r| key(r)).collect();
+        let want: Vec<_> = custom.iter().map(key).collect();
+        if now == want {
+            return cur.generation;
+        }
+        let mut all = cur.all[..self.builtins].to_vec();
+        let mut seen = std::collections::HashSet::new();
+        for r in custom {
+            if seen.insert((r.group.clone(), r.version.clone(), r.resource.clone())) {
+                all.push(Arc::new(r));
+            }
+        }
+        self.swap(all);
+        self.current.load().generation
+    }
+
     /// Stops serving a resource added at run time.
     pub fn remove(&self, group: &str, version: &str, resource: &str) -> Result<u64, RegistryError> {
         let _w = self.write.lock().unwrap_or_else(|e| e.into_inner());
@@ -556,6 +594,8 @@ mod tests {
             preferred: true,
             storage_version: "v1".into(),
             storage_version_hash: None,
+            schema: None,
+            origin: Some("test".into()),
             protobuf: false,
             strategy: base.strategy.clone(),
         }

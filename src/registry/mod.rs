@@ -6,6 +6,7 @@
 pub mod allocate;
 pub mod builtin;
 pub mod catalog;
+pub mod custom;
 pub mod deletion;
 pub mod discovery;
 pub mod field_selectors;

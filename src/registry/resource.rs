@@ -69,6 +69,12 @@ pub struct Resource {
     pub protobuf: bool,
     /// Discovery's `storageVersionHash` (of the storage group/version/kind).
     pub storage_version_hash: Option<String>,
+    /// The OpenAPI v3 schema of the kind when it is not a built-in definition (custom
+    /// resources: the definition's `openAPIV3Schema`).
+    pub schema: Option<Arc<serde_json::Value>>,
+    /// Where a run-time entry came from (a definition's uid and resourceVersion); `None` for
+    /// built-ins. Entries with the same origin are the same.
+    pub origin: Option<String>,
     /// Per-resource behaviour.
     pub strategy: Arc<dyn Strategy>,
 }
@@ -125,6 +131,8 @@ impl Resource {
                 let (g, v, k) = super::resources::storage_gvk(info);
                 storage_version_hash(g, v, k)
             }),
+            schema: None,
+            origin: None,
             strategy,
         }
     }

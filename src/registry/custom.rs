@@ -1,0 +1,195 @@
+//! Custom resources: the registry entries a CustomResourceDefinition stands for, one per served
+//! version, and their (generic) strategy.
+//!
+//! A definition is served once it is `Established` (the establishing controller sets that
+//! after accepting its names). Its versions are listed in kube's version priority (GA before
+//! beta before alpha, higher numbers first; others after, by name), the first of them is the
+//! preferred version, and every version shares one key space (`/<group>/<plural>/`): objects
+//! are stored as they were written and read through any served version (conversion strategy
+//! `None`: only `apiVersion` changes).
+//!
+//! Does not know: how definitions are found (the serving loop in `controllers::crd` follows
+//! them from the watch cache), schema validation and pruning of custom objects.
+
+use std::cmp::Ordering;
+use std::sync::Arc;
+
+use serde_json::{json, Value};
+
+use super::resource::{storage_version_hash, Resource, ScaleInfo};
+use super::resources::STANDARD_VERBS;
+use super::strategy::Strategy;
+use crate::meta::validation::NameRule;
+
+/// The strategy of every custom resource: kube's generic rules (the status subresource, when
+/// the version has one, is handled by the generic store from the entry's `has_status`).
+pub struct CustomResources;
+
+impl Strategy for CustomResources {}
+
+/// Whether a definition's `Established` condition is `True`.
+pub fn established(crd: &Value) -> bool {
+    crd.pointer("/status/conditions")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .any(|c| c["type"] == "Established" && c["status"] == "True")
+}
+
+/// kube's `version.CompareKubeAwareVersionStrings`: v2 > v1 > v1beta2 > v1beta1 > v1alpha1 >
+/// anything else (which sorts by name).
+pub fn compare_versions(a: &str, b: &str) -> Ordering {
+    fn parse(v: &str) -> Option<(u32, u32, u32)> {
+        let rest = v.strip_prefix('v')?;
+        let digits = rest
+            .find(|c: char| !c.is_ascii_digit())
+            .unwrap_or(rest.len());
+        let major: u32 = rest[..digits].parse().ok()?;
+        let tail = &rest[digits..];
+        if tail.is_empty() {
+            return Some((2, major, 0));
+        }
+        for (class, word) in [(1, "beta"), (0, "alpha")] {
+            if let Some(n) = tail.strip_prefix(word) {
+                if !n.is_empty() && n.bytes().all(|c| c.is_ascii_digit()) {
+                    return Some((class, major, n.parse().ok()?));
+                }
+            }
+        }
+        None
+    }
+    match (parse(a), parse(b)) {
+        // higher class, then higher major, then higher minor come first
+        (Some(x), Some(y)) => y.0.cmp(&x.0).then(y.1.cmp(&x.1)).then(y.2.cmp(&x.2)),
+        (Some(_), None) => Ordering::Less,
+        (None, Some(_)) => Ordering::Greater,
+        (None, None) => a.cmp(b),
+    }
+}
+
+fn text<'a>(v: &'a Value, pointer: &str) -> &'a str {
+    v.pointer(pointer).and_then(Value::as_str).unwrap_or("")
+}
+
+fn strings(v: &Value, pointer: &str) -> Vec<String> {
+    v.pointer(pointer)
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(|s| s.as_str().map(str::to_string))
+        .collect()
+}
+
+/// The OpenAPI definition name kube gives a custom kind: the group reversed, then version and
+/// kind (`stable.example.com`, `v1`, `CronTab` → `com.example.stable.v1.CronTab`).
+pub fn definition_name(group: &str, version: &str, kind: &str) -> String {
+    let reversed: Vec<&str> = group.split('.').rev().collect();
+    format!("{}.{version}.{kind}", reversed.join("."))
+}
+
+/// The entries an established definition stands for (none otherwise), in version priority.
+pub fn resources_of(crd: &Value) -> Vec<Resource> {
+    if !established(crd) || crd.pointer("/metadata/deletionTimestamp").is_some() {
+        return Vec::new();
+    }
+    let spec = &crd["spec"];
+    let group = text(spec, "/group");
+    let names = &spec["names"];
+    let kind = text(names, "/kind");
+    let mut versions: Vec<&Value> = spec["versions"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|v| v["served"] == json!(true))
+        .collect();
+    versions.sort_by(|a, b| compare_versions(text(a, "/name"), text(b, "/name")));
+    let storage = spec["versions"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .find(|v| v["storage"] == json!(true))
+        .map(|v| text(v, "/name").to_string())
+        .unwrap_or_default();
+    let origin = format!(
+        "{}/{}",
+        text(crd, "/metadata/uid"),
+        text(crd, "/metadata/resourceVersion")
+    );
+    versions
+        .iter()
+        .enumerate()
+        .map(|(i, v)| {
+            let version = text(v, "/name").to_string();
+            let scale = v.pointer("/subresources/scale").map(|s| ScaleInfo {
+                spec_replicas_path: text(s, "/specReplicasPath").to_string(),
+                status_replicas_path: text(s, "/statusReplicasPath").to_string(),
+                label_selector_path: s
+                    .get("labelSelectorPath")
+                    .and_then(Value::as_str)
+                    .map(str::to_string),
+            });
+            Resource {
+                group: group.to_string(),
+                resource: text(names, "/plural").to_string(),
+                singular: text(names, "/singular").to_string(),
+                kind: kind.to_string(),
+                list_kind: text(names, "/listKind").to_string(),
+                namespaced: text(spec, "/scope") == "Namespaced",
+                verbs: STANDARD_VERBS.iter().map(|s| s.to_string()).collect(),
+                short_names: strings(names, "/shortNames"),
+                categories: strings(names, "/categories"),
+                has_status: v.pointer("/subresources/status").is_some(),
+                scale,
+                name_rule: NameRule::Dns1123Subdomain,
+                generation: true,
+                definition: definition_name(group, &version, kind),
+                preferred: i == 0,
+                storage_version: storage.clone(),
+                protobuf: false,
+                storage_version_hash: Some(storage_version_hash(group, &storage, kind)),
+                schema: v.pointer("/schema/openAPIV3Schema").cloned().map(Arc::new),
+                origin: Some(origin.clone()),
+                strategy: Arc::new(CustomResources),
+                version,
+            }
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn version_priority() {
+        let mut vs = vec![
+            "v1alpha1", "foo", "v1", "v2beta1", "v1beta2", "v2", "v1beta1", "bar",
+        ];
+        vs.sort_by(|a, b| compare_versions(a, b));
+        assert_eq!(
+            vs,
+            ["v2", "v1", "v2beta1", "v1beta2", "v1beta1", "v1alpha1", "bar", "foo"]
+        );
+    }
+
+    #[test]
+    fn entries_of_an_established_definition() {
+        let mut crd = json!({"metadata": {"name": "crontabs.stable.example.com", "uid": "u", "resourceVersion": "7"},
+            "spec": {"group": "stable.example.com", "scope": "Namespaced",
+                "names": {"plural": "crontabs", "singular": "crontab", "kind": "CronTab", "listKind": "CronTabList", "shortNames": ["ct"]},
+                "versions": [
+                    {"name": "v1beta1", "served": true, "storage": false},
+                    {"name": "v1", "served": true, "storage": true, "subresources": {"status": {}}},
+                    {"name": "v0", "served": false, "storage": false}]}});
+        assert!(resources_of(&crd).is_empty(), "not established yet");
+        crd["status"] = json!({"conditions": [{"type": "Established", "status": "True"}]});
+        let rs = resources_of(&crd);
+        let versions: Vec<&str> = rs.iter().map(|r| r.version.as_str()).collect();
+        assert_eq!(versions, ["v1", "v1beta1"]);
+        assert!(rs[0].preferred && !rs[1].preferred);
+        assert!(rs[0].has_status && !rs[1].has_status);
+        assert_eq!(rs[0].definition, "com.example.stable.v1.CronTab");
+        assert_eq!(rs[1].storage_version, "v1");
+        assert_eq!(rs[0].short_names, ["ct"]);
+    }
+}
