@@ -178,3 +178,33 @@ async fn openapi_documents_are_cacheable() {
     assert_eq!(code, StatusCode::MOVED_PERMANENTLY);
     assert_eq!(h["location"].to_str().unwrap(), url);
 }
+
+/// A JSON POST over HTTP/2 to an unrouted path ends in a clean 404 Status, never a stream
+/// error, however large the body.
+#[tokio::test]
+async fn unrouted_posts_get_a_clean_404_over_http2() {
+    let s = Server::start();
+    let c = s.client();
+    let big = json!({"kind": "Thing", "apiVersion": "nope.example.com/v1", "metadata": {"name": "x"},
+                     "data": "y".repeat(512 * 1024)});
+    for path in [
+        "/apis/nope.example.com/v1/namespaces/default/things",
+        "/not/a/path",
+        "/api/v1/namespaces/default/nothings",
+    ] {
+        for _ in 0..5 {
+            let resp = c
+                .post(format!("{}{}", s.url, path))
+                .header("content-type", "application/json")
+                .body(big.to_string())
+                .send()
+                .await
+                .unwrap_or_else(|e| panic!("{path}: {e:?}"));
+            assert_eq!(resp.version(), reqwest::Version::HTTP_2);
+            assert_eq!(resp.status(), StatusCode::NOT_FOUND, "{path}");
+            let v: Value = resp.json().await.unwrap();
+            assert_eq!(v["kind"], "Status");
+            assert_eq!(v["reason"], "NotFound");
+        }
+    }
+}

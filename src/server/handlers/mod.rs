@@ -527,6 +527,14 @@ pub async fn route(app: Arc<App>, user: User, req: Request<Incoming>) -> Respons
             .and_then(|v| v.to_str().ok()),
     );
     negotiate::with_pretty(pretty, async move {
+        // The body is read whole before routing, so that every answer, an unrouted path's
+        // 404 included, comes after the request ended (an HTTP/2 client is never cut off
+        // mid-upload by a reset stream).
+        let (parts, body) = req.into_parts();
+        let req = match read_body(body).await {
+            Ok(b) => Request::from_parts(parts, b),
+            Err(s) => return status_response(&s),
+        };
         match route_inner(app, user, req).await {
             Ok(r) => r,
             Err(s) => status_response(&s),
@@ -538,7 +546,7 @@ pub async fn route(app: Arc<App>, user: User, req: Request<Incoming>) -> Respons
 async fn route_inner(
     app: Arc<App>,
     user: User,
-    req: Request<Incoming>,
+    req: Request<Bytes>,
 ) -> Result<Response<Body>, Status> {
     let path = crate::meta::escape::path_unescape(req.uri().path());
     let query = Query::parse(req.uri().query());
@@ -659,7 +667,6 @@ async fn route_inner(
             }
             let output = negotiate::output(accept)?;
             let (parts, body) = req.into_parts();
-            let body = read_body(body).await?;
             return authentication::review(&app, &user, kind, &parts.headers, &body, output).await;
         }
     }
@@ -676,7 +683,6 @@ async fn route_inner(
             }
             let output = negotiate::output(accept)?;
             let (parts, body) = req.into_parts();
-            let body = read_body(body).await?;
             return access_review::handle(
                 &app.authz,
                 &user,
@@ -712,7 +718,6 @@ async fn route_inner(
     }
     let output = negotiate::output(accept)?;
     let (parts, body) = req.into_parts();
-    let body = read_body(body).await?;
     let ctx = Ctx {
         app,
         user,
