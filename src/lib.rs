@@ -12,6 +12,7 @@ pub mod authn;
 pub mod authz;
 pub mod controllers;
 pub mod faults;
+pub mod generated;
 pub mod kv;
 pub mod meta;
 pub mod openapi;

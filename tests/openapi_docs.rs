@@ -288,3 +288,37 @@ fn v3_documents_cover_every_served_kind() {
     }
     assert!(checked > 50, "checked {checked}");
 }
+
+/// Clients and generators read descriptions: every definition both serve has upstream's
+/// description, and so has each of its properties.
+#[test]
+fn descriptions_match_upstream() {
+    let Some(up) = oracle() else {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "CI is set but the oracle is missing at {ORACLE}"
+        );
+        return;
+    };
+    let ours = ours();
+    let mut problems = Vec::new();
+    let (ud, od) = (&up["definitions"], &ours["definitions"]);
+    for (name, d) in od.as_object().expect("definitions") {
+        let Some(u) = ud.get(name) else { continue };
+        if u.get("description") != d.get("description") {
+            problems.push(name.clone());
+        }
+        for (p, pd) in d["properties"].as_object().into_iter().flatten() {
+            if let Some(upd) = u["properties"].get(p) {
+                if upd.get("description") != pd.get("description") {
+                    problems.push(format!("{name}.{p}"));
+                }
+            }
+        }
+    }
+    assert!(
+        problems.is_empty(),
+        "{} differ: {problems:#?}",
+        problems.len()
+    );
+}

@@ -14,6 +14,7 @@
 //! no file I/O and never reads upstream's swagger file.
 
 pub mod facts;
+pub use schemas::description_overrides;
 mod paths;
 mod proto;
 mod schemas;

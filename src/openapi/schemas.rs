@@ -102,7 +102,72 @@ const KIND_DESC: &str = "Kind is a string value representing the REST resource t
 /// Every built-in definition in v2 form, keys sorted, keyed by its `io.k8s...` name.
 pub(crate) fn all() -> &'static Map<String, Value> {
     static ALL: OnceLock<Map<String, Value>> = OnceLock::new();
-    ALL.get_or_init(build)
+    ALL.get_or_init(|| {
+        let mut defs = build();
+        apply_descriptions(&mut defs);
+        defs
+    })
+}
+
+/// Upstream's descriptions where k8s-openapi's differ (the generated table).
+fn apply_descriptions(defs: &mut Map<String, Value>) {
+    for (def, prop, text) in crate::generated::openapi_descriptions::DESCRIPTIONS {
+        let Some(Value::Object(d)) = defs.get_mut(*def) else {
+            continue;
+        };
+        let target = if prop.is_empty() {
+            Some(d)
+        } else {
+            d.get_mut("properties")
+                .and_then(|p| p.get_mut(*prop))
+                .and_then(Value::as_object_mut)
+        };
+        if let Some(t) = target {
+            match text {
+                Some(text) => t.insert("description".into(), Value::from(*text)),
+                None => t.remove("description"),
+            };
+        }
+    }
+}
+
+/// The generator's input: for every definition and top-level property both serve, upstream's
+/// description where k8s-openapi's (before the generated table) differs, as
+/// (definition, property or "", upstream text or `None` when upstream has none), sorted.
+/// Regenerate the table with `RAFTER_REGENERATE=1 cargo test --test generated`.
+pub fn description_overrides(upstream: &Value) -> Vec<(String, String, Option<String>)> {
+    let ours = build();
+    let mut out = Vec::new();
+    let Some(up) = upstream.get("definitions").and_then(Value::as_object) else {
+        return out;
+    };
+    for (name, d) in &ours {
+        let Some(u) = up.get(name) else { continue };
+        let desc = |v: &Value| {
+            v.get("description")
+                .and_then(Value::as_str)
+                .map(str::to_string)
+        };
+        if desc(u) != desc(d) {
+            out.push((name.clone(), String::new(), desc(u)));
+        }
+        let (Some(dp), Some(upp)) = (
+            d.get("properties").and_then(Value::as_object),
+            u.get("properties").and_then(Value::as_object),
+        ) else {
+            continue;
+        };
+        for (p, pd) in dp {
+            let Some(upd) = upp.get(p) else {
+                continue;
+            };
+            if desc(upd) != desc(pd) {
+                out.push((name.clone(), p.clone(), desc(upd)));
+            }
+        }
+    }
+    out.sort();
+    out
 }
 
 /// Looks up one definition (v2 form).
