@@ -667,7 +667,7 @@ async fn concurrent_service_allocations_are_unique() {
         tasks.push(tokio::spawn(async move {
             let body = serde_json::json!({"apiVersion": "v1", "kind": "Service",
                 "metadata": {"name": format!("s{i}")},
-                "spec": {"type": "NodePort", "ports": [{"port": 80}, {"port": 81}]}});
+                "spec": {"type": "NodePort", "ports": [{"name": "a", "port": 80}, {"name": "b", "port": 81}]}});
             let r = c
                 .post(format!("{url}/api/v1/namespaces/default/services"))
                 .json(&body)

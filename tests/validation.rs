@@ -106,6 +106,39 @@ fn cases() -> Vec<Case> {
             causes: None,
         },
         Case {
+            path: "/api/v1/namespaces/default/services",
+            body: json!({"apiVersion": "v1", "kind": "Service", "metadata": {"name": "noports"}, "spec": {"selector": {"app": "a"}}}),
+            code: 422,
+            reason: "Invalid",
+            message: "Service \"noports\" is invalid: spec.ports: Required value",
+            causes: Some(vec![("spec.ports", "FieldValueRequired")]),
+        },
+        Case {
+            path: "/api/v1/namespaces/default/services",
+            body: json!({"apiVersion": "v1", "kind": "Service", "metadata": {"name": "badports"},
+                         "spec": {"ports": [{"port": 80, "protocol": "HTTP"}, {"name": "b", "port": 70000}, {"name": "b", "port": 81, "targetPort": "Not_A_Name"}]}}),
+            code: 422,
+            reason: "Invalid",
+            message: "Service \"badports\" is invalid: [spec.ports[0].name: Required value, spec.ports[0].protocol: Unsupported value: \"HTTP\": supported values: \"SCTP\", \"TCP\", \"UDP\", spec.ports[1].port: Invalid value: 70000: must be between 1 and 65535, inclusive, spec.ports[1].targetPort: Invalid value: 70000: must be between 1 and 65535, inclusive, spec.ports[2].name: Duplicate value: \"b\", spec.ports[2].targetPort: Invalid value: \"Not_A_Name\": must contain only alpha-numeric characters (a-z, 0-9), and hyphens (-)]",
+            causes: None,
+        },
+        Case {
+            path: "/api/v1/namespaces/default/services",
+            body: json!({"apiVersion": "v1", "kind": "Service", "metadata": {"name": "ext"}, "spec": {"type": "ExternalName"}}),
+            code: 422,
+            reason: "Invalid",
+            message: "Service \"ext\" is invalid: spec.externalName: Required value",
+            causes: None,
+        },
+        Case {
+            path: "/api/v1/namespaces/default/services",
+            body: json!({"apiVersion": "v1", "kind": "Service", "metadata": {"name": "weird"}, "spec": {"type": "Weird", "ports": [{"port": 80}]}}),
+            code: 422,
+            reason: "Invalid",
+            message: "Service \"weird\" is invalid: spec.type: Unsupported value: \"Weird\": supported values: \"ClusterIP\", \"ExternalName\", \"LoadBalancer\", \"NodePort\"",
+            causes: None,
+        },
+        Case {
             path: "/apis/apps/v1/namespaces/default/deployments",
             body: deployment("mismatch", json!({"matchLabels": {"app": "a"}}), labels_template("b")),
             code: 422,
@@ -273,6 +306,30 @@ async fn immutable_fields_stay() {
     assert_eq!(
         r.body["message"],
         "ConfigMap \"frozen\" is invalid: [immutable: Forbidden: field is immutable when `immutable` is set, data: Forbidden: field is immutable when `immutable` is set]"
+    );
+
+    // A Service keeps its cluster IP: left out it is kept, changed it is refused.
+    let svc = post(
+        "/api/v1/namespaces/default/services",
+        json!({"apiVersion": "v1", "kind": "Service", "metadata": {"name": "web"},
+               "spec": {"ports": [{"port": 80}], "selector": {"app": "a"}}}),
+    )
+    .await;
+    let ip = svc["spec"]["clusterIP"].as_str().unwrap().to_string();
+    let mut replaced = json!({"apiVersion": "v1", "kind": "Service",
+        "metadata": {"name": "web", "resourceVersion": svc["metadata"]["resourceVersion"]},
+        "spec": {"ports": [{"port": 81}], "selector": {"app": "a"}}});
+    let r = put(format!("{NS}/services/web"), replaced.clone()).await;
+    assert_eq!(r.code, StatusCode::OK, "{}", r.body);
+    assert_eq!(r.body["spec"]["clusterIP"], ip.as_str());
+    replaced["metadata"]["resourceVersion"] = r.body["metadata"]["resourceVersion"].clone();
+    replaced["spec"]["clusterIP"] = json!("10.0.0.99");
+    replaced["spec"]["clusterIPs"] = json!(["10.0.0.99"]);
+    let r = put(format!("{NS}/services/web"), replaced).await;
+    assert_eq!(r.code, StatusCode::UNPROCESSABLE_ENTITY);
+    assert_eq!(
+        r.body["message"],
+        "Service \"web\" is invalid: spec.clusterIPs[0]: Invalid value: []string{\"10.0.0.99\"}: may not change once set"
     );
 
     // A Secret's type never changes.
