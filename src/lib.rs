@@ -76,6 +76,8 @@ pub struct Config {
     pub authorization: authz::Config,
     /// `--min-request-timeout`.
     pub min_request_timeout: Duration,
+    /// `--allow-privileged`.
+    pub allow_privileged: bool,
     /// `--peer-dial`: peer addresses to dial instead of the members' own (fault proxies).
     pub peer_dial: BTreeMap<u64, String>,
     /// `--snapshot-count`: applied log entries between two raft snapshots.
@@ -111,6 +113,7 @@ impl Config {
             tls_sans: Vec::new(),
             authorization: authz::Config::default(),
             min_request_timeout: Duration::from_secs(1800),
+            allow_privileged: false,
             peer_dial: BTreeMap::new(),
             snapshot_count: 10_000,
             snapshot_catchup_entries: 1_000,
@@ -267,6 +270,7 @@ pub async fn run(
     )
     .await
     .map_err(|e| anyhow::anyhow!("opening the replicated store: {e}"))?;
+    registry::builtin::core::pod_validation::set_allow_privileged(cfg.allow_privileged);
     let registry = Arc::new(registry::builtin::registry());
     let store = registry::store::Store::new(kv.clone(), registry.clone());
     let openapi_docs = Arc::new(openapi::Documents::default());

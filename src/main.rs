@@ -215,6 +215,10 @@ enum Command {
         /// Watches without timeoutSeconds end after a random time between this and twice this.
         #[arg(long, default_value = "1800s", value_parser = parse_duration)]
         min_request_timeout: Duration,
+        /// Allow privileged containers (pods and pod templates asking for
+        /// `securityContext.privileged` are refused otherwise, as kube-apiserver's default).
+        #[arg(long)]
+        allow_privileged: bool,
         /// Serving certificate (PEM; reloaded when the file changes) instead of the data
         /// folder's server.crt.
         #[arg(long, requires = "tls_private_key_file")]
@@ -396,6 +400,7 @@ fn main() -> anyhow::Result<()> {
             max_mutating_requests_inflight,
             request_timeout,
             min_request_timeout,
+            allow_privileged,
             tls_cert_file,
             tls_private_key_file,
             tls_min_version,
@@ -494,6 +499,7 @@ fn main() -> anyhow::Result<()> {
                         webhook_unauthorized_ttl: authorization_webhook_cache_unauthorized_ttl,
                     },
                     min_request_timeout,
+                    allow_privileged,
                     peer_dial: peer_dial.unwrap_or_default(),
                     tls_sans: tls_sans
                         .into_iter()

@@ -106,6 +106,39 @@ fn cases() -> Vec<Case> {
             causes: None,
         },
         Case {
+            path: "/api/v1/namespaces/default/pods",
+            body: json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "empty"}, "spec": {}}),
+            code: 422,
+            reason: "Invalid",
+            message: "Pod \"empty\" is invalid: spec.containers: Required value",
+            causes: Some(vec![("spec.containers", "FieldValueRequired")]),
+        },
+        Case {
+            path: "/api/v1/namespaces/default/pods",
+            body: json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "many"}, "spec": {
+                "volumes": [{"name": "data", "emptyDir": {}, "hostPath": {"path": "/x"}}],
+                "containers": [
+                    {"name": "c", "image": "i", "volumeMounts": [{"name": "data", "mountPath": "/d"}],
+                     "resources": {"limits": {"memory": "128Mi"}, "requests": {"memory": "256Mi"}},
+                     "securityContext": {"privileged": true}},
+                    {"name": "c", "image": "j", "ports": [{"containerPort": 70000}]}],
+                "restartPolicy": "Sometimes",
+                "tolerations": [{"operator": "Equal", "value": "x"}]}}),
+            code: 422,
+            reason: "Invalid",
+            message: "Pod \"many\" is invalid: [spec.volumes[0].hostPath: Forbidden: may not specify more than 1 volume type, spec.containers[0].volumeMounts[0].name: Not found: \"data\", spec.containers[0].resources.requests: Invalid value: \"256Mi\": must be less than or equal to memory limit of 128Mi, spec.containers[0].securityContext.privileged: Forbidden: disallowed by cluster policy, spec.containers[1].ports[0].containerPort: Invalid value: 70000: must be between 1 and 65535, inclusive, spec.containers[1].name: Duplicate value: \"c\", spec.restartPolicy: Unsupported value: \"Sometimes\": supported values: \"Always\", \"OnFailure\", \"Never\", spec.tolerations[0].operator: Invalid value: \"Equal\": operator must be Exists when `key` is empty, which means \"match all values and all keys\"]",
+            causes: None,
+        },
+        Case {
+            path: "/apis/apps/v1/namespaces/default/deployments",
+            body: deployment("priv", json!({"matchLabels": {"app": "a"}}), json!({"metadata": {"labels": {"app": "a"}},
+                "spec": {"containers": [{"name": "c", "image": "i", "securityContext": {"privileged": true}}]}})),
+            code: 422,
+            reason: "Invalid",
+            message: "Deployment.apps \"priv\" is invalid: spec.template.spec.containers[0].securityContext.privileged: Forbidden: disallowed by cluster policy",
+            causes: None,
+        },
+        Case {
             path: "/api/v1/namespaces/default/services",
             body: json!({"apiVersion": "v1", "kind": "Service", "metadata": {"name": "noports"}, "spec": {"selector": {"app": "a"}}}),
             code: 422,
@@ -330,6 +363,26 @@ async fn immutable_fields_stay() {
     assert_eq!(
         r.body["message"],
         "Service \"web\" is invalid: spec.clusterIPs[0]: Invalid value: []string{\"10.0.0.99\"}: may not change once set"
+    );
+
+    // A pod's spec changes only in its images (and a few more fields).
+    let mut pod = post(
+        "/api/v1/namespaces/default/pods",
+        json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"},
+               "spec": {"containers": [{"name": "c", "image": "i:1"}]}}),
+    )
+    .await;
+    pod["spec"]["containers"][0]["image"] = json!("i:2");
+    let r = put(format!("{NS}/pods/p"), pod.clone()).await;
+    assert_eq!(r.code, StatusCode::OK, "{}", r.body);
+    let mut pod = r.body;
+    pod["spec"]["hostname"] = json!("other");
+    let r = put(format!("{NS}/pods/p"), pod).await;
+    assert_eq!(r.code, StatusCode::UNPROCESSABLE_ENTITY);
+    assert!(
+        r.body["message"].as_str().unwrap().starts_with("Pod \"p\" is invalid: spec: Forbidden: pod updates may not change fields other than `spec.containers[*].image`,`spec.initContainers[*].image`,`spec.activeDeadlineSeconds`,`spec.tolerations` (only additions to existing tolerations),`spec.terminationGracePeriodSeconds` (allow it to be set to 1 if it was previously negative)"),
+        "{}",
+        r.body
     );
 
     // A Secret's type never changes.

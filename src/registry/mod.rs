@@ -9,6 +9,7 @@ pub mod catalog;
 pub mod custom;
 pub mod deletion;
 pub mod discovery;
+pub mod encoding;
 pub mod field_selectors;
 pub mod managed;
 pub mod object;

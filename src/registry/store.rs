@@ -165,9 +165,7 @@ pub fn decode(kv: &KeyValue) -> Result<Value, Status> {
 }
 
 fn set_rv(obj: &mut Value, rev: Revision) {
-    if let Some(meta) = obj.get_mut("metadata").and_then(Value::as_object_mut) {
-        meta.insert("resourceVersion".into(), json!(rev.to_string()));
-    }
+    crate::registry::encoding::stamp_resource_version(obj, rev.to_string());
 }
 
 fn encode(obj: &Value) -> Vec<u8> {
@@ -560,6 +558,7 @@ impl Store {
                 let name = format!("{generate_name}{}", random_suffix());
                 meta_mut(&mut obj).insert("name".into(), json!(name));
             }
+            crate::registry::encoding::canonicalize(info, &mut obj);
             let name = meta_str(&obj, "name").to_string();
             let key = scope.key(&name);
             if opts.dry_run {
@@ -688,7 +687,13 @@ impl Store {
             }
             drop_empty_meta(&mut new);
             let mut errs = validation::validate_object_meta_update(&new, &old);
-            errs.extend(info.strategy.validate_update(&new, &old));
+            // A registry-internal write of the whole object (pods/binding) is not a client's
+            // update: it is checked as an object, not against the update rules.
+            if part == Part::Whole {
+                errs.extend(info.strategy.validate(&new));
+            } else {
+                errs.extend(info.strategy.validate_update(&new, &old));
+            }
             if !errs.is_empty() {
                 return Err(Status::invalid(&info.kind, &info.group, name, &errs));
             }
@@ -733,6 +738,7 @@ impl Store {
                 admit(&new, Some(&old)).await?;
             }
             crate::registry::managed::record_update(&mut new, opts, info, Some(&old));
+            crate::registry::encoding::canonicalize(info, &mut new);
             if opts.dry_run {
                 return Ok(new);
             }
@@ -814,19 +820,21 @@ impl Store {
                     ));
                 }
             }
-            let (new, then_remove) = match deletion::plan(scope.info, &obj, &req, &opts.write.now) {
-                deletion::Plan::Keep => return Ok(Deleted::Pending(obj)),
-                deletion::Plan::Remove => {
-                    if opts.write.dry_run {
-                        return Ok(Deleted::Gone(obj));
+            let (mut new, then_remove) =
+                match deletion::plan(scope.info, &obj, &req, &opts.write.now) {
+                    deletion::Plan::Keep => return Ok(Deleted::Pending(obj)),
+                    deletion::Plan::Remove => {
+                        if opts.write.dry_run {
+                            return Ok(Deleted::Gone(obj));
+                        }
+                        if self.remove(scope, name, cur.mod_revision).await? {
+                            return Ok(Deleted::Gone(obj));
+                        }
+                        continue;
                     }
-                    if self.remove(scope, name, cur.mod_revision).await? {
-                        return Ok(Deleted::Gone(obj));
-                    }
-                    continue;
-                }
-                deletion::Plan::Write { obj, then_remove } => (obj, then_remove),
-            };
+                    deletion::Plan::Write { obj, then_remove } => (obj, then_remove),
+                };
+            crate::registry::encoding::canonicalize(scope.info, &mut new);
             if opts.write.dry_run {
                 return Ok(if then_remove {
                     Deleted::Gone(new)

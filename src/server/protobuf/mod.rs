@@ -11,7 +11,7 @@
 //! defaulting, validation.
 
 mod decode;
-mod schema;
+use crate::generated::protobuf_schema as schema;
 
 use serde_json::{Map, Value};
 

@@ -42,6 +42,11 @@ impl Strategy for DaemonSets {
         errs
     }
 
+    /// PrepareForCreate resets the status: the DaemonSetStatus{} encodes as `{"currentNumberScheduled": 0, "numberMisscheduled": 0, "desiredNumberScheduled": 0, "numberReady": 0}`.
+    fn initialize(&self, obj: &mut Value) {
+        obj["status"] = json!({"currentNumberScheduled": 0, "numberMisscheduled": 0, "desiredNumberScheduled": 0, "numberReady": 0});
+    }
+
     fn printer(&self) -> Printer {
         printers::DS
     }

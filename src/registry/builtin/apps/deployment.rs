@@ -51,6 +51,11 @@ impl Strategy for Deployments {
         errs
     }
 
+    /// PrepareForCreate resets the status: the DeploymentStatus{} encodes as `{}`.
+    fn initialize(&self, obj: &mut Value) {
+        obj["status"] = json!({});
+    }
+
     fn printer(&self) -> Printer {
         printers::DEPLOYMENT
     }

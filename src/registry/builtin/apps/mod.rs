@@ -176,9 +176,11 @@ pub(crate) fn check_template(
     {
         errs.extend(validate_annotations(Some(a), "spec.template.annotations"));
     }
-    if template.pointer("/spec/containers").is_none() {
-        errs.push(FieldError::required("spec.template.spec.containers", ""));
-    }
+    crate::registry::builtin::core::pod_validation::validate_pod_spec(
+        template.get("spec").unwrap_or(&Value::Null),
+        "spec.template.spec",
+        errs,
+    );
     if let Some(p) = template
         .pointer("/spec/restartPolicy")
         .and_then(Value::as_str)

@@ -37,6 +37,11 @@ impl Strategy for ReplicaSets {
         errs
     }
 
+    /// PrepareForCreate resets the status: the ReplicaSetStatus{} encodes as `{"replicas": 0}`.
+    fn initialize(&self, obj: &mut Value) {
+        obj["status"] = json!({"replicas": 0});
+    }
+
     fn printer(&self) -> Printer {
         printers::RS
     }

@@ -54,6 +54,11 @@ impl Strategy for StatefulSets {
         errs
     }
 
+    /// PrepareForCreate resets the status: the StatefulSetStatus{} encodes as `{"replicas": 0, "availableReplicas": 0}`.
+    fn initialize(&self, obj: &mut Value) {
+        obj["status"] = json!({"replicas": 0, "availableReplicas": 0});
+    }
+
     fn printer(&self) -> Printer {
         printers::STS
     }

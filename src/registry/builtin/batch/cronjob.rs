@@ -24,6 +24,11 @@ impl Strategy for CronJobs {
         }
     }
 
+    /// PrepareForCreate resets the status: the CronJobStatus{} encodes as `{}`.
+    fn initialize(&self, obj: &mut Value) {
+        obj["status"] = json!({});
+    }
+
     fn printer(&self) -> Printer {
         printers::CRONJOB
     }

@@ -72,6 +72,11 @@ impl Strategy for Jobs {
         Some(&FIELDS)
     }
 
+    /// PrepareForCreate resets the status: the JobStatus{} encodes as `{}`.
+    fn initialize(&self, obj: &mut Value) {
+        obj["status"] = json!({});
+    }
+
     fn printer(&self) -> Printer {
         printers::JOB
     }

@@ -7,6 +7,7 @@ pub mod node;
 pub mod persistentvolume;
 pub mod pod;
 pub mod pod_spec;
+pub mod pod_validation;
 pub mod podtemplate;
 pub mod replicationcontroller;
 pub mod secret;

@@ -4,6 +4,7 @@
 use serde_json::{json, Map, Value};
 
 use super::pod_spec::default_pod_spec;
+use super::pod_validation::{validate_pod_spec, validate_pod_spec_update};
 use crate::meta::field_error::FieldError;
 use crate::registry::field_selectors::{self as fields, not_supported, Put, SelectableFields};
 use crate::registry::strategy::{Extra, Strategy};
@@ -32,34 +33,28 @@ impl Strategy for Pods {
         obj["status"] = json!({"phase": "Pending", "qosClass": qos});
     }
 
+    /// `ValidatePodCreate` (the spec part).
     fn validate(&self, obj: &Value) -> Vec<FieldError> {
         let mut errs = Vec::new();
-        let containers = obj.pointer("/spec/containers").and_then(Value::as_array);
-        match containers {
-            None => errs.push(FieldError::required("spec.containers", "")),
-            Some(cs) => {
-                for (i, c) in cs.iter().enumerate() {
-                    if c.get("image")
-                        .and_then(Value::as_str)
-                        .is_none_or(str::is_empty)
-                    {
-                        errs.push(FieldError::required(
-                            format!("spec.containers[{i}].image"),
-                            "",
-                        ));
-                    }
-                    if c.get("name")
-                        .and_then(Value::as_str)
-                        .is_none_or(str::is_empty)
-                    {
-                        errs.push(FieldError::required(
-                            format!("spec.containers[{i}].name"),
-                            "",
-                        ));
-                    }
-                }
-            }
+        validate_pod_spec(obj.get("spec").unwrap_or(&Value::Null), "spec", &mut errs);
+        if obj
+            .pointer("/spec/ephemeralContainers")
+            .and_then(Value::as_array)
+            .is_some_and(|a| !a.is_empty())
+        {
+            errs.push(FieldError::forbidden(
+                "spec.ephemeralContainers",
+                "cannot be set on create",
+            ));
         }
+        errs
+    }
+
+    /// `ValidatePodUpdate`: the spec as on create, then what may not change.
+    fn validate_update(&self, new: &Value, old: &Value) -> Vec<FieldError> {
+        let mut errs = Vec::new();
+        validate_pod_spec(new.get("spec").unwrap_or(&Value::Null), "spec", &mut errs);
+        validate_pod_spec_update(new, old, &mut errs);
         errs
     }
 

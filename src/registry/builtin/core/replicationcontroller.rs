@@ -41,6 +41,11 @@ impl Strategy for ReplicationControllers {
         Some(&FIELDS)
     }
 
+    /// PrepareForCreate resets the status: the ReplicationControllerStatus{} encodes as `{"replicas": 0}`.
+    fn initialize(&self, obj: &mut Value) {
+        obj["status"] = json!({"replicas": 0});
+    }
+
     fn printer(&self) -> Printer {
         printers::RC
     }

@@ -167,6 +167,11 @@ impl Strategy for Services {
         true
     }
 
+    /// PrepareForCreate resets the status: the ServiceStatus{} encodes as `{"loadBalancer": {}}`.
+    fn initialize(&self, obj: &mut Value) {
+        obj["status"] = json!({"loadBalancer": {}});
+    }
+
     fn printer(&self) -> Printer {
         printers::SERVICE
     }
