@@ -16,6 +16,8 @@ use crate::generated::protobuf_schema::{self as schema, Card, Shape, Ty};
 
 const MAX_DEPTH: usize = 64;
 
+const FIELDS_V1: &str = "io.k8s.apimachinery.pkg.apis.meta.v1.FieldsV1";
+
 /// Puts `obj` (an object of `res`) in kube's encoding order, in place.
 pub fn canonicalize(res: &Resource, obj: &mut Value) {
     if res.origin.is_some() || schema::message(&res.definition).is_none() {
@@ -91,6 +93,11 @@ fn order_fields(
 
 fn order_value(name: &str, v: &mut Value, depth: usize) {
     if !v.is_object() {
+        return;
+    }
+    // A managed field set serializes sorted (`fieldpath.Set`'s order).
+    if name == FIELDS_V1 {
+        sort_keys(v, depth);
         return;
     }
     let Value::Object(mut m) = std::mem::take(v) else {

@@ -34,7 +34,7 @@ pub fn record_update(obj: &mut Value, opts: &WriteOptions, info: &Resource, old:
         return;
     };
     let api_version = info.api_version();
-    let touched = field_set(obj, old);
+    let touched = field_set(obj, old, &info.definition);
     let mut entries: Vec<Value> = meta(obj)
         .get("managedFields")
         .or_else(|| old.and_then(|o| meta(o).get("managedFields")))
@@ -72,8 +72,34 @@ pub fn record_update(obj: &mut Value, opts: &WriteOptions, info: &Resource, old:
     }
 }
 
-/// The fields of `new` that differ from `old` (all of them without `old`), as a FieldsV1 set.
-fn field_set(new: &Value, old: Option<&Value>) -> Value {
+/// What a field is, for the field set: a map (its set holds `.` for the map itself, as kube's
+/// does), a struct of the named definition, or anything else.
+enum Shape {
+    Map,
+    Struct(Option<&'static str>),
+    Other,
+}
+
+fn shape_of(def: Option<&str>, field: &str) -> Shape {
+    use crate::openapi::facts::{self, Ty};
+    let Some(d) = def.and_then(facts::definition) else {
+        // Without a schema (custom resources): objects are structs.
+        return Shape::Struct(None);
+    };
+    match facts::field(d, field).map(|f| f.ty) {
+        Some(Ty::MapOfScalar | Ty::MapOfRef(_)) => Shape::Map,
+        Some(Ty::Ref(inner)) => Shape::Struct(Some(inner)),
+        Some(_) => Shape::Other,
+        // scalars are not listed
+        None => Shape::Other,
+    }
+}
+
+const OBJECT_META: &str = "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta";
+
+/// The fields of `new` that differ from `old` (all of them without `old`), as a FieldsV1 set
+/// (`definition`: the kind's OpenAPI definition, for which fields are maps).
+fn field_set(new: &Value, old: Option<&Value>, definition: &str) -> Value {
     let mut out = Map::new();
     let Some(n) = new.as_object() else {
         return json!({});
@@ -94,7 +120,10 @@ fn field_set(new: &Value, old: Option<&Value>) -> Value {
                     if om == Some(mv) {
                         continue;
                     }
-                    m.insert(format!("f:{mk}"), sub_set(mv, om, true));
+                    m.insert(
+                        format!("f:{mk}"),
+                        sub_set(mv, om, shape_of(Some(OBJECT_META), mk)),
+                    );
                 }
             }
             if !m.is_empty() {
@@ -105,16 +134,22 @@ fn field_set(new: &Value, old: Option<&Value>) -> Value {
         if o == Some(v) {
             continue;
         }
-        out.insert(format!("f:{k}"), sub_set(v, o, false));
+        let def = crate::openapi::facts::definition(definition).map(|_| definition);
+        out.insert(format!("f:{k}"), sub_set(v, o, shape_of(def, k)));
     }
     Value::Object(out)
 }
 
-fn sub_set(v: &Value, old: Option<&Value>, granular_map: bool) -> Value {
+fn sub_set(v: &Value, old: Option<&Value>, shape: Shape) -> Value {
+    let (map, def) = match shape {
+        Shape::Map => (true, None),
+        Shape::Struct(d) => (false, d),
+        Shape::Other => return json!({}),
+    };
     match v.as_object() {
         Some(m) if !m.is_empty() => {
             let mut out = Map::new();
-            if granular_map {
+            if map {
                 out.insert(".".into(), json!({}));
             }
             for (k, cv) in m {
@@ -122,7 +157,8 @@ fn sub_set(v: &Value, old: Option<&Value>, granular_map: bool) -> Value {
                 if ov == Some(cv) {
                     continue;
                 }
-                out.insert(format!("f:{k}"), sub_set(cv, ov, false));
+                let child = if map { Shape::Other } else { shape_of(def, k) };
+                out.insert(format!("f:{k}"), sub_set(cv, ov, child));
             }
             Value::Object(out)
         }
