@@ -62,6 +62,15 @@ fn template() -> Option<core::PodTemplateSpec> {
     })
 }
 
+/// A job's pod template: jobs' pods do not restart always.
+fn job_template() -> Option<core::PodTemplateSpec> {
+    let mut t = template();
+    if let Some(spec) = t.as_mut().and_then(|t| t.spec.as_mut()) {
+        spec.restart_policy = Some("Never".into());
+    }
+    t
+}
+
 /// (collection path, apiVersion, kind, protobuf body for a given name).
 type Case = (
     &'static str,
@@ -285,7 +294,7 @@ fn cases() -> Vec<Case> {
                             job_template: Some(batch::JobTemplateSpec {
                                 metadata: None,
                                 spec: Some(batch::JobSpec {
-                                    template: template(),
+                                    template: job_template(),
                                     ..Default::default()
                                 }),
                             }),

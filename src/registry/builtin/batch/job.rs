@@ -3,7 +3,12 @@
 
 use serde_json::{json, Map, Value};
 
+use crate::meta::field_error::FieldError;
+use crate::meta::labels::Selector;
+use crate::meta::validation::{validate_annotations, validate_label_selector, validate_labels};
+use crate::registry::builtin::apps::{go_label_selector, go_string_map, same_selector};
 use crate::registry::builtin::core::pod_spec::default_template;
+use crate::registry::builtin::core::pod_validation::validate_pod_spec;
 use crate::registry::field_selectors::{self as fields, Put, SelectableFields};
 use crate::registry::object::{meta, meta_mut};
 use crate::registry::strategy::{is_unset, obj_entry, GcPolicy, Strategy};
@@ -57,6 +62,87 @@ impl Strategy for Jobs {
                 meta_mut(obj).insert("labels".into(), labels);
             }
         }
+    }
+
+    /// `ValidateJob` (the generated selector is consistent: the store made it).
+    fn validate(&self, obj: &Value) -> Vec<FieldError> {
+        let spec = obj.get("spec").unwrap_or(&Value::Null);
+        let mut errs = Vec::new();
+        validate_job_spec(spec, "spec", &mut errs);
+        match spec.get("selector").filter(|s| !s.is_null()) {
+            None => errs.push(FieldError::required("spec.selector", "")),
+            Some(sel) => {
+                errs.extend(validate_label_selector(sel, "spec.selector"));
+                if let Ok(sel) = Selector::from_label_selector(sel) {
+                    let labels = spec.pointer("/template/metadata/labels");
+                    let empty = Map::new();
+                    let m = labels.and_then(Value::as_object).unwrap_or(&empty);
+                    if !sel.is_empty() && !sel.matches(m) {
+                        errs.push(FieldError::invalid_rendered(
+                            "spec.template.metadata.labels",
+                            &go_string_map(labels),
+                            "`selector` does not match template `labels`",
+                        ));
+                    }
+                }
+            }
+        }
+        errs
+    }
+
+    /// `ValidateJobUpdate`: the spec as on create, then what may not change.
+    fn validate_update(&self, new: &Value, old: &Value) -> Vec<FieldError> {
+        let mut errs = self.validate(new);
+        let (n, o) = (
+            new.get("spec").unwrap_or(&Value::Null),
+            old.get("spec").unwrap_or(&Value::Null),
+        );
+        let indexed = n.get("completionMode").and_then(Value::as_str) == Some("Indexed");
+        if n.get("completions") != o.get("completions") {
+            if !indexed {
+                errs.push(FieldError::invalid(
+                    "spec.completions",
+                    n.get("completions").cloned().unwrap_or(Value::Null),
+                    "field is immutable",
+                ));
+            } else if n.get("completions") != n.get("parallelism") {
+                errs.push(FieldError::invalid(
+                    "spec.completions",
+                    n.get("completions").cloned().unwrap_or(Value::Null),
+                    "can only be modified in tandem with spec.parallelism",
+                ));
+            }
+        }
+        if !same_selector(n.get("selector"), o.get("selector")) {
+            errs.push(FieldError::invalid_rendered(
+                "spec.selector",
+                &go_label_selector(n.get("selector").unwrap_or(&Value::Null)),
+                "field is immutable",
+            ));
+        }
+        if n.get("template") != o.get("template") {
+            errs.push(FieldError::invalid_rendered(
+                "spec.template",
+                "core.PodTemplateSpec{...}",
+                "field is immutable",
+            ));
+        }
+        for f in [
+            "completionMode",
+            "podFailurePolicy",
+            "backoffLimitPerIndex",
+            "managedBy",
+            "successPolicy",
+        ] {
+            if n.get(f) != o.get(f) {
+                errs.push(FieldError::invalid(
+                    format!("spec.{f}"),
+                    n.get(f).cloned().unwrap_or(Value::Null),
+                    "field is immutable",
+                ));
+            }
+        }
+        errs
     }
 
     /// batch/v1 keeps its pods by default, for backwards compatibility.
@@ -151,5 +237,119 @@ fn generate_selector(obj: &mut Value) {
     if let Some(ml) = sel.get_mut("matchLabels").and_then(Value::as_object_mut) {
         ml.entry("batch.kubernetes.io/controller-uid")
             .or_insert_with(|| json!(uid));
+    }
+}
+
+/// `validateJobSpec` of the spec at `path` (a job's `spec`, a CronJob's
+/// `spec.jobTemplate.spec`).
+pub fn validate_job_spec(spec: &Value, path: &str, errs: &mut Vec<FieldError>) {
+    for f in [
+        "parallelism",
+        "completions",
+        "activeDeadlineSeconds",
+        "backoffLimit",
+        "ttlSecondsAfterFinished",
+        "backoffLimitPerIndex",
+        "maxFailedIndexes",
+    ] {
+        if let Some(v) = spec.get(f) {
+            if v.as_i64().is_some_and(|n| n < 0) {
+                errs.push(FieldError::invalid(
+                    format!("{path}.{f}"),
+                    v.clone(),
+                    "must be greater than or equal to 0",
+                ));
+            }
+        }
+    }
+    let set = |f: &str| spec.get(f).is_some_and(|v| !v.is_null());
+    if set("maxFailedIndexes") && !set("backoffLimitPerIndex") {
+        errs.push(FieldError::required(
+            format!("{path}.backoffLimitPerIndex"),
+            "when maxFailedIndexes is specified",
+        ));
+    }
+    let mode = spec.get("completionMode").and_then(Value::as_str);
+    match mode {
+        Some("Indexed") => {
+            if !set("completions") {
+                errs.push(FieldError::required(
+                    format!("{path}.completions"),
+                    "when completion mode is Indexed",
+                ));
+            }
+        }
+        None | Some("NonIndexed") => {
+            for f in ["backoffLimitPerIndex", "maxFailedIndexes"] {
+                if set(f) {
+                    errs.push(FieldError::invalid(
+                        format!("{path}.{f}"),
+                        spec[f].clone(),
+                        "requires indexed completion mode",
+                    ));
+                }
+            }
+        }
+        Some(other) => errs.push(FieldError::not_supported(
+            format!("{path}.completionMode"),
+            other,
+            &["NonIndexed", "Indexed"],
+        )),
+    }
+    let failure_policy = set("podFailurePolicy");
+    if let Some(p) = spec.get("podReplacementPolicy").and_then(Value::as_str) {
+        if failure_policy && p != "Failed" {
+            errs.push(FieldError::not_supported(
+                format!("{path}.podReplacementPolicy"),
+                p,
+                &["Failed"],
+            ));
+        } else if !matches!(p, "Failed" | "TerminatingOrFailed") {
+            errs.push(FieldError::not_supported(
+                format!("{path}.podReplacementPolicy"),
+                p,
+                &["Failed", "TerminatingOrFailed"],
+            ));
+        }
+    }
+    let template = spec.get("template").unwrap_or(&Value::Null);
+    errs.extend(validate_labels(
+        template
+            .pointer("/metadata/labels")
+            .and_then(Value::as_object),
+        &format!("{path}.template.labels"),
+    ));
+    if let Some(a) = template
+        .pointer("/metadata/annotations")
+        .and_then(Value::as_object)
+    {
+        errs.extend(validate_annotations(
+            Some(a),
+            &format!("{path}.template.annotations"),
+        ));
+    }
+    let tspec = template.get("spec").unwrap_or(&Value::Null);
+    validate_pod_spec(tspec, &format!("{path}.template.spec"), errs);
+    let rp_path = format!("{path}.template.spec.restartPolicy");
+    match tspec
+        .get("restartPolicy")
+        .and_then(Value::as_str)
+        .unwrap_or("")
+    {
+        "" | "Always" => errs.push(FieldError::required(
+            &rp_path,
+            "valid values: \"OnFailure\", \"Never\"",
+        )),
+        "OnFailure" if failure_policy => errs.push(FieldError::invalid(
+            &rp_path,
+            "OnFailure",
+            "only \"Never\" is supported when podFailurePolicy is specified",
+        )),
+        "OnFailure" | "Never" => {}
+        other => errs.push(FieldError::not_supported(
+            &rp_path,
+            other,
+            &["OnFailure", "Never"],
+        )),
     }
 }

@@ -1,4 +1,5 @@
 //! The batch group's strategies.
 
+pub mod cron;
 pub mod cronjob;
 pub mod job;
