@@ -168,6 +168,66 @@ fn cases() -> Vec<Case> {
             causes: None,
         },
         Case {
+            path: "/apis/rbac.authorization.k8s.io/v1/clusterroles",
+            body: json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole", "metadata": {"name": "r"},
+                         "rules": [{"verbs": ["get"], "resources": ["pods"]}, {"apiGroups": [""], "resources": ["pods"]}]}),
+            code: 422,
+            reason: "Invalid",
+            message: "ClusterRole.rbac.authorization.k8s.io \"r\" is invalid: [rules[0].apiGroups: Required value: resource rules must supply at least one api group, rules[1].verbs: Required value: verbs must contain at least one value]",
+            causes: None,
+        },
+        Case {
+            path: "/apis/rbac.authorization.k8s.io/v1/clusterrolebindings",
+            body: json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRoleBinding", "metadata": {"name": "b"},
+                         "roleRef": {"kind": "Role", "name": "r"}, "subjects": [{"kind": "ServiceAccount", "name": "sa"}, {"kind": "Robot", "name": "x"}]}),
+            code: 422,
+            reason: "Invalid",
+            message: "ClusterRoleBinding.rbac.authorization.k8s.io \"b\" is invalid: [roleRef.kind: Unsupported value: \"Role\": supported values: \"ClusterRole\", subjects[0].namespace: Required value, subjects[1].kind: Unsupported value: \"Robot\": supported values: \"ServiceAccount\", \"User\", \"Group\"]",
+            causes: None,
+        },
+        Case {
+            path: "/apis/policy/v1/namespaces/default/poddisruptionbudgets",
+            body: json!({"apiVersion": "policy/v1", "kind": "PodDisruptionBudget", "metadata": {"name": "pdb"},
+                         "spec": {"minAvailable": "150%"}}),
+            code: 422,
+            reason: "Invalid",
+            message: "PodDisruptionBudget.policy \"pdb\" is invalid: spec.minAvailable: Invalid value: intstr.IntOrString{Type:1, IntVal:0, StrVal:\"150%\"}: must not be greater than 100%",
+            causes: None,
+        },
+        Case {
+            path: "/apis/scheduling.k8s.io/v1/priorityclasses",
+            body: json!({"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": {"name": "huge"}, "value": 2000000000}),
+            code: 422,
+            reason: "Invalid",
+            message: "PriorityClass.scheduling.k8s.io \"huge\" is invalid: value: Forbidden: maximum allowed value of a user defined priority is 1000000000",
+            causes: None,
+        },
+        Case {
+            path: "/apis/coordination.k8s.io/v1/namespaces/default/leases",
+            body: json!({"apiVersion": "coordination.k8s.io/v1", "kind": "Lease", "metadata": {"name": "l"}, "spec": {"leaseDurationSeconds": 0}}),
+            code: 422,
+            reason: "Invalid",
+            message: "Lease.coordination.k8s.io \"l\" is invalid: spec.leaseDurationSeconds: Invalid value: 0: must be greater than 0",
+            causes: None,
+        },
+        Case {
+            path: "/apis/autoscaling/v2/namespaces/default/horizontalpodautoscalers",
+            body: json!({"apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler", "metadata": {"name": "h"},
+                         "spec": {"minReplicas": 0, "maxReplicas": 0, "scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment"}}}),
+            code: 422,
+            reason: "Invalid",
+            message: "HorizontalPodAutoscaler.autoscaling \"h\" is invalid: [spec.minReplicas: Invalid value: 0: must be greater than or equal to 1, spec.maxReplicas: Invalid value: 0: must be greater than 0, spec.scaleTargetRef.name: Required value]",
+            causes: None,
+        },
+        Case {
+            path: "/api/v1/namespaces/default/persistentvolumeclaims",
+            body: json!({"apiVersion": "v1", "kind": "PersistentVolumeClaim", "metadata": {"name": "pvc"}, "spec": {}}),
+            code: 422,
+            reason: "Invalid",
+            message: "PersistentVolumeClaim \"pvc\" is invalid: [spec.accessModes: Required value: at least 1 access mode is required, spec.resources[storage]: Required value]",
+            causes: None,
+        },
+        Case {
             path: "/api/v1/namespaces/default/services",
             body: json!({"apiVersion": "v1", "kind": "Service", "metadata": {"name": "noports"}, "spec": {"selector": {"app": "a"}}}),
             code: 422,
@@ -412,6 +472,26 @@ async fn immutable_fields_stay() {
         r.body["message"].as_str().unwrap().starts_with("Pod \"p\" is invalid: spec: Forbidden: pod updates may not change fields other than `spec.containers[*].image`,`spec.initContainers[*].image`,`spec.activeDeadlineSeconds`,`spec.tolerations` (only additions to existing tolerations),`spec.terminationGracePeriodSeconds` (allow it to be set to 1 if it was previously negative)"),
         "{}",
         r.body
+    );
+
+    // A binding's roleRef never changes.
+    let mut rb = post(
+        "/apis/rbac.authorization.k8s.io/v1/namespaces/default/rolebindings",
+        json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "RoleBinding", "metadata": {"name": "rb"},
+               "roleRef": {"kind": "ClusterRole", "name": "view"}, "subjects": [{"kind": "User", "name": "u"}]}),
+    )
+    .await;
+    assert_eq!(rb["roleRef"]["apiGroup"], "rbac.authorization.k8s.io");
+    assert_eq!(rb["subjects"][0]["apiGroup"], "rbac.authorization.k8s.io");
+    rb["roleRef"]["name"] = json!("edit");
+    let r = put(
+        "/apis/rbac.authorization.k8s.io/v1/namespaces/default/rolebindings/rb".to_string(),
+        rb,
+    )
+    .await;
+    assert_eq!(
+        r.body["message"],
+        "RoleBinding.rbac.authorization.k8s.io \"rb\" is invalid: roleRef: Invalid value: rbac.RoleRef{APIGroup:\"rbac.authorization.k8s.io\", Kind:\"ClusterRole\", Name:\"edit\"}: cannot change roleRef"
     );
 
     // A Secret's type never changes.

@@ -8,10 +8,15 @@
 
 pub mod apiextensions;
 pub mod apps;
+pub mod autoscaling;
 pub mod batch;
 pub mod certificates;
+pub mod coordination;
 pub mod core;
 pub mod events;
+pub mod policy;
+pub mod rbac;
+pub mod scheduling;
 
 use std::sync::Arc;
 
@@ -46,7 +51,9 @@ fn strategy(group: &str, resource: &str) -> Arc<dyn Strategy> {
         ("apps", "replicasets") => Arc::new(apps::replicaset::ReplicaSets),
         ("apps", "statefulsets") => Arc::new(apps::statefulset::StatefulSets),
         ("events.k8s.io", "events") => Arc::new(events::Events),
-        ("autoscaling", "horizontalpodautoscalers") => Arc::new(Plain(p::HPA)),
+        ("autoscaling", "horizontalpodautoscalers") => {
+            Arc::new(autoscaling::HorizontalPodAutoscalers)
+        }
         ("batch", "cronjobs") => Arc::new(batch::cronjob::CronJobs),
         ("batch", "jobs") => Arc::new(batch::job::Jobs),
         ("certificates.k8s.io", "certificatesigningrequests") => {
@@ -57,9 +64,17 @@ fn strategy(group: &str, resource: &str) -> Arc<dyn Strategy> {
         ("networking.k8s.io", "ipaddresses") => Arc::new(Plain(p::IP)),
         ("networking.k8s.io", "networkpolicies") => Arc::new(Plain(p::NETPOL)),
         ("networking.k8s.io", "servicecidrs") => Arc::new(Plain(p::SCIDR)),
-        ("policy", "poddisruptionbudgets") => Arc::new(Plain(p::PDB)),
-        ("rbac.authorization.k8s.io", "clusterrolebindings") => Arc::new(Plain(p::CRB)),
-        ("rbac.authorization.k8s.io", "rolebindings") => Arc::new(Plain(p::RB)),
+        ("policy", "poddisruptionbudgets") => Arc::new(policy::PodDisruptionBudgets),
+        ("rbac.authorization.k8s.io", "clusterrolebindings") => {
+            Arc::new(rbac::Bindings { namespaced: false })
+        }
+        ("rbac.authorization.k8s.io", "clusterroles") => {
+            Arc::new(rbac::Roles { namespaced: false })
+        }
+        ("rbac.authorization.k8s.io", "roles") => Arc::new(rbac::Roles { namespaced: true }),
+        ("rbac.authorization.k8s.io", "rolebindings") => {
+            Arc::new(rbac::Bindings { namespaced: true })
+        }
         ("storage.k8s.io", "csidrivers") => Arc::new(Plain(p::CSIDRIVER)),
         ("storage.k8s.io", "csinodes") => Arc::new(Plain(p::CSINODE)),
         ("storage.k8s.io", "csistoragecapacities") => Arc::new(Plain(p::CSC)),
@@ -76,8 +91,8 @@ fn strategy(group: &str, resource: &str) -> Arc<dyn Strategy> {
         ("apiextensions.k8s.io", "customresourcedefinitions") => {
             Arc::new(apiextensions::CustomResourceDefinitions)
         }
-        ("scheduling.k8s.io", "priorityclasses") => Arc::new(Plain(p::PC)),
-        ("coordination.k8s.io", "leases") => Arc::new(Plain(p::LEASE)),
+        ("scheduling.k8s.io", "priorityclasses") => Arc::new(scheduling::PriorityClasses),
+        ("coordination.k8s.io", "leases") => Arc::new(coordination::Leases),
         ("node.k8s.io", "runtimeclasses") => Arc::new(Plain(p::RUNTIMECLASS)),
         ("discovery.k8s.io", "endpointslices") => Arc::new(Plain(p::ES)),
         ("flowcontrol.apiserver.k8s.io", "flowschemas") => Arc::new(Plain(p::FS)),
