@@ -758,5 +758,7 @@ async fn status_updates_of_every_kind() {
         assert_eq!(got.body["kind"], r.kind);
         checked += 1;
     }
-    assert!(checked >= 15, "only {checked} kinds checked");
+    // Kinds that an empty spec makes invalid (as kube's validation does: HPAs, PVCs,
+    // Ingresses, ...) are skipped above.
+    assert!(checked >= 12, "only {checked} kinds checked");
 }

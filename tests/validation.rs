@@ -220,6 +220,25 @@ fn cases() -> Vec<Case> {
             causes: None,
         },
         Case {
+            path: "/apis/networking.k8s.io/v1/namespaces/default/ingresses",
+            body: json!({"apiVersion": "networking.k8s.io/v1", "kind": "Ingress", "metadata": {"name": "ing"},
+                         "spec": {"rules": [{"host": "10.0.0.1", "http": {"paths": [
+                             {"path": "relative", "pathType": "Prefix", "backend": {"service": {"name": "web", "port": {"number": 80}}}},
+                             {"path": "/x", "backend": {"service": {"name": "web"}}}]}}]}}),
+            code: 422,
+            reason: "Invalid",
+            message: "Ingress.networking.k8s.io \"ing\" is invalid: [spec.rules[0].host: Invalid value: \"10.0.0.1\": must be a DNS name, not an IP address, spec.rules[0].http.paths[0].path: Invalid value: \"relative\": must be an absolute path, spec.rules[0].http.paths[1].pathType: Required value: pathType must be specified]",
+            causes: None,
+        },
+        Case {
+            path: "/apis/networking.k8s.io/v1/ingressclasses",
+            body: json!({"apiVersion": "networking.k8s.io/v1", "kind": "IngressClass", "metadata": {"name": "ic"}, "spec": {"controller": "nginx"}}),
+            code: 422,
+            reason: "Invalid",
+            message: "IngressClass.networking.k8s.io \"ic\" is invalid: spec.controller: Invalid value: \"nginx\": must be a domain-prefixed path (such as \"acme.io/foo\")",
+            causes: None,
+        },
+        Case {
             path: "/api/v1/namespaces/default/persistentvolumeclaims",
             body: json!({"apiVersion": "v1", "kind": "PersistentVolumeClaim", "metadata": {"name": "pvc"}, "spec": {}}),
             code: 422,

@@ -5,7 +5,7 @@
 //! controllers).
 
 use std::collections::BTreeMap;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::{json, Value};
@@ -15,9 +15,8 @@ use crate::registry::custom;
 use crate::registry::object::{meta_str, Part};
 use crate::registry::store::{Scope, Store, WriteOptions};
 use crate::registry::Resource;
-use crate::watch::follow::{self, Change};
 
-type Definitions = Arc<Mutex<BTreeMap<String, Arc<Value>>>>;
+type Definitions = super::ByName;
 
 fn crds(store: &Store) -> Arc<Resource> {
     store
@@ -32,24 +31,7 @@ fn follow_definitions(
     defs: Definitions,
     changed: Arc<tokio::sync::Notify>,
 ) -> AbortOnDrop {
-    AbortOnDrop(follow::spawn(cache, crds(store), move |c| {
-        let mut m = defs.lock().unwrap_or_else(|e| e.into_inner());
-        match c {
-            Change::Replace(all) => {
-                m.clear();
-                for o in all {
-                    m.insert(meta_str(o, "name").to_string(), o.clone());
-                }
-            }
-            Change::Upsert { cur, .. } => {
-                m.insert(meta_str(cur, "name").to_string(), Arc::new(cur.clone()));
-            }
-            Change::Delete { prev } => {
-                m.remove(meta_str(prev, "name"));
-            }
-        }
-        changed.notify_one();
-    }))
+    super::follow_by_name(cache, crds(store), defs, changed)
 }
 
 /// Serves the established definitions until the task is aborted (every replica).

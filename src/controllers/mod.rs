@@ -22,6 +22,44 @@ impl Drop for AbortOnDrop {
     }
 }
 
+/// Objects of one resource by name, kept current by [`follow_by_name`].
+pub(crate) type ByName = std::sync::Arc<
+    std::sync::Mutex<std::collections::BTreeMap<String, std::sync::Arc<serde_json::Value>>>,
+>;
+
+/// Follows every object of `info` from the watch cache into `objects` (keyed by name),
+/// waking `changed` after each change; the follower stops when the guard is dropped.
+pub(crate) fn follow_by_name(
+    cache: crate::watch::Cache,
+    info: std::sync::Arc<crate::registry::Resource>,
+    objects: ByName,
+    changed: std::sync::Arc<tokio::sync::Notify>,
+) -> AbortOnDrop {
+    use crate::registry::object::meta_str;
+    use crate::watch::follow::{self, Change};
+    AbortOnDrop(follow::spawn(cache, info, move |c| {
+        let mut m = objects.lock().unwrap_or_else(|e| e.into_inner());
+        match c {
+            Change::Replace(all) => {
+                m.clear();
+                for o in all {
+                    m.insert(meta_str(o, "name").to_string(), o.clone());
+                }
+            }
+            Change::Upsert { cur, .. } => {
+                m.insert(
+                    meta_str(cur, "name").to_string(),
+                    std::sync::Arc::new(cur.clone()),
+                );
+            }
+            Change::Delete { prev } => {
+                m.remove(meta_str(prev, "name"));
+            }
+        }
+        changed.notify_one();
+    }))
+}
+
 /// The loops `--controllers` names, as kube-controller-manager names its own.
 pub const KNOWN: &[&str] = &[
     "namespace",

@@ -9,20 +9,17 @@
 //! otherwise missing labels, annotations, permissions and subjects are added (extra ones
 //! are kept), and a binding whose roleRef differs is recreated.
 
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::{json, Value};
 
-use super::AbortOnDrop;
 use crate::authz::bootstrap;
 use crate::authz::rbac::{self, PolicyRule};
 use crate::meta::status::Status;
 use crate::registry::object::{meta_str, Part};
 use crate::registry::store::{ReadAt, Scope, Store, WriteOptions};
 use crate::registry::Resource;
-use crate::watch::follow::{self, Change};
 
 const AUTOUPDATE: &str = "rbac.authorization.kubernetes.io/autoupdate";
 
@@ -193,31 +190,14 @@ pub async fn ensure_policy(store: &Store) -> Result<(), Status> {
 /// The aggregation loop: follows ClusterRoles from the watch cache and, while this replica
 /// leads, writes the aggregated rules of every role whose selectors' picks changed.
 pub async fn run_aggregation(store: Store, cache: crate::watch::Cache) {
-    let roles: Arc<Mutex<HashMap<String, Arc<Value>>>> = Default::default();
+    let roles: super::ByName = Default::default();
     let changed = Arc::new(tokio::sync::Notify::new());
-    let follower = {
-        let roles = roles.clone();
-        let changed = changed.clone();
-        follow::spawn(cache, info(&store, "clusterroles"), move |c| {
-            let mut m = roles.lock().unwrap_or_else(|e| e.into_inner());
-            match c {
-                Change::Replace(all) => {
-                    m.clear();
-                    for o in all {
-                        m.insert(meta_str(o, "name").to_string(), o.clone());
-                    }
-                }
-                Change::Upsert { cur, .. } => {
-                    m.insert(meta_str(cur, "name").to_string(), Arc::new(cur.clone()));
-                }
-                Change::Delete { prev } => {
-                    m.remove(meta_str(prev, "name"));
-                }
-            }
-            changed.notify_one();
-        })
-    };
-    let _guard = AbortOnDrop(follower);
+    let _guard = super::follow_by_name(
+        cache,
+        info(&store, "clusterroles"),
+        roles.clone(),
+        changed.clone(),
+    );
     let clusterroles = info(&store, "clusterroles");
     loop {
         // Woken by a change, and every few seconds (a new leader catches up by itself).

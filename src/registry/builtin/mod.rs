@@ -11,9 +11,11 @@ pub mod apps;
 pub mod autoscaling;
 pub mod batch;
 pub mod certificates;
+pub mod checks;
 pub mod coordination;
 pub mod core;
 pub mod events;
+pub mod networking;
 pub mod policy;
 pub mod rbac;
 pub mod scheduling;
@@ -59,8 +61,8 @@ fn strategy(group: &str, resource: &str) -> Arc<dyn Strategy> {
         ("certificates.k8s.io", "certificatesigningrequests") => {
             Arc::new(certificates::CertificateSigningRequests)
         }
-        ("networking.k8s.io", "ingressclasses") => Arc::new(Plain(p::INGRESS_CLASS)),
-        ("networking.k8s.io", "ingresses") => Arc::new(Plain(p::INGRESS)),
+        ("networking.k8s.io", "ingressclasses") => Arc::new(networking::IngressClasses),
+        ("networking.k8s.io", "ingresses") => Arc::new(networking::Ingresses),
         ("networking.k8s.io", "ipaddresses") => Arc::new(Plain(p::IP)),
         ("networking.k8s.io", "networkpolicies") => Arc::new(Plain(p::NETPOL)),
         ("networking.k8s.io", "servicecidrs") => Arc::new(Plain(p::SCIDR)),

@@ -3,8 +3,8 @@
 use serde_json::{json, Value};
 
 use super::{
-    check_int_or_percent, check_selector, check_template, go_int_or_string, go_label_selector,
-    int_or_percent_value, nonneg, over_100_percent, same_selector,
+    check_int_or_percent, check_selector, check_template, go_int_or_string, int_or_percent_value,
+    nonneg, over_100_percent,
 };
 use crate::meta::field_error::FieldError;
 use crate::registry::builtin::core::pod_spec::default_template;
@@ -31,14 +31,7 @@ impl Strategy for DaemonSets {
     fn validate_update(&self, new: &Value, old: &Value) -> Vec<FieldError> {
         let mut errs = self.validate(new);
         errs.extend(self.validate(new));
-        let (n, o) = (new.pointer("/spec/selector"), old.pointer("/spec/selector"));
-        if !same_selector(n, o) {
-            errs.push(FieldError::invalid_rendered(
-                "spec.selector",
-                &go_label_selector(n.unwrap_or(&Value::Null)),
-                "field is immutable",
-            ));
-        }
+        super::immutable_selector(new, old, &mut errs);
         errs
     }
 

@@ -16,15 +16,7 @@ pub(crate) const NONNEG: &str = "must be greater than or equal to 0";
 
 /// `spec.<field>` must not be negative (when set).
 pub(crate) fn nonneg(spec: &Value, field: &str, errs: &mut Vec<FieldError>) {
-    if let Some(v) = spec.get(field) {
-        if v.as_i64().is_some_and(|n| n < 0) {
-            errs.push(FieldError::invalid(
-                format!("spec.{field}"),
-                v.clone(),
-                NONNEG,
-            ));
-        }
-    }
+    crate::registry::builtin::checks::nonneg_fields(spec, "spec", &[field], errs);
 }
 
 /// Go's `%#v` of a `map[string]string` (nil and empty differ).
@@ -91,6 +83,18 @@ fn empty_selector(sel: &Value) -> bool {
         _ => 0,
     };
     n("matchLabels") + n("matchExpressions") == 0
+}
+
+/// apps/v1's selector immutability (appended after the spec's errors).
+pub(crate) fn immutable_selector(new: &Value, old: &Value, errs: &mut Vec<FieldError>) {
+    let (n, o) = (new.pointer("/spec/selector"), old.pointer("/spec/selector"));
+    if !same_selector(n, o) {
+        errs.push(FieldError::invalid_rendered(
+            "spec.selector",
+            &go_label_selector(n.unwrap_or(&Value::Null)),
+            "field is immutable",
+        ));
+    }
 }
 
 /// `Semantic.DeepEqual` of two selectors (nil and empty collections are equal).

@@ -2,7 +2,7 @@
 
 use serde_json::{json, Value};
 
-use super::{check_selector, check_template, go_label_selector, nonneg, same_selector};
+use super::{check_selector, check_template, go_label_selector, nonneg};
 use crate::meta::field_error::FieldError;
 use crate::registry::builtin::core::pod_spec::default_template;
 use crate::registry::strategy::{obj_entry, Strategy};
@@ -26,14 +26,7 @@ impl Strategy for ReplicaSets {
     fn validate_update(&self, new: &Value, old: &Value) -> Vec<FieldError> {
         let mut errs = self.validate(new);
         errs.extend(self.validate(new));
-        let (n, o) = (new.pointer("/spec/selector"), old.pointer("/spec/selector"));
-        if !same_selector(n, o) {
-            errs.push(FieldError::invalid_rendered(
-                "spec.selector",
-                &go_label_selector(n.unwrap_or(&Value::Null)),
-                "field is immutable",
-            ));
-        }
+        super::immutable_selector(new, old, &mut errs);
         errs
     }
 

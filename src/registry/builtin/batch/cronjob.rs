@@ -90,15 +90,12 @@ fn validate_spec(spec: &Value, old: Option<&Value>) -> Vec<FieldError> {
             ));
         }
     }
-    if let Some(v) = spec.get("startingDeadlineSeconds") {
-        if v.as_i64().is_some_and(|n| n < 0) {
-            errs.push(FieldError::invalid(
-                "spec.startingDeadlineSeconds",
-                v.clone(),
-                "must be greater than or equal to 0",
-            ));
-        }
-    }
+    crate::registry::builtin::checks::nonneg_fields(
+        spec,
+        "spec",
+        &["startingDeadlineSeconds"],
+        &mut errs,
+    );
     let tz_changed = old.is_none_or(|o| o.get("timeZone").filter(|v| !v.is_null()) != time_zone);
     if let (Some(tz), true) = (time_zone.and_then(Value::as_str), tz_changed) {
         let bad_part = tz.split('/').any(|p| {
@@ -160,16 +157,11 @@ fn validate_spec(spec: &Value, old: Option<&Value>) -> Vec<FieldError> {
             &["nil", "false"],
         ));
     }
-    for f in ["successfulJobsHistoryLimit", "failedJobsHistoryLimit"] {
-        if let Some(v) = spec.get(f) {
-            if v.as_i64().is_some_and(|n| n < 0) {
-                errs.push(FieldError::invalid(
-                    format!("spec.{f}"),
-                    v.clone(),
-                    "must be greater than or equal to 0",
-                ));
-            }
-        }
-    }
+    crate::registry::builtin::checks::nonneg_fields(
+        spec,
+        "spec",
+        &["successfulJobsHistoryLimit", "failedJobsHistoryLimit"],
+        &mut errs,
+    );
     errs
 }

@@ -243,25 +243,20 @@ fn generate_selector(obj: &mut Value) {
 /// `validateJobSpec` of the spec at `path` (a job's `spec`, a CronJob's
 /// `spec.jobTemplate.spec`).
 pub fn validate_job_spec(spec: &Value, path: &str, errs: &mut Vec<FieldError>) {
-    for f in [
-        "parallelism",
-        "completions",
-        "activeDeadlineSeconds",
-        "backoffLimit",
-        "ttlSecondsAfterFinished",
-        "backoffLimitPerIndex",
-        "maxFailedIndexes",
-    ] {
-        if let Some(v) = spec.get(f) {
-            if v.as_i64().is_some_and(|n| n < 0) {
-                errs.push(FieldError::invalid(
-                    format!("{path}.{f}"),
-                    v.clone(),
-                    "must be greater than or equal to 0",
-                ));
-            }
-        }
-    }
+    crate::registry::builtin::checks::nonneg_fields(
+        spec,
+        path,
+        &[
+            "parallelism",
+            "completions",
+            "activeDeadlineSeconds",
+            "backoffLimit",
+            "ttlSecondsAfterFinished",
+            "backoffLimitPerIndex",
+            "maxFailedIndexes",
+        ],
+        errs,
+    );
     let set = |f: &str| spec.get(f).is_some_and(|v| !v.is_null());
     if set("maxFailedIndexes") && !set("backoffLimitPerIndex") {
         errs.push(FieldError::required(

@@ -14,6 +14,7 @@ use crate::meta::validation::{
     is_dns1123_label, is_dns1123_subdomain, is_qualified_name, is_valid_label_value,
     validate_labels,
 };
+use crate::registry::builtin::checks::{list_of as list, str_of as text};
 
 /// `--allow-privileged` (kube-apiserver's process-wide `capabilities.AllowPrivileged`,
 /// default false): whether containers may run privileged.
@@ -26,16 +27,6 @@ pub fn set_allow_privileged(allow: bool) {
 
 fn allow_privileged() -> bool {
     ALLOW_PRIVILEGED.load(std::sync::atomic::Ordering::Relaxed)
-}
-
-fn text<'a>(v: &'a Value, key: &str) -> &'a str {
-    v.get(key).and_then(Value::as_str).unwrap_or("")
-}
-
-fn list<'a>(v: &'a Value, key: &str) -> &'a [Value] {
-    v.get(key)
-        .and_then(Value::as_array)
-        .map_or(&[], Vec::as_slice)
 }
 
 /// Volume sources in upstream's check order, with the path name each reports under.

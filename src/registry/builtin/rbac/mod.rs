@@ -8,20 +8,11 @@ use crate::meta::field_error::{go_quote, FieldError};
 use crate::meta::validation::{
     is_dns1123_subdomain, validate_label_selector, validate_path_segment_name,
 };
+use crate::registry::builtin::checks::{list_of as list, str_of as text};
 use crate::registry::strategy::Strategy;
 use crate::registry::table::{printers, Printer};
 
 const GROUP: &str = "rbac.authorization.k8s.io";
-
-fn text<'a>(v: &'a Value, key: &str) -> &'a str {
-    v.get(key).and_then(Value::as_str).unwrap_or("")
-}
-
-fn list<'a>(v: &'a Value, key: &str) -> &'a [Value] {
-    v.get(key)
-        .and_then(Value::as_array)
-        .map_or(&[], Vec::as_slice)
-}
 
 /// Roles (`namespaced`) and ClusterRoles.
 pub struct Roles {
