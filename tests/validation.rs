@@ -513,6 +513,21 @@ async fn immutable_fields_stay() {
         "RoleBinding.rbac.authorization.k8s.io \"rb\" is invalid: roleRef: Invalid value: rbac.RoleRef{APIGroup:\"rbac.authorization.k8s.io\", Kind:\"ClusterRole\", Name:\"edit\"}: cannot change roleRef"
     );
 
+    // A namespace's finalizers, set through /finalize, are checked by name.
+    let ns = post(
+        "/api/v1/namespaces",
+        json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "fin"}}),
+    )
+    .await;
+    let mut fin = ns.clone();
+    fin["spec"]["finalizers"] = json!(["kubernetes", "bad-one"]);
+    let r = put("/api/v1/namespaces/fin/finalize".to_string(), fin).await;
+    assert_eq!(r.code, StatusCode::UNPROCESSABLE_ENTITY, "{}", r.body);
+    assert_eq!(
+        r.body["message"],
+        "Namespace \"fin\" is invalid: spec.finalizers[1]: Invalid value: \"bad-one\": name is neither a standard finalizer name nor is it fully qualified"
+    );
+
     // A Secret's type never changes.
     let mut sec = post(
         "/api/v1/namespaces/default/secrets",

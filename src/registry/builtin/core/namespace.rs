@@ -4,6 +4,9 @@
 
 use serde_json::{json, Value};
 
+use crate::meta::field_error::FieldError;
+use crate::meta::validation::is_qualified_name;
+
 use crate::registry::field_selectors::{self as fields, not_supported, Put, SelectableFields};
 use crate::registry::object::{meta, meta_mut};
 use crate::registry::strategy::{Extra, Strategy};
@@ -24,6 +27,25 @@ impl Strategy for Namespaces {
         }
         obj["spec"] = json!({"finalizers": ["kubernetes"]});
         obj["status"] = json!({"phase": "Active"});
+    }
+
+    /// `ValidateNamespace`: the spec's finalizer names (reported at `spec.finalizers`).
+    fn validate(&self, obj: &Value) -> Vec<FieldError> {
+        let mut errs = Vec::new();
+        for f in finalizers(obj) {
+            finalizer_errors(f, "spec.finalizers", &mut errs);
+        }
+        errs
+    }
+
+    /// `ValidateNamespaceFinalizeUpdate` (the only update that can change the spec): each
+    /// finalizer name, at its index.
+    fn validate_update(&self, new: &Value, _old: &Value) -> Vec<FieldError> {
+        let mut errs = Vec::new();
+        for (i, f) in finalizers(new).iter().enumerate() {
+            finalizer_errors(f, &format!("spec.finalizers[{i}]"), &mut errs);
+        }
+        errs
     }
 
     /// spec.finalizers change only through /finalize.
@@ -63,6 +85,29 @@ impl Strategy for Namespaces {
 
     fn printer(&self) -> Printer {
         printers::NAMESPACE
+    }
+}
+
+fn finalizers(obj: &Value) -> Vec<&str> {
+    obj.pointer("/spec/finalizers")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+        .collect()
+}
+
+/// `validateFinalizerName`: a qualified name, and a standard one unless domain-prefixed.
+fn finalizer_errors(name: &str, path: &str, errs: &mut Vec<FieldError>) {
+    for m in is_qualified_name(name) {
+        errs.push(FieldError::invalid(path, name, m));
+    }
+    if !name.contains('/') && !matches!(name, "kubernetes" | "orphan" | "foregroundDeletion") {
+        errs.push(FieldError::invalid(
+            path,
+            name,
+            "name is neither a standard finalizer name nor is it fully qualified",
+        ));
     }
 }
 
