@@ -231,6 +231,17 @@ fn cases() -> Vec<Case> {
             causes: None,
         },
         Case {
+            path: "/apis/networking.k8s.io/v1/namespaces/default/networkpolicies",
+            body: json!({"apiVersion": "networking.k8s.io/v1", "kind": "NetworkPolicy", "metadata": {"name": "np"},
+                         "spec": {"podSelector": {}, "ingress": [{
+                             "ports": [{"protocol": "ICMP", "port": 80, "endPort": 70}],
+                             "from": [{}, {"ipBlock": {"cidr": "10.0.0.0/16", "except": ["10.1.0.0/24"]}}]}]}}),
+            code: 422,
+            reason: "Invalid",
+            message: "NetworkPolicy.networking.k8s.io \"np\" is invalid: [spec.ingress[0].ports[0].protocol: Unsupported value: \"ICMP\": supported values: \"TCP\", \"UDP\", \"SCTP\", spec.ingress[0].ports[0].endPort: Invalid value: 70: must be greater than or equal to `port`, spec.ingress[0].from[0]: Required value: must specify a peer, spec.ingress[0].from[1].ipBlock.except[0]: Invalid value: \"10.1.0.0/24\": must be a strict subset of `cidr`]",
+            causes: None,
+        },
+        Case {
             path: "/apis/networking.k8s.io/v1/ingressclasses",
             body: json!({"apiVersion": "networking.k8s.io/v1", "kind": "IngressClass", "metadata": {"name": "ic"}, "spec": {"controller": "nginx"}}),
             code: 422,

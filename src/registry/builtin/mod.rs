@@ -64,7 +64,7 @@ fn strategy(group: &str, resource: &str) -> Arc<dyn Strategy> {
         ("networking.k8s.io", "ingressclasses") => Arc::new(networking::IngressClasses),
         ("networking.k8s.io", "ingresses") => Arc::new(networking::Ingresses),
         ("networking.k8s.io", "ipaddresses") => Arc::new(Plain(p::IP)),
-        ("networking.k8s.io", "networkpolicies") => Arc::new(Plain(p::NETPOL)),
+        ("networking.k8s.io", "networkpolicies") => Arc::new(networking::NetworkPolicies),
         ("networking.k8s.io", "servicecidrs") => Arc::new(Plain(p::SCIDR)),
         ("policy", "poddisruptionbudgets") => Arc::new(policy::PodDisruptionBudgets),
         ("rbac.authorization.k8s.io", "clusterrolebindings") => {

@@ -300,6 +300,231 @@ impl Strategy for IngressClasses {
     }
 }
 
+pub struct NetworkPolicies;
+
+/// `IsValidCIDR` as far as the shape: `<IP>/<prefix>` with a prefix in range.
+fn cidr(s: &str) -> Option<(std::net::IpAddr, u8)> {
+    let (ip, len) = s.split_once('/')?;
+    let ip: std::net::IpAddr = ip.parse().ok()?;
+    let len: u8 = len.parse().ok()?;
+    let max = if ip.is_ipv4() { 32 } else { 128 };
+    (len <= max).then_some((ip, len))
+}
+
+/// Whether CIDR `inner` lies inside CIDR `outer` (same family).
+fn contains(outer: (std::net::IpAddr, u8), inner: (std::net::IpAddr, u8)) -> bool {
+    use std::net::IpAddr;
+    // IPv4 addresses sit in the top 32 bits, so one mask works for both families.
+    let bits = |ip: IpAddr| -> u128 {
+        match ip {
+            IpAddr::V4(v) => u128::from(u32::from(v)) << 96,
+            IpAddr::V6(v) => u128::from(v),
+        }
+    };
+    let mask = |len: u8| -> u128 {
+        match len {
+            0 => 0,
+            n => u128::MAX << (128 - u32::from(n)),
+        }
+    };
+    outer.0.is_ipv4() == inner.0.is_ipv4()
+        && inner.1 >= outer.1
+        && (bits(outer.0) & mask(outer.1)) == (bits(inner.0) & mask(outer.1))
+}
+
+fn validate_np_ports(ports: &[Value], p: &str, errs: &mut Vec<FieldError>) {
+    for (j, port) in ports.iter().enumerate() {
+        let pp = format!("{p}.ports[{j}]");
+        if let Some(proto) = port.get("protocol").and_then(Value::as_str) {
+            if !matches!(proto, "TCP" | "UDP" | "SCTP") {
+                errs.push(FieldError::not_supported(
+                    format!("{pp}.protocol"),
+                    proto,
+                    &["TCP", "UDP", "SCTP"],
+                ));
+            }
+        }
+        let end = port.get("endPort").and_then(Value::as_i64);
+        match port.get("port") {
+            Some(Value::Number(n)) => {
+                let n = n.as_i64().unwrap_or(0);
+                if !(1..=65535).contains(&n) {
+                    errs.push(FieldError::invalid(
+                        format!("{pp}.port"),
+                        n,
+                        "must be between 1 and 65535, inclusive",
+                    ));
+                }
+                if let Some(e) = end {
+                    if e < n {
+                        errs.push(FieldError::invalid(
+                            format!("{pp}.endPort"),
+                            e,
+                            "must be greater than or equal to `port`",
+                        ));
+                    }
+                    if !(1..=65535).contains(&e) {
+                        errs.push(FieldError::invalid(
+                            format!("{pp}.endPort"),
+                            e,
+                            "must be between 1 and 65535, inclusive",
+                        ));
+                    }
+                }
+            }
+            Some(Value::String(name)) => {
+                if let Some(e) = end {
+                    errs.push(FieldError::invalid(
+                        format!("{pp}.endPort"),
+                        e,
+                        "may not be specified when `port` is non-numeric",
+                    ));
+                }
+                for m in port_name_errors(name) {
+                    errs.push(FieldError::invalid(format!("{pp}.port"), name.as_str(), m));
+                }
+            }
+            _ => {
+                if let Some(e) = end {
+                    errs.push(FieldError::invalid(
+                        format!("{pp}.endPort"),
+                        e,
+                        "may not be specified when `port` is not specified",
+                    ));
+                }
+            }
+        }
+    }
+}
+
+fn validate_peers(peers: &[Value], p: &str, errs: &mut Vec<FieldError>) {
+    use crate::meta::validation::validate_label_selector;
+    for (k, peer) in peers.iter().enumerate() {
+        let pp = format!("{p}[{k}]");
+        let mut n = 0;
+        for sel in ["podSelector", "namespaceSelector"] {
+            if let Some(s) = peer.get(sel).filter(|v| !v.is_null()) {
+                n += 1;
+                errs.extend(validate_label_selector(s, &format!("{pp}.{sel}")));
+            }
+        }
+        if let Some(block) = peer.get("ipBlock").filter(|v| !v.is_null()) {
+            n += 1;
+            if n > 1 {
+                errs.push(FieldError::forbidden(
+                    &pp,
+                    "may not specify both ipBlock and another peer",
+                ));
+                continue;
+            }
+            let c = text(block, "cidr");
+            if c.is_empty() {
+                errs.push(FieldError::required(format!("{pp}.ipBlock.cidr"), ""));
+                continue;
+            }
+            let Some(outer) = cidr(c) else {
+                errs.push(FieldError::invalid(
+                    format!("{pp}.ipBlock.cidr"),
+                    c,
+                    "must be a valid CIDR value, (e.g. 10.9.8.0/24 or 2001:db8::/64)",
+                ));
+                continue;
+            };
+            for (m, e) in list(block, "except").iter().enumerate() {
+                let e = e.as_str().unwrap_or("");
+                let ep = format!("{pp}.ipBlock.except[{m}]");
+                match cidr(e) {
+                    None => errs.push(FieldError::invalid(
+                        &ep,
+                        e,
+                        "must be a valid CIDR value, (e.g. 10.9.8.0/24 or 2001:db8::/64)",
+                    )),
+                    Some(inner) if !contains(outer, inner) || inner.1 <= outer.1 => errs.push(
+                        FieldError::invalid(&ep, e, "must be a strict subset of `cidr`"),
+                    ),
+                    Some(_) => {}
+                }
+            }
+        }
+        if n == 0 {
+            errs.push(FieldError::required(&pp, "must specify a peer"));
+        }
+    }
+}
+
+impl Strategy for NetworkPolicies {
+    /// `SetDefaults_NetworkPolicyPort` and the default policy types.
+    fn default(&self, obj: &mut Value) {
+        let Some(spec) = obj.get_mut("spec").and_then(Value::as_object_mut) else {
+            return;
+        };
+        for dir in ["ingress", "egress"] {
+            if let Some(rules) = spec.get_mut(dir).and_then(Value::as_array_mut) {
+                for r in rules.iter_mut() {
+                    if let Some(ports) = r.get_mut("ports").and_then(Value::as_array_mut) {
+                        for p in ports.iter_mut().filter_map(Value::as_object_mut) {
+                            p.entry("protocol").or_insert(json!("TCP"));
+                        }
+                    }
+                }
+            }
+        }
+        if spec.get("policyTypes").is_none_or(Value::is_null) {
+            let mut types = vec![json!("Ingress")];
+            if spec
+                .get("egress")
+                .and_then(Value::as_array)
+                .is_some_and(|e| !e.is_empty())
+            {
+                types.push(json!("Egress"));
+            }
+            spec.insert("policyTypes".into(), Value::Array(types));
+        }
+    }
+
+    fn validate(&self, obj: &Value) -> Vec<FieldError> {
+        let mut errs = Vec::new();
+        let spec = obj.get("spec").unwrap_or(&Value::Null);
+        if let Some(sel) = spec.get("podSelector").filter(|v| !v.is_null()) {
+            errs.extend(crate::meta::validation::validate_label_selector(
+                sel,
+                "spec.podSelector",
+            ));
+        }
+        for (dir, peers) in [("ingress", "from"), ("egress", "to")] {
+            for (i, rule) in list(spec, dir).iter().enumerate() {
+                let p = format!("spec.{dir}[{i}]");
+                validate_np_ports(list(rule, "ports"), &p, &mut errs);
+                validate_peers(list(rule, peers), &format!("{p}.{peers}"), &mut errs);
+            }
+        }
+        let types = list(spec, "policyTypes");
+        if types.len() > 2 {
+            errs.push(FieldError::invalid(
+                "spec.policyTypes",
+                Value::Array(types.to_vec()),
+                "may not specify more than two policyTypes",
+            ));
+            return errs;
+        }
+        for (i, t) in types.iter().enumerate() {
+            let t = t.as_str().unwrap_or("");
+            if !matches!(t, "Ingress" | "Egress") {
+                errs.push(FieldError::not_supported(
+                    format!("spec.policyTypes[{i}]"),
+                    t,
+                    &["Ingress", "Egress"],
+                ));
+            }
+        }
+        errs
+    }
+
+    fn printer(&self) -> Printer {
+        printers::NETPOL
+    }
+}
+
 /// `IsDomainPrefixedPath`: `<DNS subdomain>/<path>`.
 fn domain_prefixed_path(s: &str) -> bool {
     match s.split_once('/') {
