@@ -10,7 +10,6 @@ use std::time::Duration;
 
 use serde_json::{json, Value};
 
-use super::AbortOnDrop;
 use crate::registry::custom;
 use crate::registry::object::{meta_str, Part};
 use crate::registry::store::{Scope, Store, WriteOptions};
@@ -24,21 +23,11 @@ fn crds(store: &Store) -> Arc<Resource> {
         .builtin("apiextensions.k8s.io", "v1", "customresourcedefinitions")
 }
 
-/// Follows the definitions into `defs`, waking `changed` on every change.
-fn follow_definitions(
-    store: &Store,
-    cache: crate::watch::Cache,
-    defs: Definitions,
-    changed: Arc<tokio::sync::Notify>,
-) -> AbortOnDrop {
-    super::follow_by_name(cache, crds(store), defs, changed)
-}
-
 /// Serves the established definitions until the task is aborted (every replica).
 pub async fn serve(store: Store, cache: crate::watch::Cache) {
     let defs: Definitions = Default::default();
     let changed = Arc::new(tokio::sync::Notify::new());
-    let _follower = follow_definitions(&store, cache, defs.clone(), changed.clone());
+    let _follower = super::follow_by_name(cache, crds(&store), defs.clone(), changed.clone());
     loop {
         changed.notified().await;
         let wanted: Vec<Resource> = defs
@@ -194,7 +183,7 @@ fn wanted_status(
 pub async fn establish(store: Store, cache: crate::watch::Cache) {
     let defs: Definitions = Default::default();
     let changed = Arc::new(tokio::sync::Notify::new());
-    let _follower = follow_definitions(&store, cache, defs.clone(), changed.clone());
+    let _follower = super::follow_by_name(cache, crds(&store), defs.clone(), changed.clone());
     let info = crds(&store);
     loop {
         // Woken by a change, and every few seconds (a new leader catches up by itself).

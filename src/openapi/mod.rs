@@ -264,33 +264,22 @@ fn build_v2(cat: &Catalog) -> Value {
     doc
 }
 
-fn v3_doc(cat: &Catalog, paths: Map<String, Value>) -> Value {
+/// One v3 document: `paths` and every definition they reach, built-in ones from the schema
+/// table and custom kinds' from `custom` (made once per build).
+fn v3_doc(custom: &Map<String, Value>, paths: Map<String, Value>) -> Value {
     let mut components = Map::new();
-    let mut definitions = Map::new();
-    for name in referenced_definitions(&paths) {
-        if let Some(d) = schemas::get(&name) {
-            definitions.insert(name, d.clone());
-        }
-    }
-    custom_definitions(cat, &mut definitions);
-    // What the paths reach, custom kinds included.
     let mut stack = Vec::new();
     for item in paths.values() {
         schemas::collect_refs(item, &mut stack);
     }
-    let mut reached = BTreeSet::new();
     while let Some(n) = stack.pop() {
-        if reached.contains(&n) {
+        if components.contains_key(&n) {
             continue;
         }
-        if let Some(d) = definitions.get(&n) {
+        if let Some(d) = schemas::get(&n).or_else(|| custom.get(&n)) {
             schemas::collect_refs(d, &mut stack);
-            reached.insert(n);
+            components.insert(n.clone(), v3::definition(&n, d));
         }
-    }
-    for name in reached {
-        let d = &definitions[&name];
-        components.insert(name.clone(), v3::definition(&name, d));
     }
     let paths: Map<String, Value> = paths
         .iter()
@@ -311,6 +300,8 @@ fn v3_doc(cat: &Catalog, paths: Map<String, Value>) -> Value {
 }
 
 fn build_v3(cat: &Catalog) -> V3 {
+    let mut custom = Map::new();
+    custom_definitions(cat, &mut custom);
     let mut sources: Vec<(String, Map<String, Value>)> = vec![
         ("api".into(), paths::root_paths(true)),
         ("apis".into(), paths::root_paths(false)),
@@ -330,7 +321,7 @@ fn build_v3(cat: &Catalog) -> V3 {
     let mut docs = Vec::new();
     let mut index = Map::new();
     for (path, p) in sources {
-        let bytes = serialize(&v3_doc(cat, p));
+        let bytes = serialize(&v3_doc(&custom, p));
         let hash = hash_hex(&bytes);
         index.insert(
             path.clone(),

@@ -25,16 +25,21 @@ pub struct Catalog {
     /// Bumped by every change.
     pub generation: u64,
     all: Vec<Arc<Resource>>,
-    index: HashMap<(String, String, String), usize>,
+    /// group → version → resource → position in `all` (looked up with borrowed strings).
+    index: HashMap<String, HashMap<String, HashMap<String, usize>>>,
 }
 
 impl Catalog {
     fn new(generation: u64, all: Vec<Arc<Resource>>) -> Catalog {
-        let index = all
-            .iter()
-            .enumerate()
-            .map(|(i, r)| ((r.group.clone(), r.version.clone(), r.resource.clone()), i))
-            .collect();
+        let mut index: HashMap<String, HashMap<String, HashMap<String, usize>>> = HashMap::new();
+        for (i, r) in all.iter().enumerate() {
+            index
+                .entry(r.group.clone())
+                .or_default()
+                .entry(r.version.clone())
+                .or_default()
+                .insert(r.resource.clone(), i);
+        }
         Catalog {
             generation,
             all,
@@ -49,11 +54,12 @@ impl Catalog {
 
     /// The resource served at group/version/resource.
     pub fn get(&self, group: &str, version: &str, resource: &str) -> Option<&Arc<Resource>> {
-        // The key is owned; a miss on a borrowed tuple would need a custom Borrow impl, and
-        // lookups are cheap enough either way.
-        self.index
-            .get(&(group.to_string(), version.to_string(), resource.to_string()))
-            .map(|&i| &self.all[i])
+        self.position(group, version, resource)
+            .map(|i| &self.all[i])
+    }
+
+    fn position(&self, group: &str, version: &str, resource: &str) -> Option<usize> {
+        self.index.get(group)?.get(version)?.get(resource).copied()
     }
 
     /// The resource of a group, version and kind.
@@ -224,12 +230,7 @@ impl Registry {
     pub fn replace(&self, resource: Resource) -> Result<u64, RegistryError> {
         let _w = self.write.lock().unwrap_or_else(|e| e.into_inner());
         let cur = self.current.load_full();
-        let key = (
-            resource.group.clone(),
-            resource.version.clone(),
-            resource.resource.clone(),
-        );
-        let Some(&i) = cur.index.get(&key) else {
+        let Some(i) = cur.position(&resource.group, &resource.version, &resource.resource) else {
             return Err(RegistryError::Missing(describe(&resource)));
         };
         if i < self.builtins {
@@ -291,8 +292,7 @@ impl Registry {
                 format!("{group}/{version}")
             }
         );
-        let key = (group.to_string(), version.to_string(), resource.to_string());
-        let Some(&i) = cur.index.get(&key) else {
+        let Some(i) = cur.position(group, version, resource) else {
             return Err(RegistryError::Missing(name));
         };
         if i < self.builtins {

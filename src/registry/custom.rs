@@ -16,6 +16,8 @@ use std::sync::Arc;
 
 use serde_json::{json, Value};
 
+use crate::registry::builtin::checks::str_at as text;
+
 use super::resource::{storage_version_hash, Resource, ScaleInfo};
 use super::resources::STANDARD_VERBS;
 use super::strategy::Strategy;
@@ -65,10 +67,6 @@ pub fn compare_versions(a: &str, b: &str) -> Ordering {
         (None, Some(_)) => Ordering::Greater,
         (None, None) => a.cmp(b),
     }
-}
-
-fn text<'a>(v: &'a Value, pointer: &str) -> &'a str {
-    v.pointer(pointer).and_then(Value::as_str).unwrap_or("")
 }
 
 fn strings(v: &Value, pointer: &str) -> Vec<String> {

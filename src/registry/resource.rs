@@ -154,11 +154,6 @@ impl Resource {
         }
     }
 
-    /// Is this `group`/`resource`?
-    pub fn is(&self, group: &str, resource: &str) -> bool {
-        self.group == group && self.resource == resource
-    }
-
     /// Does one of its names (plural, singular, short name) equal `name` (lower case)?
     pub fn answers_to(&self, name: &str) -> bool {
         self.resource == name || self.singular == name || self.short_names.iter().any(|s| s == name)

@@ -74,16 +74,6 @@ pub trait Strategy: Send + Sync {
         self.validate(new)
     }
 
-    /// WarningsOnCreate: `Warning` headers for an accepted create.
-    fn warnings_on_create(&self, _obj: &Value) -> Vec<String> {
-        Vec::new()
-    }
-
-    /// WarningsOnUpdate: `Warning` headers for an accepted update.
-    fn warnings_on_update(&self, _new: &Value, _old: &Value) -> Vec<String> {
-        Vec::new()
-    }
-
     /// The default garbage-collection policy of a DELETE that names none.
     fn gc_policy(&self) -> GcPolicy {
         GcPolicy::DeleteDependents

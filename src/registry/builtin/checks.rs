@@ -10,6 +10,11 @@ pub fn str_of<'a>(v: &'a Value, key: &str) -> &'a str {
     v.get(key).and_then(Value::as_str).unwrap_or("")
 }
 
+/// The string at JSON `pointer` in `v` ("" when absent or not a string).
+pub fn str_at<'a>(v: &'a Value, pointer: &str) -> &'a str {
+    v.pointer(pointer).and_then(Value::as_str).unwrap_or("")
+}
+
 /// `v[key]` as a list (empty when absent or not a list).
 pub fn list_of<'a>(v: &'a Value, key: &str) -> &'a [Value] {
     v.get(key)

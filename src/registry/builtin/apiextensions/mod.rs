@@ -3,6 +3,8 @@
 
 use serde_json::{json, Map, Value};
 
+use crate::registry::builtin::checks::str_at as text;
+
 use crate::meta::field_error::FieldError;
 use crate::meta::validation::{is_dns1035_label, is_dns1123_subdomain};
 use crate::registry::object::meta;
@@ -80,10 +82,6 @@ fn versions(obj: &Value) -> &[Value] {
     obj.pointer("/spec/versions")
         .and_then(Value::as_array)
         .map_or(&[], Vec::as_slice)
-}
-
-fn text<'a>(v: &'a Value, pointer: &str) -> &'a str {
-    v.pointer(pointer).and_then(Value::as_str).unwrap_or("")
 }
 
 /// Go's `%#v` of the internal versions slice (only nil and empty can be shown exactly).

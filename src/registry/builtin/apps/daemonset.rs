@@ -27,12 +27,9 @@ impl Strategy for DaemonSets {
         validate_spec(obj.get("spec").unwrap_or(&Value::Null))
     }
 
-    /// The object, the update (the spec again), then the immutable selector.
+    /// Upstream's rule: see [`super::validate_update_twice`].
     fn validate_update(&self, new: &Value, old: &Value) -> Vec<FieldError> {
-        let mut errs = self.validate(new);
-        errs.extend(self.validate(new));
-        super::immutable_selector(new, old, &mut errs);
-        errs
+        super::validate_update_twice(|| self.validate(new), new, old)
     }
 
     /// PrepareForCreate resets the status: the DaemonSetStatus{} encodes as `{"currentNumberScheduled": 0, "numberMisscheduled": 0, "desiredNumberScheduled": 0, "numberReady": 0}`.

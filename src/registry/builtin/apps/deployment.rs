@@ -3,8 +3,7 @@
 use serde_json::{json, Value};
 
 use super::{
-    check_int_or_percent, check_selector, check_template, go_int_or_string, go_label_selector,
-    int_or_percent_value, nonneg, over_100_percent,
+    check_int_or_percent, go_int_or_string, int_or_percent_value, nonneg, over_100_percent,
 };
 use crate::meta::field_error::FieldError;
 use crate::registry::builtin::core::pod_spec::default_template;
@@ -58,14 +57,13 @@ impl Strategy for Deployments {
 fn validate_spec(spec: &Value) -> Vec<FieldError> {
     let mut errs = Vec::new();
     nonneg(spec, "replicas", &mut errs);
-    match check_selector(spec, "deployment", true, &mut errs) {
-        Ok(sel) => check_template(spec, &sel, "ReplicaSet", &mut errs),
-        Err(()) => errs.push(FieldError::invalid_rendered(
-            "spec.selector",
-            &go_label_selector(spec.get("selector").unwrap_or(&Value::Null)),
-            "invalid label selector",
-        )),
-    }
+    super::check_selector_and_template(
+        spec,
+        "deployment",
+        "ReplicaSet",
+        "invalid label selector",
+        &mut errs,
+    );
     validate_strategy(spec.get("strategy").unwrap_or(&Value::Null), &mut errs);
     nonneg(spec, "minReadySeconds", &mut errs);
     nonneg(spec, "revisionHistoryLimit", &mut errs);

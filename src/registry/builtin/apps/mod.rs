@@ -85,6 +85,40 @@ fn empty_selector(sel: &Value) -> bool {
     n("matchLabels") + n("matchExpressions") == 0
 }
 
+/// The selector of a required-selector workload (`word` names it in the empty-selector
+/// message), then its template against it (`kind` names it in the template rules); a
+/// selector that does not convert is `Invalid` with `unconvertible` as the detail.
+pub(crate) fn check_selector_and_template(
+    spec: &Value,
+    word: &str,
+    kind: &str,
+    unconvertible: &str,
+    errs: &mut Vec<FieldError>,
+) {
+    match check_selector(spec, word, true, errs) {
+        Ok(sel) => check_template(spec, &sel, kind, errs),
+        Err(()) => errs.push(FieldError::invalid_rendered(
+            "spec.selector",
+            &go_label_selector(spec.get("selector").unwrap_or(&Value::Null)),
+            unconvertible,
+        )),
+    }
+}
+
+/// The update rule of upstream's ReplicaSet and DaemonSet strategies: the object, then the
+/// update (which validates the spec again, so each spec error is listed twice among the
+/// causes), then the immutable selector.
+pub(crate) fn validate_update_twice(
+    validate: impl Fn() -> Vec<FieldError>,
+    new: &Value,
+    old: &Value,
+) -> Vec<FieldError> {
+    let mut errs = validate();
+    errs.extend(validate());
+    immutable_selector(new, old, &mut errs);
+    errs
+}
+
 /// apps/v1's selector immutability (appended after the spec's errors).
 pub(crate) fn immutable_selector(new: &Value, old: &Value, errs: &mut Vec<FieldError>) {
     let (n, o) = (new.pointer("/spec/selector"), old.pointer("/spec/selector"));

@@ -2,7 +2,7 @@
 
 use serde_json::{json, Value};
 
-use super::{check_selector, check_template, go_label_selector, nonneg};
+use super::nonneg;
 use crate::meta::field_error::FieldError;
 use crate::registry::builtin::core::pod_spec::default_template;
 use crate::registry::strategy::{obj_entry, Strategy};
@@ -21,13 +21,9 @@ impl Strategy for ReplicaSets {
         validate_spec(obj.get("spec").unwrap_or(&Value::Null))
     }
 
-    /// As upstream's strategy: the object, then the update (which validates the spec again,
-    /// so each spec error is listed twice among the causes), then the immutable selector.
+    /// Upstream's rule: see [`super::validate_update_twice`].
     fn validate_update(&self, new: &Value, old: &Value) -> Vec<FieldError> {
-        let mut errs = self.validate(new);
-        errs.extend(self.validate(new));
-        super::immutable_selector(new, old, &mut errs);
-        errs
+        super::validate_update_twice(|| self.validate(new), new, old)
     }
 
     /// PrepareForCreate resets the status: the ReplicaSetStatus{} encodes as `{"replicas": 0}`.
@@ -46,13 +42,12 @@ fn validate_spec(spec: &Value) -> Vec<FieldError> {
     nonneg(spec, "replicas", &mut errs);
     nonneg(spec, "minReadySeconds", &mut errs);
     // sic: upstream's ReplicaSet message says "deployment".
-    match check_selector(spec, "deployment", true, &mut errs) {
-        Ok(sel) => check_template(spec, &sel, "ReplicaSet", &mut errs),
-        Err(()) => errs.push(FieldError::invalid_rendered(
-            "spec.selector",
-            &go_label_selector(spec.get("selector").unwrap_or(&Value::Null)),
-            "invalid label selector",
-        )),
-    }
+    super::check_selector_and_template(
+        spec,
+        "deployment",
+        "ReplicaSet",
+        "invalid label selector",
+        &mut errs,
+    );
     errs
 }

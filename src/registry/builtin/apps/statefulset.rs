@@ -3,8 +3,7 @@
 use serde_json::{json, Value};
 
 use super::{
-    check_int_or_percent, check_selector, check_template, go_int_or_string, go_label_selector,
-    int_or_percent_value, nonneg, over_100_percent,
+    check_int_or_percent, go_int_or_string, int_or_percent_value, nonneg, over_100_percent,
 };
 use crate::meta::field_error::FieldError;
 use crate::registry::builtin::core::pod_spec::default_template;
@@ -162,13 +161,6 @@ fn validate_spec(spec: &Value) -> Vec<FieldError> {
             ));
         }
     }
-    match check_selector(spec, "statefulset", true, &mut errs) {
-        Ok(sel) => check_template(spec, &sel, "StatefulSet", &mut errs),
-        Err(()) => errs.push(FieldError::invalid_rendered(
-            "spec.selector",
-            &go_label_selector(spec.get("selector").unwrap_or(&Value::Null)),
-            "",
-        )),
-    }
+    super::check_selector_and_template(spec, "statefulset", "StatefulSet", "", &mut errs);
     errs
 }

@@ -3,6 +3,8 @@
 
 use serde_json::{json, Value};
 
+use crate::registry::builtin::checks::str_at as text;
+
 use crate::meta::field_error::FieldError;
 use crate::meta::validation::{is_dns1123_label, is_dns1123_subdomain, validate_labels};
 use crate::registry::field_selectors::{self as fields, not_supported, Put, SelectableFields};
@@ -194,10 +196,6 @@ fn service_fields(obj: &Value, put: Put<'_>) {
 }
 
 const SUPPORTED_TYPES: &[&str] = &["ClusterIP", "ExternalName", "LoadBalancer", "NodePort"];
-
-fn text<'a>(v: &'a Value, pointer: &str) -> &'a str {
-    v.pointer(pointer).and_then(Value::as_str).unwrap_or("")
-}
 
 /// `ValidatePortNumOrName` for a target port.
 fn check_target_port(v: &Value, path: &str, errs: &mut Vec<FieldError>) {
