@@ -282,3 +282,96 @@ async fn system_namespaces_are_recreated() {
         tokio::time::sleep(std::time::Duration::from_millis(200)).await;
     }
 }
+
+/// HorizontalPodAutoscalers are stored as autoscaling/v2 and served as v1 by conversion, as
+/// kube's: a v1 object without a target gets v2's CPU 80% metric, metrics v1 cannot express
+/// travel in the `autoscaling.alpha.kubernetes.io/metrics` annotation, and a patch through v1
+/// keeps them.
+#[tokio::test]
+async fn hpa_v1_and_v2_convert() {
+    let s = Server::start();
+    let c = s.client();
+    let v1 = "/apis/autoscaling/v1/namespaces/default/horizontalpodautoscalers";
+    let v2 = "/apis/autoscaling/v2/namespaces/default/horizontalpodautoscalers";
+    let target = json!({"kind": "Deployment", "name": "d", "apiVersion": "apps/v1"});
+
+    let r = s
+        .json(
+            &c,
+            Method::POST,
+            v1,
+            Some(json!({"apiVersion": "autoscaling/v1",
+            "kind": "HorizontalPodAutoscaler", "metadata": {"name": "a"},
+            "spec": {"scaleTargetRef": target, "maxReplicas": 3}})),
+        )
+        .await;
+    assert_eq!(r.code, StatusCode::CREATED, "{}", r.body);
+    assert_eq!(r.body["apiVersion"], "autoscaling/v1");
+    assert_eq!(
+        r.body["spec"]["targetCPUUtilizationPercentage"], 80,
+        "{}",
+        r.body
+    );
+    assert_eq!(
+        r.body["status"],
+        json!({"currentReplicas": 0, "desiredReplicas": 0})
+    );
+    let a2 = s.json(&c, Method::GET, &format!("{v2}/a"), None).await.body;
+    assert_eq!(a2["apiVersion"], "autoscaling/v2");
+    assert_eq!(a2["spec"]["minReplicas"], 1);
+    assert_eq!(
+        a2["spec"]["metrics"],
+        json!([{"type": "Resource", "resource": {"name": "cpu",
+            "target": {"type": "Utilization", "averageUtilization": 80}}}])
+    );
+    assert!(a2["spec"].get("targetCPUUtilizationPercentage").is_none());
+    assert_eq!(
+        a2["status"],
+        json!({"currentMetrics": null, "desiredReplicas": 0})
+    );
+
+    let r = s
+        .json(
+            &c,
+            Method::POST,
+            v2,
+            Some(json!({"apiVersion": "autoscaling/v2",
+            "kind": "HorizontalPodAutoscaler", "metadata": {"name": "b"},
+            "spec": {"scaleTargetRef": target, "maxReplicas": 4, "metrics": [
+                {"type": "Resource", "resource": {"name": "memory",
+                    "target": {"type": "Utilization", "averageUtilization": 60}}},
+                {"type": "Resource", "resource": {"name": "cpu",
+                    "target": {"type": "Utilization", "averageUtilization": 50}}}]}})),
+        )
+        .await;
+    assert_eq!(r.code, StatusCode::CREATED, "{}", r.body);
+    let b1 = s.json(&c, Method::GET, &format!("{v1}/b"), None).await.body;
+    assert_eq!(b1["spec"]["targetCPUUtilizationPercentage"], 50, "{b1}");
+    assert_eq!(
+        b1["metadata"]["annotations"]["autoscaling.alpha.kubernetes.io/metrics"],
+        r#"[{"type":"Resource","resource":{"name":"memory","targetAverageUtilization":60}}]"#
+    );
+    let list = s.json(&c, Method::GET, v1, None).await.body;
+    assert_eq!(list["apiVersion"], "autoscaling/v1");
+    assert_eq!(
+        list["items"][1]["spec"]["targetCPUUtilizationPercentage"],
+        50
+    );
+
+    // A merge patch through v1 changes the CPU target and keeps the memory metric.
+    let r = s
+        .json(
+            &c,
+            Method::PATCH,
+            &format!("{v1}/b"),
+            Some(json!({"spec": {"targetCPUUtilizationPercentage": 40}})),
+        )
+        .await;
+    assert_eq!(r.code, StatusCode::OK, "{}", r.body);
+    let b2 = s.json(&c, Method::GET, &format!("{v2}/b"), None).await.body;
+    let metrics = b2["spec"]["metrics"].as_array().unwrap();
+    assert_eq!(metrics.len(), 2, "{b2}");
+    assert_eq!(metrics[0]["resource"]["name"], "memory");
+    assert_eq!(metrics[1]["resource"]["target"]["averageUtilization"], 40);
+    assert!(b2["metadata"].get("annotations").is_none(), "{b2}");
+}

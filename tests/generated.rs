@@ -75,3 +75,113 @@ fn openapi_descriptions_are_current() {
     out.push_str("];\n");
     check_or_write("src/generated/openapi_descriptions.rs", &out);
 }
+
+#[path = "generated/go_types.rs"]
+mod go_types;
+
+/// Where the Go sources of the API types are: `RAFTER_K8S_SRC`, or the folder
+/// `docs/generated.md` tells a developer to fill.
+fn go_sources() -> Option<PathBuf> {
+    let dir = std::env::var_os("RAFTER_K8S_SRC")
+        .map(PathBuf::from)
+        .or_else(|| {
+            std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache/rafter-gen/k8s-v0.33.1"))
+        })?;
+    dir.join("api/core/v1/types.go").exists().then_some(dir)
+}
+
+fn swagger_definitions() -> Option<serde_json::Map<String, serde_json::Value>> {
+    let text = input(SWAGGER)?;
+    let mut doc: serde_json::Value = serde_json::from_str(&text).unwrap();
+    match doc["definitions"].take() {
+        serde_json::Value::Object(m) => Some(m),
+        _ => panic!("{SWAGGER} has no definitions"),
+    }
+}
+
+const SCHEMA: &str = "src/generated/protobuf_schema.rs";
+
+/// The protobuf schema table, regenerated from the Go sources when they are present
+/// (`docs/generated.md` says how to fetch them).
+#[test]
+fn protobuf_schema_is_current() {
+    let Some(src) = go_sources() else {
+        eprintln!("skipping the regeneration of {SCHEMA}: no Go sources (docs/generated.md)");
+        return;
+    };
+    let Some(defs) = swagger_definitions() else {
+        return;
+    };
+    let roots: Vec<String> = defs.keys().cloned().collect();
+    let mut out = include_str!("generated/protobuf_schema_head.txt").to_string();
+    out.push_str(&go_types::schema_table(&src, &roots));
+    out.push_str("];\n");
+    check_or_write(SCHEMA, &out);
+}
+
+/// Without the Go sources (as in CI), the checked-in table still has to agree with upstream's
+/// OpenAPI document: every object definition both know has the same properties.
+#[test]
+fn protobuf_schema_agrees_with_upstream_openapi() {
+    let Some(defs) = swagger_definitions() else {
+        return;
+    };
+    let text = std::fs::read_to_string(root().join(SCHEMA)).unwrap();
+    // name -> (JSON names, inlined messages)
+    let mut table: std::collections::BTreeMap<String, (Vec<String>, Vec<String>)> =
+        Default::default();
+    let mut current = None;
+    for line in text.lines() {
+        let l = line.trim();
+        if let Some(rest) = l.strip_prefix("o(\"") {
+            let name = rest.split('"').next().unwrap().to_string();
+            table.insert(name.clone(), Default::default());
+            current = Some(name);
+        } else if let (Some(rest), Some(name)) = (l.strip_prefix("f("), &current) {
+            let json = rest.split('"').nth(1).unwrap().to_string();
+            let entry = table.get_mut(name).unwrap();
+            if json.is_empty() {
+                let inner = rest.split("Inline(\"").nth(1).unwrap();
+                entry.1.push(inner.split('"').next().unwrap().to_string());
+            } else {
+                entry.0.push(json);
+            }
+        }
+    }
+    fn props(
+        table: &std::collections::BTreeMap<String, (Vec<String>, Vec<String>)>,
+        name: &str,
+        out: &mut std::collections::BTreeSet<String>,
+    ) {
+        let (own, inlined) = &table[name];
+        out.extend(own.iter().cloned());
+        for i in inlined {
+            props(table, i, out);
+        }
+    }
+    let mut checked = 0;
+    let mut wrong = Vec::new();
+    for (name, def) in &defs {
+        let Some(want) = def["properties"].as_object() else {
+            continue;
+        };
+        if !table.contains_key(name) {
+            continue;
+        }
+        let want: std::collections::BTreeSet<String> = want
+            .keys()
+            .filter(|k| *k != "apiVersion" && *k != "kind")
+            .cloned()
+            .collect();
+        let mut have = Default::default();
+        props(&table, name, &mut have);
+        // `apiVersion` and `kind` are TypeMeta's (left out of the table) or plain fields.
+        have.retain(|k| k != "apiVersion" && k != "kind");
+        if have != want {
+            wrong.push(format!("{name}: table {have:?}, upstream {want:?}"));
+        }
+        checked += 1;
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+    assert!(checked > 600, "only {checked} definitions compared");
+}

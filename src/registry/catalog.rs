@@ -593,6 +593,7 @@ mod tests {
             definition: String::new(),
             preferred: true,
             storage_version: "v1".into(),
+            storage_definition: String::new(),
             storage_version_hash: None,
             schema: None,
             origin: Some("test".into()),

@@ -141,6 +141,7 @@ pub fn resources_of(crd: &Value) -> Vec<Resource> {
                 name_rule: NameRule::Dns1123Subdomain,
                 generation: true,
                 definition: definition_name(group, &version, kind),
+                storage_definition: definition_name(group, &storage, kind),
                 preferred: i == 0,
                 storage_version: storage.clone(),
                 protobuf: false,

@@ -1,26 +1,40 @@
-//! The JSON shape kube's encoder gives an object, which clients compare byte for byte: a
-//! built-in kind's fields in Go struct order (`kind` and `apiVersion` first, then `metadata`,
-//! then the rest as the Go type declares them; fields the type does not know keep their
-//! place after those), map keys sorted, non-pointer `omitempty` scalars left out when they are
-//! zero (Go drops them when it re-encodes), and a custom resource's keys sorted, as Go's `map` encoding of
-//! unstructured objects sorts them. `metadata.resourceVersion`, stamped on every read, goes
-//! where `ObjectMeta` declares it.
+//! The JSON shape kube's encoder gives an object, which clients compare byte for byte: what
+//! Go's `encoding/json` prints for the object decoded into its Go type. A built-in kind's
+//! fields come in Go struct order (`kind` and `apiVersion` first, then `metadata`, then the
+//! rest as the Go type declares them; fields the type does not know keep their place after
+//! those), map keys sorted, and unset fields as Go prints them: non-pointer structs always
+//! (`status: {}`, `resources: {}`, a template's `creationTimestamp: null`), non-pointer scalars
+//! without `omitempty` as their zero value (`replicas: 0`), pointers, lists and maps without
+//! `omitempty` as `null`, and `omitempty` ones (empty lists and maps, zero non-pointer scalars)
+//! left out. A custom resource's keys are sorted, as Go's `map` encoding of unstructured
+//! objects sorts them. `metadata.resourceVersion`, stamped on every read, goes where
+//! `ObjectMeta` declares it.
 //!
-//! The struct facts come from the generated protobuf schema table (which records Go
-//! declaration order and which scalars are non-pointer `omitempty`).
+//! The struct facts come from the generated protobuf schema table (Go declaration order,
+//! pointer-ness and `omitempty` of every field).
 
 use serde_json::{Map, Value};
 
 use super::resource::Resource;
-use crate::generated::protobuf_schema::{self as schema, Card, Shape, Ty};
+use crate::generated::protobuf_schema::{self as schema, Card, Emit, Shape, Ty};
 
 const MAX_DEPTH: usize = 64;
 
 const FIELDS_V1: &str = "io.k8s.apimachinery.pkg.apis.meta.v1.FieldsV1";
 
-/// Puts `obj` (an object of `res`) in kube's encoding order, in place.
+/// Puts `obj`, an object of `res` as stored (of its storage version), in kube's encoding, in
+/// place.
 pub fn canonicalize(res: &Resource, obj: &mut Value) {
-    if res.origin.is_some() || schema::message(&res.definition).is_none() {
+    encode_as(res, &res.storage_definition, obj);
+}
+
+/// Puts `obj`, an object of `res` in its served version, in kube's encoding, in place.
+pub fn canonicalize_served(res: &Resource, obj: &mut Value) {
+    encode_as(res, &res.definition, obj);
+}
+
+fn encode_as(res: &Resource, definition: &str, obj: &mut Value) {
+    if res.origin.is_some() || schema::message(definition).is_none() {
         sort_keys(obj, 0);
         return;
     }
@@ -34,7 +48,7 @@ pub fn canonicalize(res: &Resource, obj: &mut Value) {
             out.insert(k.into(), v);
         }
     }
-    order_fields(&res.definition, &mut m, &mut out, 0);
+    order_fields(definition, &mut m, &mut out, 0);
     out.extend(m);
     *obj = Value::Object(out);
 }
@@ -58,19 +72,16 @@ fn order_fields(
             order_fields(inner, from, to, depth + 1);
             continue;
         }
-        let Some(mut v) = from.shift_remove(f.json) else {
-            continue;
+        let v = from.shift_remove(f.json).filter(|v| !is_unset(f, v));
+        let mut v = match (v, f.emit) {
+            (Some(v), _) => v,
+            (None, Emit::Omit) => continue,
+            (None, Emit::Null) => Value::Null,
+            (None, Emit::Fill) => zero_value(f.ty),
         };
-        match f.card {
-            Card::Zero if is_zero(&v) => continue,
-            Card::Map if v.is_null() => continue,
-            // Go encodes a map with its keys sorted.
-            Card::Map => {
-                if let Value::Object(entries) = &mut v {
-                    entries.sort_keys();
-                }
-            }
-            _ => {}
+        // Go encodes a map with its keys sorted.
+        if let (Card::Map, Value::Object(entries)) = (f.card, &mut v) {
+            entries.sort_keys();
         }
         if let Ty::Msg(inner) = f.ty {
             match (f.card, &mut v) {
@@ -107,6 +118,36 @@ fn order_value(name: &str, v: &mut Value, depth: usize) {
     order_fields(name, &mut m, &mut out, depth);
     out.extend(m);
     *v = Value::Object(out);
+}
+
+/// Whether `v` reads back from Go as the field's unset value: `null`, an empty list or map,
+/// or the zero value of a non-pointer `omitempty` scalar (which protobuf storage does not
+/// tell apart from unset).
+fn is_unset(f: &schema::Field, v: &Value) -> bool {
+    match (f.card, v) {
+        (_, Value::Null) => true,
+        (Card::Zero, v) => is_zero(v),
+        (Card::Rep, Value::Array(a)) => a.is_empty(),
+        (Card::Map, Value::Object(m)) => m.is_empty(),
+        _ => false,
+    }
+}
+
+/// What Go prints for an unset non-pointer field of type `ty`.
+fn zero_value(ty: Ty) -> Value {
+    match ty {
+        Ty::Str => Value::String(String::new()),
+        Ty::Bool => Value::Bool(false),
+        Ty::I32 | Ty::I64 | Ty::F64 => Value::from(0),
+        Ty::Bytes | Ty::Inline(_) => Value::Null,
+        Ty::Msg(name) => match schema::message(name).map(|m| m.shape) {
+            Some(Shape::Object) => Value::Object(Map::new()),
+            Some(Shape::Quantity) => Value::String("0".into()),
+            Some(Shape::IntOrString) => Value::from(0),
+            Some(Shape::Duration) => Value::String("0s".into()),
+            _ => Value::Null,
+        },
+    }
 }
 
 /// Go's zero value of a scalar (what `omitempty` drops).
@@ -181,19 +222,52 @@ mod tests {
         canonicalize(&deploy, &mut d);
         assert_eq!(
             serde_json::to_string(&d).unwrap(),
-            r#"{"kind":"Deployment","apiVersion":"apps/v1","metadata":{"name":"x","namespace":"ns","labels":{"a":"b"}},"spec":{"replicas":1,"template":{"spec":{}}},"status":{},"extra":1}"#
+            r#"{"kind":"Deployment","apiVersion":"apps/v1","metadata":{"name":"x","namespace":"ns","creationTimestamp":null,"labels":{"a":"b"}},"spec":{"replicas":1,"selector":null,"template":{"metadata":{"creationTimestamp":null},"spec":{"containers":null}},"strategy":{}},"status":{},"extra":1}"#
         );
         stamp_resource_version(&mut d, "7".into());
         assert_eq!(
             serde_json::to_string(&d["metadata"]).unwrap(),
-            r#"{"name":"x","namespace":"ns","resourceVersion":"7","labels":{"a":"b"}}"#
+            r#"{"name":"x","namespace":"ns","resourceVersion":"7","creationTimestamp":null,"labels":{"a":"b"}}"#
         );
         let cm = reg.builtin("", "v1", "configmaps");
         let mut c = json!({"data": {"b": "1", "a": "2"}, "apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c"}});
         canonicalize(&cm, &mut c);
         assert_eq!(
             serde_json::to_string(&c).unwrap(),
-            r#"{"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"c"},"data":{"a":"2","b":"1"}}"#
+            r#"{"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"c","creationTimestamp":null},"data":{"a":"2","b":"1"}}"#
+        );
+    }
+
+    /// Unset fields as Go prints a decoded object: non-pointer structs and scalars filled,
+    /// non-`omitempty` pointers, lists and maps `null`, empty `omitempty` ones dropped.
+    #[test]
+    fn unset_fields_as_go_prints_them() {
+        let reg = crate::registry::builtin::registry();
+        let mut svc = json!({"apiVersion": "v1", "kind": "Service", "metadata": {"name": "s",
+            "creationTimestamp": "2026-01-01T00:00:00Z", "finalizers": []},
+            "spec": {"ports": [{"port": 80, "targetPort": 80}], "selector": {}}});
+        canonicalize(&reg.builtin("", "v1", "services"), &mut svc);
+        assert_eq!(
+            serde_json::to_string(&svc).unwrap(),
+            r#"{"kind":"Service","apiVersion":"v1","metadata":{"name":"s","creationTimestamp":"2026-01-01T00:00:00Z"},"spec":{"ports":[{"port":80,"targetPort":80}]},"status":{"loadBalancer":{}}}"#
+        );
+        let mut rc = json!({"apiVersion": "v1", "kind": "ReplicationController",
+            "metadata": {"name": "r"}, "status": null});
+        canonicalize(&reg.builtin("", "v1", "replicationcontrollers"), &mut rc);
+        assert_eq!(rc["status"], json!({"replicas": 0}));
+        let mut role = json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole",
+            "metadata": {"name": "c"}, "rules": []});
+        canonicalize(
+            &reg.builtin("rbac.authorization.k8s.io", "v1", "clusterroles"),
+            &mut role,
+        );
+        assert_eq!(role["rules"], Value::Null);
+        let mut ev = json!({"apiVersion": "v1", "kind": "Event", "metadata": {"name": "e"},
+            "involvedObject": {"kind": "Pod", "name": "p"}, "count": 0});
+        canonicalize(&reg.builtin("", "v1", "events"), &mut ev);
+        assert_eq!(
+            serde_json::to_string(&ev).unwrap(),
+            r#"{"kind":"Event","apiVersion":"v1","metadata":{"name":"e","creationTimestamp":null},"involvedObject":{"kind":"Pod","name":"p"},"source":{},"firstTimestamp":null,"lastTimestamp":null,"eventTime":null,"reportingComponent":"","reportingInstance":""}"#
         );
     }
 }

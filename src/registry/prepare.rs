@@ -8,10 +8,10 @@ use serde_json::{json, Value};
 use super::object::{meta, meta_mut, Part};
 use super::resource::Resource;
 
-/// apiVersion and kind as this resource serves them.
+/// apiVersion and kind as this resource stores them.
 pub fn set_type_meta(res: &Resource, obj: &mut Value) {
     if let Some(o) = obj.as_object_mut() {
-        o.insert("apiVersion".into(), json!(res.api_version()));
+        o.insert("apiVersion".into(), json!(res.storage_api_version()));
         o.insert("kind".into(), json!(res.kind));
     }
 }

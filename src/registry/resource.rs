@@ -62,9 +62,12 @@ pub struct Resource {
     pub definition: String,
     /// This version is its group's preferred version.
     pub preferred: bool,
-    /// The version objects of this resource are stored in (for built-ins, the served version:
-    /// every served version of a built-in has its own key space).
+    /// The version objects of this resource are stored in. All versions of a resource share
+    /// one key space; a version that is not the storage version converts its objects with
+    /// its strategy's [`Strategy::to_storage`] and [`Strategy::from_storage`].
     pub storage_version: String,
+    /// The OpenAPI definition of the storage version (what stored objects are encoded as).
+    pub storage_definition: String,
     /// Objects can be read and written as Kubernetes protobuf, besides JSON and YAML.
     pub protobuf: bool,
     /// Discovery's `storageVersionHash` (of the storage group/version/kind).
@@ -125,7 +128,11 @@ impl Resource {
             generation: info.generation,
             definition: info.definition.into(),
             preferred: info.preferred,
-            storage_version: info.version.into(),
+            storage_version: match super::resources::storage_gvk(info) {
+                (g, v, _) if g == info.group => v.into(),
+                _ => info.version.into(),
+            },
+            storage_definition: super::resources::storage_definition(info).into(),
             protobuf: true,
             storage_version_hash: Some({
                 let (g, v, k) = super::resources::storage_gvk(info);
@@ -146,6 +153,15 @@ impl Resource {
         }
     }
 
+    /// The `apiVersion` of this resource's objects as stored.
+    pub fn storage_api_version(&self) -> String {
+        if self.group.is_empty() {
+            self.storage_version.clone()
+        } else {
+            format!("{}/{}", self.group, self.storage_version)
+        }
+    }
+
     /// The qualified resource, for messages (`deployments.apps`).
     pub fn gr(&self) -> GroupResource<'_> {
         GroupResource {
@@ -157,6 +173,11 @@ impl Resource {
     /// Does one of its names (plural, singular, short name) equal `name` (lower case)?
     pub fn answers_to(&self, name: &str) -> bool {
         self.resource == name || self.singular == name || self.short_names.iter().any(|s| s == name)
+    }
+
+    /// Objects of this version are converted to and from another storage version.
+    pub fn converts(&self) -> bool {
+        self.storage_version != self.version
     }
 
     /// Serves this verb.

@@ -731,6 +731,8 @@ impl Store {
                 }
                 continue;
             }
+            // Compared as Go would print it: unset fields filled, empty ones dropped.
+            crate::registry::encoding::canonicalize(info, &mut new);
             if same_ignoring_bookkeeping(&new, &old) {
                 return Ok(old);
             }

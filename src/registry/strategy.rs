@@ -63,6 +63,15 @@ pub trait Strategy: Send + Sync {
     /// e.g. fields only a subresource may change are copied from `old`.
     fn prepare_for_update(&self, _new: &mut Value, _old: &Value) {}
 
+    /// Converts an object of this version (decoded and defaulted as this version) to the
+    /// resource's storage version, in place. Only called for a version that is not the
+    /// storage version ([`super::resource::Resource::converts`]); the store then defaults,
+    /// validates and stores the storage-version object.
+    fn to_storage(&self, _obj: &mut Value) {}
+
+    /// Converts a stored object (of the storage version) to this version, in place.
+    fn from_storage(&self, _obj: &mut Value) {}
+
     /// Validate: the errors of a new object (after defaulting).
     fn validate(&self, _obj: &Value) -> Vec<FieldError> {
         Vec::new()

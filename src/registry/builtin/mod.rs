@@ -29,7 +29,7 @@ use super::strategy::{Plain, Strategy};
 use super::table::printers as p;
 
 /// The strategy of a built-in resource.
-fn strategy(group: &str, resource: &str) -> Arc<dyn Strategy> {
+fn strategy(group: &str, version: &str, resource: &str) -> Arc<dyn Strategy> {
     match (group, resource) {
         ("", "configmaps") => Arc::new(core::configmap::ConfigMaps),
         ("", "endpoints") => Arc::new(Plain(p::ENDPOINTS)),
@@ -54,7 +54,9 @@ fn strategy(group: &str, resource: &str) -> Arc<dyn Strategy> {
         ("apps", "statefulsets") => Arc::new(apps::statefulset::StatefulSets),
         ("events.k8s.io", "events") => Arc::new(events::Events),
         ("autoscaling", "horizontalpodautoscalers") => {
-            Arc::new(autoscaling::HorizontalPodAutoscalers)
+            Arc::new(autoscaling::HorizontalPodAutoscalers {
+                v1: version == "v1",
+            })
         }
         ("batch", "cronjobs") => Arc::new(batch::cronjob::CronJobs),
         ("batch", "jobs") => Arc::new(batch::job::Jobs),
@@ -107,7 +109,7 @@ fn strategy(group: &str, resource: &str) -> Arc<dyn Strategy> {
 pub fn resources() -> Vec<Resource> {
     RESOURCES
         .iter()
-        .map(|r| Resource::builtin(r, strategy(r.group, r.resource)))
+        .map(|r| Resource::builtin(r, strategy(r.group, r.version, r.resource)))
         .collect()
 }
 

@@ -219,7 +219,12 @@ pub fn watch_options(q: &Query, info: &Resource) -> Result<WatchOptions, Status>
 
 pub async fn handle(ctx: &Ctx) -> Result<Response<Body>, Status> {
     let opts = list_options(&ctx.query, &ctx.info)?;
-    let res = ctx.app.watch.list_shared(ctx.scope(), &opts).await?;
+    let mut res = ctx.app.watch.list_shared(ctx.scope(), &opts).await?;
+    if ctx.info.converts() {
+        for item in &mut res.items {
+            *item = std::sync::Arc::new(super::served(&ctx.info, item).into_owned());
+        }
+    }
     let mut list_meta = Map::new();
     list_meta.insert("resourceVersion".into(), json!(res.revision.to_string()));
     if let Some(c) = &res.continue_token {

@@ -192,9 +192,26 @@ impl Ctx {
                 m.remove("namespace");
             }
         }
-        check_types(&self.info, &obj)?;
-        self.check_unknown_fields(&obj)?;
-        crate::openapi::prune_unknown(&self.info.definition, &mut obj);
+        // A body of another served version of the group is read as that version.
+        let body_res = obj
+            .get("apiVersion")
+            .and_then(Value::as_str)
+            .filter(|api| *api != want_api)
+            .and_then(|api| {
+                let (group, version) = api.rsplit_once('/').unwrap_or(("", api));
+                self.app
+                    .store
+                    .registry()
+                    .get(group, version, &self.info.resource)
+            })
+            .unwrap_or_else(|| self.info.clone());
+        check_types(&body_res, &obj)?;
+        self.check_unknown_fields(&body_res, &obj)?;
+        crate::openapi::prune_unknown(&body_res.definition, &mut obj);
+        // The store sees objects of the storage version only.
+        if body_res.converts() {
+            body_res.strategy.to_storage(&mut obj);
+        }
         Ok(obj)
     }
 
@@ -213,7 +230,7 @@ impl Ctx {
     }
 
     /// fieldValidation=Strict rejects unknown fields (400); Warn (the default) only warns.
-    fn check_unknown_fields(&self, obj: &Value) -> Result<(), Status> {
+    fn check_unknown_fields(&self, info: &Resource, obj: &Value) -> Result<(), Status> {
         let mode = self.query.get("fieldValidation").unwrap_or("Warn");
         match mode {
             "Strict" | "Warn" | "Ignore" => {}
@@ -226,7 +243,7 @@ impl Ctx {
         if mode == "Ignore" {
             return Ok(());
         }
-        let unknown = crate::openapi::unknown_fields(&self.info.definition, obj);
+        let unknown = crate::openapi::unknown_fields(&info.definition, obj);
         if unknown.is_empty() {
             return Ok(());
         }
@@ -236,10 +253,10 @@ impl Ctx {
             }
             return Ok(());
         }
-        let kind = &self.info.kind;
+        let kind = &info.kind;
         Err(Status::bad_request(format!(
             "{kind} in version {:?} cannot be handled as a {kind}: strict decoding error: {}",
-            self.info.version,
+            info.version,
             unknown.join(", ")
         )))
     }
@@ -304,8 +321,21 @@ pub fn now_rfc3339() -> String {
     now_timestamp().strftime("%Y-%m-%dT%H:%M:%SZ").to_string()
 }
 
-/// Encodes one object in the negotiated representation.
+/// A stored object as the resource's version serves it: converted from the storage version
+/// when this version is another one.
+pub fn served<'a>(info: &Resource, obj: &'a Value) -> std::borrow::Cow<'a, Value> {
+    if !info.converts() {
+        return std::borrow::Cow::Borrowed(obj);
+    }
+    let mut out = obj.clone();
+    info.strategy.from_storage(&mut out);
+    crate::registry::encoding::canonicalize_served(info, &mut out);
+    std::borrow::Cow::Owned(out)
+}
+
+/// Encodes one object (as stored) in the negotiated representation.
 pub fn respond_object(ctx: &Ctx, code: StatusCode, obj: &Value) -> Response<Body> {
+    let obj = &*served(&ctx.info, obj);
     match ctx.output {
         Output::Table(version) => {
             let include = match include_object(&ctx.query) {

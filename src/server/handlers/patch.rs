@@ -59,7 +59,9 @@ pub async fn handle(ctx: &Ctx, part: Part) -> Result<Response<Body>, Status> {
     let updated = ctx
         .app
         .store
-        .update_with(ctx.scope(), ctx.name(), part, &opts, |current| {
+        .update_with(ctx.scope(), ctx.name(), part, &opts, |stored| {
+            // The patch applies to the object in the request's version.
+            let current = &*super::served(&ctx.info, stored);
             let mut doc = current.clone();
             // The patch applies to the current object; a resourceVersion it carries is a
             // precondition, otherwise the write retries on a lost race.
@@ -113,6 +115,9 @@ pub async fn handle(ctx: &Ctx, part: Part) -> Result<Response<Body>, Status> {
             }
             super::check_types(&ctx.info, &out)?;
             crate::openapi::prune_unknown(definition, &mut out);
+            if ctx.info.converts() {
+                ctx.info.strategy.to_storage(&mut out);
+            }
             Ok(out)
         })
         .await?;

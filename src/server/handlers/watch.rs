@@ -96,6 +96,10 @@ pub async fn handle(ctx: Ctx) -> Result<Response<Body>, Status> {
                     ),
                     _ => out.line(&info),
                 },
+                // A version that is not the storage version converts each object.
+                (_, Some((t, obj))) if info.converts() => {
+                    watch::event_line(t.as_str(), &super::served(&info, &obj))
+                }
                 _ => out.line(&info),
             };
             Some((

@@ -1,5 +1,8 @@
-//! The autoscaling group's strategy: HorizontalPodAutoscalers, v1 and v2 (the replica
-//! bounds and the scale target of `ValidateHorizontalPodAutoscaler`).
+//! The autoscaling group's strategy: HorizontalPodAutoscalers, stored as autoscaling/v2 and
+//! served as v2 and as v1 (converted, [`convert`]); v2's defaults and the replica bounds and
+//! scale target of `ValidateHorizontalPodAutoscaler`.
+
+pub mod convert;
 
 use serde_json::{json, Value};
 
@@ -8,19 +11,61 @@ use crate::meta::validation::validate_path_segment_name;
 use crate::registry::strategy::{obj_entry, Strategy};
 use crate::registry::table::{printers, Printer};
 
-pub struct HorizontalPodAutoscalers;
+/// HPAs of one served version; `v1` converts to and from the storage version v2.
+pub struct HorizontalPodAutoscalers {
+    pub v1: bool,
+}
 
 impl Strategy for HorizontalPodAutoscalers {
-    /// minReplicas defaults to 1.
-    fn default(&self, obj: &mut Value) {
-        obj_entry(obj, "spec")
-            .entry("minReplicas")
-            .or_insert(json!(1));
+    fn to_storage(&self, obj: &mut Value) {
+        if self.v1 {
+            convert::v1_to_v2(obj);
+        }
     }
 
-    /// PrepareForCreate resets the status: its replica counts are not omitempty.
-    fn initialize(&self, obj: &mut Value) {
-        obj["status"] = json!({"currentReplicas": 0, "desiredReplicas": 0});
+    fn from_storage(&self, obj: &mut Value) {
+        if self.v1 {
+            convert::v2_to_v1(obj);
+        }
+    }
+
+    /// autoscaling/v2's `SetDefaults_HorizontalPodAutoscaler` (applied to every stored
+    /// object, as kube applies it to every object it reads from storage); the v1 round-trip
+    /// annotations are never stored.
+    fn default(&self, obj: &mut Value) {
+        convert::drop_round_trip(obj);
+        let spec = obj_entry(obj, "spec");
+        spec.entry("minReplicas").or_insert(json!(1));
+        if spec
+            .get("metrics")
+            .and_then(Value::as_array)
+            .is_none_or(Vec::is_empty)
+        {
+            spec.insert(
+                "metrics".into(),
+                json!([convert::cpu_metric(json!(convert::DEFAULT_CPU_UTILIZATION))]),
+            );
+        }
+        if let Some(b) = spec.get_mut("behavior").and_then(Value::as_object_mut) {
+            let up = json!({"stabilizationWindowSeconds": 0, "selectPolicy": "Max",
+                "policies": [{"type": "Pods", "value": 4, "periodSeconds": 15},
+                             {"type": "Percent", "value": 100, "periodSeconds": 15}]});
+            let down = json!({"selectPolicy": "Max",
+                "policies": [{"type": "Percent", "value": 100, "periodSeconds": 15}]});
+            for (key, defaults) in [("scaleUp", up), ("scaleDown", down)] {
+                let mut rules = defaults;
+                if let (Some(r), Some(given)) =
+                    (rules.as_object_mut(), b.get(key).and_then(Value::as_object))
+                {
+                    for (k, v) in given {
+                        if !v.is_null() {
+                            r.insert(k.clone(), v.clone());
+                        }
+                    }
+                }
+                b.insert(key.into(), rules);
+            }
+        }
     }
 
     fn validate(&self, obj: &Value) -> Vec<FieldError> {
