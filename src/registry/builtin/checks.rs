@@ -37,6 +37,14 @@ pub fn nonneg_fields(obj: &Value, path: &str, fields: &[&str], errs: &mut Vec<Fi
     }
 }
 
+/// An update rule that validates the new object twice (the strategy, then the kind's
+/// `ValidateXUpdate`): each error is listed twice among the causes.
+pub fn twice(errs: Vec<FieldError>) -> Vec<FieldError> {
+    let mut all = errs.clone();
+    all.extend(errs);
+    all
+}
+
 /// Sets `m[key]` to `v` when it is absent or null (how a `SetDefaults_*` fills a nil pointer).
 pub fn set_default(m: &mut serde_json::Map<String, Value>, key: &str, v: Value) {
     if m.get(key).is_none_or(Value::is_null) {

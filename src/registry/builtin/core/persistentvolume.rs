@@ -7,7 +7,8 @@ use serde_json::{json, Value};
 use crate::meta::field_error::FieldError;
 use crate::meta::validation::{is_dns1123_label, is_dns1123_subdomain, validate_label_name};
 use crate::registry::builtin::checks::{
-    immutable, list_of as list, not_supported_rendered, set_default, str_of as text,
+    go_pointer, immutable, list_of as list, not_supported_rendered, set_default, str_of as text,
+    twice,
 };
 use crate::registry::object::meta;
 use crate::registry::strategy::{is_unset, Strategy};
@@ -460,9 +461,7 @@ impl Strategy for PersistentVolumes {
     /// The strategy validates the new volume, then `ValidatePersistentVolumeUpdate` validates
     /// it again before its immutable-field checks.
     fn validate_update(&self, new: &Value, old: &Value) -> Vec<FieldError> {
-        let once = self.validate(new);
-        let mut errs = once.clone();
-        errs.extend(once);
+        let mut errs = twice(self.validate(new));
         let (ns, os) = (
             new.get("spec").unwrap_or(&Value::Null),
             old.get("spec").unwrap_or(&Value::Null),
@@ -514,7 +513,7 @@ impl Strategy for PersistentVolumes {
             } else {
                 format!(
                     "core.VolumeNodeAffinity{{Required:{}}}",
-                    crate::registry::builtin::checks::go_pointer("core.NodeSelector", required)
+                    go_pointer("core.NodeSelector", required)
                 )
             };
             errs.push(FieldError::invalid_rendered(

@@ -6,9 +6,9 @@ use serde_json::{json, Value};
 
 use crate::meta::field_error::{go_quote, FieldError};
 use crate::meta::validation::{is_dns1123_subdomain, is_qualified_name, validate_label_selector};
-use crate::registry::builtin::apps::go_label_selector;
+use crate::registry::builtin::apps::{go_label_selector, same_selector};
 use crate::registry::builtin::checks::{
-    go_pointer, go_strings, immutable, list_of as list, set_default, str_of as text,
+    go_pointer, go_strings, immutable, list_of as list, set_default, str_of as text, twice,
 };
 use crate::registry::builtin::core::persistentvolume::csi_driver_name;
 use crate::registry::builtin::core::pod_validation::quantity;
@@ -251,9 +251,7 @@ impl Strategy for CSINodes {
     /// The strategy validates the new object, `ValidateCSINodeUpdate` again; a driver that
     /// stays may not change (MutableCSINodeAllocatableCount is off in 1.33).
     fn validate_update(&self, new: &Value, old: &Value) -> Vec<FieldError> {
-        let once = validate_csinode(new);
-        let mut errs = once.clone();
-        errs.extend(once);
+        let mut errs = twice(validate_csinode(new));
         let drivers = |o: &Value| {
             o.pointer("/spec/drivers")
                 .and_then(Value::as_array)
@@ -313,10 +311,14 @@ impl Strategy for CSIStorageCapacities {
     /// The object again, then nodeTopology and storageClassName never change.
     fn validate_update(&self, new: &Value, old: &Value) -> Vec<FieldError> {
         let mut errs = self.validate(new);
-        let topo = |o: &Value| o.get("nodeTopology").filter(|v| !v.is_null()).cloned();
-        if topo(new) != topo(old) {
-            let rendered = match topo(new) {
-                Some(sel) => go_label_selector(&sel),
+        // A nil selector differs from an empty one; two selectors compare semantically.
+        let (n, o) = (
+            new.get("nodeTopology").filter(|v| !v.is_null()),
+            old.get("nodeTopology").filter(|v| !v.is_null()),
+        );
+        if n.is_some() != o.is_some() || !same_selector(n, o) {
+            let rendered = match n {
+                Some(sel) => go_label_selector(sel),
                 None => "\"null\"".to_string(),
             };
             errs.push(FieldError::invalid_rendered(

@@ -5,7 +5,7 @@ use serde_json::Value;
 
 use crate::meta::field_error::{go_quote, FieldError};
 use crate::meta::validation::is_dns1123_subdomain;
-use crate::registry::builtin::checks::{go_pointer, str_at, str_of as text};
+use crate::registry::builtin::checks::{go_pointer, str_at, str_of as text, twice};
 use crate::registry::builtin::core::persistentvolume::{csi_driver_name, validate_pv_spec};
 use crate::registry::strategy::Strategy;
 use crate::registry::table::{printers, Printer};
@@ -121,9 +121,7 @@ impl Strategy for VolumeAttachments {
     /// The strategy and `ValidateVolumeAttachmentUpdate` each validate the new object; the
     /// spec is read-only.
     fn validate_update(&self, new: &Value, old: &Value) -> Vec<FieldError> {
-        let once = validate(new);
-        let mut errs = once.clone();
-        errs.extend(once);
+        let mut errs = twice(validate(new));
         let spec = new.get("spec").unwrap_or(&Value::Null);
         if spec != old.get("spec").unwrap_or(&Value::Null) {
             errs.push(FieldError::invalid_rendered(
