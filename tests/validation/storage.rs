@@ -79,6 +79,17 @@ pub(super) fn cases() -> Vec<Case> {
             vec![("spec.local.path", "FieldValueInvalid"), ("spec.nodeAffinity", "FieldValueRequired")],
         ),
         invalid(
+            "/api/v1/persistentvolumes",
+            json!({"apiVersion": "v1", "kind": "PersistentVolume", "metadata": {"name": "affinity"},
+                   "spec": {"accessModes": ["ReadWriteOnce"], "capacity": {"storage": "1Gi"}, "local": {"path": "/d"},
+                            "nodeAffinity": {"required": {"nodeSelectorTerms": [{
+                                "matchExpressions": [{"key": "k", "operator": "In"}],
+                                "matchFields": [{"key": "spec.x", "operator": "In", "values": ["a"]}]}]}}}}),
+            "PersistentVolume \"affinity\" is invalid: [spec.nodeAffinity.required.nodeSelectorTerms[0].matchExpressions[0].values: Required value: must be specified when `operator` is 'In' or 'NotIn', spec.nodeAffinity.required.nodeSelectorTerms[0].matchFields[0].key: Invalid value: \"spec.x\": not a valid field selector key]",
+            vec![("spec.nodeAffinity.required.nodeSelectorTerms[0].matchExpressions[0].values", "FieldValueRequired"),
+                 ("spec.nodeAffinity.required.nodeSelectorTerms[0].matchFields[0].key", "FieldValueInvalid")],
+        ),
+        invalid(
             "/apis/storage.k8s.io/v1/csidrivers",
             json!({"apiVersion": "storage.k8s.io/v1", "kind": "CSIDriver", "metadata": {"name": "csi.example.com"},
                    "spec": {"fsGroupPolicy": "Sometimes", "volumeLifecycleModes": ["Persistent", "Forever"],

@@ -5,7 +5,9 @@
 use serde_json::{json, Value};
 
 use crate::meta::field_error::FieldError;
-use crate::meta::validation::{is_dns1123_label, is_dns1123_subdomain, validate_label_name};
+use crate::meta::validation::{
+    is_dns1123_label, is_dns1123_subdomain, is_valid_label_value, validate_label_name,
+};
 use crate::registry::builtin::checks::{
     go_pointer, immutable, list_of as list, not_supported_rendered, set_default, str_of as text,
     twice,
@@ -113,6 +115,43 @@ pub fn validate_node_selector(sel: &Value, path: &str, errs: &mut Vec<FieldError
                 )),
             }
             errs.extend(validate_label_name(text(req, "key"), &format!("{rp}.key")));
+            for (k, v) in values.iter().enumerate() {
+                let v = v.as_str().unwrap_or("");
+                for m in is_valid_label_value(v) {
+                    errs.push(FieldError::invalid(format!("{rp}.values[{k}]"), v, m));
+                }
+            }
+        }
+        for (j, req) in list(term, "matchFields").iter().enumerate() {
+            let rp = format!("{tp}.matchFields[{j}]");
+            let values = list(req, "values");
+            match text(req, "operator") {
+                "In" | "NotIn" if values.len() != 1 => errs.push(FieldError::required(
+                    format!("{rp}.values"),
+                    "must be only one value when `operator` is 'In' or 'NotIn' for node field selector",
+                )),
+                "In" | "NotIn" => {}
+                op => errs.push(FieldError::invalid(
+                    format!("{rp}.operator"),
+                    op,
+                    "not a valid selector operator",
+                )),
+            }
+            let key = text(req, "key");
+            if key != "metadata.name" {
+                errs.push(FieldError::invalid(
+                    format!("{rp}.key"),
+                    key,
+                    "not a valid field selector key",
+                ));
+                continue;
+            }
+            for (k, v) in values.iter().enumerate() {
+                let v = v.as_str().unwrap_or("");
+                for m in is_dns1123_subdomain(v) {
+                    errs.push(FieldError::invalid(format!("{rp}.values[{k}]"), v, m));
+                }
+            }
         }
     }
 }
