@@ -375,3 +375,68 @@ async fn hpa_v1_and_v2_convert() {
     assert_eq!(metrics[1]["resource"]["target"]["averageUtilization"], 40);
     assert!(b2["metadata"].get("annotations").is_none(), "{b2}");
 }
+
+#[tokio::test]
+async fn storage_and_discovery_kinds_read_back_with_kube_defaults() {
+    let s = Server::start();
+    let c = s.client();
+    let storage = "/apis/storage.k8s.io/v1";
+
+    // SetDefaults_StorageClass.
+    let sc = create(
+        &s,
+        &c,
+        &format!("{storage}/storageclasses"),
+        json!({"metadata": {"name": "sc"}, "provisioner": "example.com/x"}),
+    )
+    .await;
+    assert_eq!(sc["reclaimPolicy"], "Delete");
+    assert_eq!(sc["volumeBindingMode"], "Immediate");
+
+    // SetDefaults_PersistentVolume; a new volume is Pending since its creation.
+    let pv = create(
+        &s,
+        &c,
+        "/api/v1/persistentvolumes",
+        json!({"metadata": {"name": "pv"}, "spec": {"accessModes": ["ReadWriteOnce"],
+               "capacity": {"storage": "1Gi"}, "hostPath": {"path": "/data"}}}),
+    )
+    .await;
+    assert_eq!(pv["spec"]["persistentVolumeReclaimPolicy"], "Retain");
+    assert_eq!(pv["spec"]["volumeMode"], "Filesystem");
+    assert_eq!(pv["spec"]["hostPath"]["type"], "");
+    assert_eq!(pv["status"]["phase"], "Pending");
+    assert_eq!(
+        pv["status"]["lastPhaseTransitionTime"],
+        pv["metadata"]["creationTimestamp"]
+    );
+
+    // SetDefaults_CSIDriver (SELinuxMountReadWriteOncePod is on in 1.33).
+    let d = create(
+        &s,
+        &c,
+        &format!("{storage}/csidrivers"),
+        json!({"metadata": {"name": "csi.example.com"}, "spec": {}}),
+    )
+    .await;
+    assert_eq!(
+        d["spec"],
+        json!({"attachRequired": true, "podInfoOnMount": false, "storageCapacity": false,
+               "fsGroupPolicy": "ReadWriteOnceWithFSType", "volumeLifecycleModes": ["Persistent"],
+               "requiresRepublish": false, "seLinuxMount": false})
+    );
+
+    // SetDefaults_EndpointPort.
+    let es = create(
+        &s,
+        &c,
+        "/apis/discovery.k8s.io/v1/namespaces/default/endpointslices",
+        json!({"metadata": {"name": "es"}, "addressType": "IPv4",
+               "endpoints": [{"addresses": ["10.0.0.1"]}], "ports": [{"port": 80}]}),
+    )
+    .await;
+    assert_eq!(
+        es["ports"],
+        json!([{"name": "", "port": 80, "protocol": "TCP"}])
+    );
+}

@@ -36,3 +36,75 @@ pub fn nonneg_fields(obj: &Value, path: &str, fields: &[&str], errs: &mut Vec<Fi
         }
     }
 }
+
+/// An update rule that validates the new object twice (the strategy, then the kind's
+/// `ValidateXUpdate`): each error is listed twice among the causes.
+pub fn twice(errs: Vec<FieldError>) -> Vec<FieldError> {
+    let mut all = errs.clone();
+    all.extend(errs);
+    all
+}
+
+/// Sets `m[key]` to `v` when it is absent or null (how a `SetDefaults_*` fills a nil pointer).
+pub fn set_default(m: &mut serde_json::Map<String, Value>, key: &str, v: Value) {
+    if m.get(key).is_none_or(Value::is_null) {
+        m.insert(key.to_string(), v);
+    }
+}
+
+/// `ValidateImmutableField` for a value Go prints as JSON does (strings, numbers, bools,
+/// string maps): `Invalid(path, new, "field is immutable")` when `new != old`.
+pub fn immutable(new: Option<&Value>, old: Option<&Value>, path: &str, errs: &mut Vec<FieldError>) {
+    let unset = |v: Option<&Value>| v.is_none_or(Value::is_null);
+    if new != old && !(unset(new) && unset(old)) {
+        errs.push(FieldError::invalid(
+            path,
+            new.cloned().unwrap_or(Value::Null),
+            "field is immutable",
+        ));
+    }
+}
+
+/// `field.NotSupported` for a value Go prints with `%#v` (a typed map or struct).
+pub fn not_supported_rendered(path: &str, rendered: &str, valid: &[&str]) -> FieldError {
+    let quoted: Vec<String> = valid
+        .iter()
+        .map(|v| crate::meta::field_error::go_quote(v))
+        .collect();
+    let mut e = FieldError::not_supported(path, Value::Null, &[]);
+    e.bad_value = None;
+    e.detail = format!("{rendered}: supported values: {}", quoted.join(", "));
+    e
+}
+
+/// `field.Duplicate` for a value Go prints with `%#v` (a struct).
+pub fn duplicate_rendered(path: &str, rendered: &str) -> FieldError {
+    let mut e = FieldError::duplicate(path, Value::Null);
+    e.bad_value = None;
+    e.detail = rendered.to_string();
+    e
+}
+
+/// Go's `%#v` of a pointer field inside a struct: `(*T)(nil)`, or an address. Addresses are
+/// never the same twice in kube; a fixed one stands in.
+pub fn go_pointer(ty: &str, v: Option<&Value>) -> String {
+    if v.is_none_or(Value::is_null) {
+        format!("(*{ty})(nil)")
+    } else {
+        format!("(*{ty})(0xc000a1b2c0)")
+    }
+}
+
+/// Go's `%#v` of a string slice of named type `ty` (e.g. `[]string`, `[]storage.X`).
+pub fn go_strings(ty: &str, v: Option<&Value>) -> String {
+    match v.and_then(Value::as_array) {
+        None => format!("{ty}(nil)"),
+        Some(items) => {
+            let parts: Vec<String> = items
+                .iter()
+                .map(|s| crate::meta::field_error::go_quote(s.as_str().unwrap_or("")))
+                .collect();
+            format!("{ty}{{{}}}", parts.join(", "))
+        }
+    }
+}

@@ -14,11 +14,14 @@ pub mod certificates;
 pub mod checks;
 pub mod coordination;
 pub mod core;
+pub mod discovery;
 pub mod events;
 pub mod networking;
+pub mod node;
 pub mod policy;
 pub mod rbac;
 pub mod scheduling;
+pub mod storage;
 
 use std::sync::Arc;
 
@@ -79,11 +82,13 @@ fn strategy(group: &str, version: &str, resource: &str) -> Arc<dyn Strategy> {
         ("rbac.authorization.k8s.io", "rolebindings") => {
             Arc::new(rbac::Bindings { namespaced: true })
         }
-        ("storage.k8s.io", "csidrivers") => Arc::new(Plain(p::CSIDRIVER)),
-        ("storage.k8s.io", "csinodes") => Arc::new(Plain(p::CSINODE)),
-        ("storage.k8s.io", "csistoragecapacities") => Arc::new(Plain(p::CSC)),
-        ("storage.k8s.io", "storageclasses") => Arc::new(Plain(p::SC)),
-        ("storage.k8s.io", "volumeattachments") => Arc::new(Plain(p::VA)),
+        ("storage.k8s.io", "csidrivers") => Arc::new(storage::csi::CSIDrivers),
+        ("storage.k8s.io", "csinodes") => Arc::new(storage::csi::CSINodes),
+        ("storage.k8s.io", "csistoragecapacities") => Arc::new(storage::csi::CSIStorageCapacities),
+        ("storage.k8s.io", "storageclasses") => Arc::new(storage::StorageClasses),
+        ("storage.k8s.io", "volumeattachments") => {
+            Arc::new(storage::volumeattachment::VolumeAttachments)
+        }
         ("admissionregistration.k8s.io", "mutatingwebhookconfigurations")
         | ("admissionregistration.k8s.io", "validatingwebhookconfigurations") => {
             Arc::new(Plain(p::WEBHOOK))
@@ -97,8 +102,8 @@ fn strategy(group: &str, version: &str, resource: &str) -> Arc<dyn Strategy> {
         }
         ("scheduling.k8s.io", "priorityclasses") => Arc::new(scheduling::PriorityClasses),
         ("coordination.k8s.io", "leases") => Arc::new(coordination::Leases),
-        ("node.k8s.io", "runtimeclasses") => Arc::new(Plain(p::RUNTIMECLASS)),
-        ("discovery.k8s.io", "endpointslices") => Arc::new(Plain(p::ES)),
+        ("node.k8s.io", "runtimeclasses") => Arc::new(node::RuntimeClasses),
+        ("discovery.k8s.io", "endpointslices") => Arc::new(discovery::EndpointSlices),
         ("flowcontrol.apiserver.k8s.io", "flowschemas") => Arc::new(Plain(p::FS)),
         ("flowcontrol.apiserver.k8s.io", "prioritylevelconfigurations") => Arc::new(Plain(p::PL)),
         _ => Arc::new(Plain(p::DEFAULT)),

@@ -1,17 +1,567 @@
-//! PersistentVolumes and PersistentVolumeClaims (core/v1): both start `Pending`; printers.
+//! PersistentVolumes and PersistentVolumeClaims (core/v1): kube's `SetDefaults_PersistentVolume`,
+//! `ValidatePersistentVolume(Update)` (also used for a VolumeAttachment's inline spec),
+//! `ValidateCSIDriverName`, and PVC spec validation; both start `Pending`; printers.
 
 use serde_json::{json, Value};
 
 use crate::meta::field_error::FieldError;
-
-use crate::registry::strategy::Strategy;
+use crate::meta::validation::{
+    is_dns1123_label, is_dns1123_subdomain, is_valid_label_value, validate_label_name,
+};
+use crate::registry::builtin::checks::{
+    go_pointer, immutable, list_of as list, not_supported_rendered, set_default, str_of as text,
+    twice,
+};
+use crate::registry::object::meta;
+use crate::registry::strategy::{is_unset, Strategy};
 use crate::registry::table::{printers, Printer};
 
 pub struct PersistentVolumes;
 
+/// The volume sources of a PersistentVolumeSpec in upstream's check order: (JSON key, the
+/// path a second source is reported at).
+const PV_SOURCES: &[(&str, &str)] = &[
+    ("hostPath", "hostPath"),
+    ("gcePersistentDisk", "gcePersistentDisk"),
+    ("awsElasticBlockStore", "awsElasticBlockStore"),
+    ("glusterfs", "glusterfs"),
+    ("flocker", "flocker"),
+    ("nfs", "nfs"),
+    ("rbd", "rbd"),
+    ("quobyte", "quobyte"),
+    ("cephfs", "cephFS"),
+    ("iscsi", "iscsi"),
+    ("cinder", "cinder"),
+    ("fc", "fc"),
+    ("flexVolume", "flexVolume"),
+    ("azureFile", "azureFile"),
+    ("vsphereVolume", "vsphereVolume"),
+    ("photonPersistentDisk", "photonPersistentDisk"),
+    ("portworxVolume", "portworxVolume"),
+    ("azureDisk", "azureDisk"),
+    ("scaleIO", "scaleIO"),
+    ("local", "local"),
+    ("storageos", "storageos"),
+    ("csi", "csi"),
+];
+
+const HOST_PATH_TYPES: &[&str] = &[
+    "",
+    "BlockDevice",
+    "CharDevice",
+    "Directory",
+    "DirectoryOrCreate",
+    "File",
+    "FileOrCreate",
+    "Socket",
+];
+
+/// `ValidateCSIDriverName`.
+pub fn csi_driver_name(name: &str, path: &str, errs: &mut Vec<FieldError>) {
+    if name.is_empty() {
+        errs.push(FieldError::required(path, ""));
+    }
+    if name.len() > 63 {
+        errs.push(FieldError::too_long(path, "", 63));
+    }
+    for m in is_dns1123_subdomain(&name.to_lowercase()) {
+        errs.push(FieldError::invalid(path, name, m));
+    }
+}
+
+/// `validatePathNoBacksteps`.
+fn no_backsteps(p: &str, path: &str, errs: &mut Vec<FieldError>) {
+    if p.split('/').any(|part| part == "..") {
+        errs.push(FieldError::invalid(path, p, "must not contain '..'"));
+    }
+}
+
+/// `ValidateNodeSelector` (a node affinity's `required`), default options.
+pub fn validate_node_selector(sel: &Value, path: &str, errs: &mut Vec<FieldError>) {
+    let terms = list(sel, "nodeSelectorTerms");
+    if terms.is_empty() {
+        errs.push(FieldError::required(
+            format!("{path}.nodeSelectorTerms"),
+            "must have at least one node selector term",
+        ));
+    }
+    for (i, term) in terms.iter().enumerate() {
+        let tp = format!("{path}.nodeSelectorTerms[{i}]");
+        for (j, req) in list(term, "matchExpressions").iter().enumerate() {
+            let rp = format!("{tp}.matchExpressions[{j}]");
+            let values = list(req, "values");
+            match text(req, "operator") {
+                "In" | "NotIn" if values.is_empty() => errs.push(FieldError::required(
+                    format!("{rp}.values"),
+                    "must be specified when `operator` is 'In' or 'NotIn'",
+                )),
+                "In" | "NotIn" => {}
+                "Exists" | "DoesNotExist" if !values.is_empty() => {
+                    errs.push(FieldError::forbidden(
+                        format!("{rp}.values"),
+                        "may not be specified when `operator` is 'Exists' or 'DoesNotExist'",
+                    ))
+                }
+                "Exists" | "DoesNotExist" => {}
+                "Gt" | "Lt" if values.len() != 1 => errs.push(FieldError::required(
+                    format!("{rp}.values"),
+                    "must be specified single value when `operator` is 'Lt' or 'Gt'",
+                )),
+                "Gt" | "Lt" => {}
+                op => errs.push(FieldError::invalid(
+                    format!("{rp}.operator"),
+                    op,
+                    "not a valid selector operator",
+                )),
+            }
+            errs.extend(validate_label_name(text(req, "key"), &format!("{rp}.key")));
+            for (k, v) in values.iter().enumerate() {
+                let v = v.as_str().unwrap_or("");
+                for m in is_valid_label_value(v) {
+                    errs.push(FieldError::invalid(format!("{rp}.values[{k}]"), v, m));
+                }
+            }
+        }
+        for (j, req) in list(term, "matchFields").iter().enumerate() {
+            let rp = format!("{tp}.matchFields[{j}]");
+            let values = list(req, "values");
+            match text(req, "operator") {
+                "In" | "NotIn" if values.len() != 1 => errs.push(FieldError::required(
+                    format!("{rp}.values"),
+                    "must be only one value when `operator` is 'In' or 'NotIn' for node field selector",
+                )),
+                "In" | "NotIn" => {}
+                op => errs.push(FieldError::invalid(
+                    format!("{rp}.operator"),
+                    op,
+                    "not a valid selector operator",
+                )),
+            }
+            let key = text(req, "key");
+            if key != "metadata.name" {
+                errs.push(FieldError::invalid(
+                    format!("{rp}.key"),
+                    key,
+                    "not a valid field selector key",
+                ));
+                continue;
+            }
+            for (k, v) in values.iter().enumerate() {
+                let v = v.as_str().unwrap_or("");
+                for m in is_dns1123_subdomain(v) {
+                    errs.push(FieldError::invalid(format!("{rp}.values[{k}]"), v, m));
+                }
+            }
+        }
+    }
+}
+
+/// A quantity's number, rounded up as `Quantity.Value()` does.
+fn quantity_value(q: &Value) -> Option<(String, f64)> {
+    let text = q
+        .as_str()
+        .map(str::to_string)
+        .unwrap_or_else(|| q.to_string());
+    let n = super::pod_validation::quantity(&text)?;
+    Some((text, n))
+}
+
+/// Go's `%#v` of a `core.ResourceList` (quantities shown by their text).
+fn go_resource_list(v: Option<&Value>) -> String {
+    match v.and_then(Value::as_object) {
+        None => "core.ResourceList(nil)".into(),
+        Some(m) => {
+            let parts: Vec<String> = m
+                .iter()
+                .map(|(k, q)| {
+                    let q = q
+                        .as_str()
+                        .map(str::to_string)
+                        .unwrap_or_else(|| q.to_string());
+                    format!("{}:{}", crate::meta::field_error::go_quote(k), q)
+                })
+                .collect();
+            format!("core.ResourceList{{{}}}", parts.join(", "))
+        }
+    }
+}
+
+/// `ValidatePersistentVolumeSpec` at `p`; `inline` for a VolumeAttachment's inline spec.
+pub fn validate_pv_spec(spec: &Value, p: &str, inline: bool, errs: &mut Vec<FieldError>) {
+    let set = |k: &str| !is_unset(spec.get(k));
+    if inline {
+        if set("claimRef") {
+            errs.push(FieldError::forbidden(
+                format!("{p}.claimRef"),
+                "may not be specified in the context of inline volumes",
+            ));
+        }
+        if spec
+            .get("capacity")
+            .and_then(Value::as_object)
+            .is_some_and(|m| !m.is_empty())
+        {
+            errs.push(FieldError::forbidden(
+                format!("{p}.capacity"),
+                "may not be specified in the context of inline volumes",
+            ));
+        }
+        if !set("csi") {
+            errs.push(FieldError::required(
+                format!("{p}.csi"),
+                "has to be specified in the context of inline volumes",
+            ));
+        }
+    }
+    let modes = list(spec, "accessModes");
+    if modes.is_empty() {
+        errs.push(FieldError::required(format!("{p}.accessModes"), ""));
+    }
+    let (mut rwop, mut other) = (false, false);
+    for m in modes.iter().map(|m| m.as_str().unwrap_or("")) {
+        if !ACCESS_MODES.contains(&m) {
+            errs.push(FieldError::not_supported(
+                format!("{p}.accessModes"),
+                m,
+                ACCESS_MODES,
+            ));
+        } else if m == "ReadWriteOncePod" {
+            rwop = true;
+        } else {
+            other = true;
+        }
+    }
+    if rwop && other {
+        errs.push(FieldError::forbidden(
+            format!("{p}.accessModes"),
+            "may not use ReadWriteOncePod with other access modes",
+        ));
+    }
+    if !inline {
+        let cap = spec.get("capacity").and_then(Value::as_object);
+        if cap.is_none_or(|m| m.is_empty()) {
+            errs.push(FieldError::required(format!("{p}.capacity"), ""));
+        }
+        if cap.is_none_or(|m| !m.contains_key("storage") || m.len() > 1) {
+            errs.push(not_supported_rendered(
+                &format!("{p}.capacity"),
+                &go_resource_list(spec.get("capacity")),
+                &["storage"],
+            ));
+        }
+        for (k, q) in cap.into_iter().flatten() {
+            let kp = format!("{p}.capacity[{k}]");
+            if let Some((text, n)) = quantity_value(q) {
+                if n < 0.0 {
+                    errs.push(FieldError::invalid(
+                        &kp,
+                        n.ceil() as i64,
+                        "must be a valid resource quantity",
+                    ));
+                }
+                if n <= 0.0 {
+                    let shown = if n == 0.0 { "0".to_string() } else { text };
+                    errs.push(FieldError::invalid(kp, shown, "must be greater than zero"));
+                }
+            }
+        }
+    }
+    let policy = text(spec, "persistentVolumeReclaimPolicy");
+    if !policy.is_empty() {
+        if inline {
+            if policy != "Retain" {
+                errs.push(FieldError::forbidden(
+                    format!("{p}.persistentVolumeReclaimPolicy"),
+                    "may only be Retain in the context of inline volumes",
+                ));
+            }
+        } else if !matches!(policy, "Delete" | "Recycle" | "Retain") {
+            errs.push(FieldError::not_supported(
+                format!("{p}.persistentVolumeReclaimPolicy"),
+                policy,
+                &["Delete", "Recycle", "Retain"],
+            ));
+        }
+    }
+    let mut affinity = false;
+    if let Some(na) = spec.get("nodeAffinity").filter(|v| !v.is_null()) {
+        if inline {
+            errs.push(FieldError::forbidden(
+                format!("{p}.nodeAffinity"),
+                "may not be specified in the context of inline volumes",
+            ));
+        } else {
+            affinity = true;
+            match na.get("required").filter(|v| !v.is_null()) {
+                Some(r) => validate_node_selector(r, &format!("{p}.nodeAffinity.required"), errs),
+                None => errs.push(FieldError::required(
+                    format!("{p}.nodeAffinity.required"),
+                    "must specify required node constraints",
+                )),
+            }
+        }
+    }
+    let mut count = 0;
+    for (key, shown) in PV_SOURCES {
+        let Some(s) = spec.get(*key).filter(|v| !v.is_null()) else {
+            continue;
+        };
+        if count > 0 && *key != "flexVolume" {
+            errs.push(FieldError::forbidden(
+                format!("{p}.{shown}"),
+                "may not specify more than 1 volume type",
+            ));
+            continue;
+        }
+        count += 1;
+        let sp = format!("{p}.{key}");
+        let required = |f: &str, errs: &mut Vec<FieldError>| {
+            let empty = text(s, f).is_empty();
+            if empty {
+                errs.push(FieldError::required(format!("{sp}.{f}"), ""));
+            }
+            empty
+        };
+        match *key {
+            "hostPath" => {
+                if !required("path", errs) {
+                    no_backsteps(text(s, "path"), &format!("{sp}.path"), errs);
+                    if let Some(t) = s.get("type").and_then(Value::as_str) {
+                        if !HOST_PATH_TYPES.contains(&t) {
+                            errs.push(FieldError::not_supported(
+                                format!("{sp}.type"),
+                                t,
+                                HOST_PATH_TYPES,
+                            ));
+                        }
+                    }
+                }
+            }
+            "nfs" => {
+                required("server", errs);
+                required("path", errs);
+                let np = text(s, "path");
+                if !np.starts_with('/') {
+                    errs.push(FieldError::invalid(
+                        format!("{sp}.path"),
+                        np,
+                        "must be an absolute path",
+                    ));
+                }
+            }
+            "local" => {
+                if !required("path", errs) {
+                    no_backsteps(text(s, "path"), &format!("{sp}.path"), errs);
+                }
+                if !affinity {
+                    errs.push(FieldError::required(
+                        format!("{p}.nodeAffinity"),
+                        "Local volume requires node affinity",
+                    ));
+                }
+            }
+            "csi" => {
+                csi_driver_name(text(s, "driver"), &format!("{sp}.driver"), errs);
+                required("volumeHandle", errs);
+                for r in [
+                    "controllerPublishSecretRef",
+                    "controllerExpandSecretRef",
+                    "nodePublishSecretRef",
+                    "nodeExpandSecretRef",
+                ] {
+                    let Some(sr) = s.get(r).filter(|v| !v.is_null()) else {
+                        continue;
+                    };
+                    let rp = format!("{sp}.{r}");
+                    for (f, label) in [("name", false), ("namespace", true)] {
+                        let v = text(sr, f);
+                        if v.is_empty() {
+                            errs.push(FieldError::required(format!("{rp}.{f}"), ""));
+                            continue;
+                        }
+                        let msgs = if label {
+                            is_dns1123_label(v)
+                        } else {
+                            is_dns1123_subdomain(v)
+                        };
+                        for m in msgs {
+                            errs.push(FieldError::invalid(format!("{rp}.{f}"), v, m));
+                        }
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    if count == 0 {
+        errs.push(FieldError::required(p, "must specify a volume type"));
+    }
+    if let Some(hp) = spec.get("hostPath").filter(|v| !v.is_null()) {
+        let clean = text(hp, "path").trim_end_matches('/');
+        if text(hp, "path").starts_with('/') && clean.is_empty() && policy == "Recycle" {
+            errs.push(FieldError::forbidden(
+                format!("{p}.persistentVolumeReclaimPolicy"),
+                "may not be 'recycle' for a hostPath mount of '/'",
+            ));
+        }
+    }
+    let class = text(spec, "storageClassName");
+    if !class.is_empty() {
+        if inline {
+            errs.push(FieldError::forbidden(
+                format!("{p}.storageClassName"),
+                "may not be specified in the context of inline volumes",
+            ));
+        } else {
+            for m in is_dns1123_subdomain(class) {
+                errs.push(FieldError::invalid(
+                    format!("{p}.storageClassName"),
+                    class,
+                    m,
+                ));
+            }
+        }
+    }
+    if let Some(mode) = spec.get("volumeMode").and_then(Value::as_str) {
+        if inline {
+            if mode != "Filesystem" {
+                errs.push(FieldError::forbidden(
+                    format!("{p}.volumeMode"),
+                    "may not specify volumeMode other than Filesystem in the context of inline volumes",
+                ));
+            }
+        } else if !matches!(mode, "Block" | "Filesystem") {
+            errs.push(FieldError::not_supported(
+                format!("{p}.volumeMode"),
+                mode,
+                &["Block", "Filesystem"],
+            ));
+        }
+    }
+}
+
+/// The PersistentVolumeSource part of a spec: every volume source field.
+fn pv_source(spec: &Value) -> Vec<(&'static str, &Value)> {
+    PV_SOURCES
+        .iter()
+        .filter_map(|(k, _)| spec.get(*k).filter(|v| !v.is_null()).map(|v| (*k, v)))
+        .collect()
+}
+
 impl Strategy for PersistentVolumes {
+    /// `SetDefaults_PersistentVolume` (and the hostPath source's type).
+    fn default(&self, obj: &mut Value) {
+        if let Some(st) = obj.get_mut("status").and_then(Value::as_object_mut) {
+            if st
+                .get("phase")
+                .and_then(Value::as_str)
+                .unwrap_or("")
+                .is_empty()
+            {
+                st.insert("phase".into(), json!("Pending"));
+            }
+        }
+        if let Some(spec) = obj.get_mut("spec").and_then(Value::as_object_mut) {
+            if text(
+                &Value::Object(spec.clone()),
+                "persistentVolumeReclaimPolicy",
+            )
+            .is_empty()
+            {
+                spec.insert("persistentVolumeReclaimPolicy".into(), json!("Retain"));
+            }
+            set_default(spec, "volumeMode", json!("Filesystem"));
+            if let Some(h) = spec.get_mut("hostPath").and_then(Value::as_object_mut) {
+                set_default(h, "type", json!(""));
+            }
+        }
+    }
+
+    /// PrepareForCreate: a new volume is `Pending` since its creation.
     fn initialize(&self, obj: &mut Value) {
+        let now = meta(obj).get("creationTimestamp").cloned();
         obj["status"] = json!({"phase": "Pending"});
+        if let Some(now) = now {
+            obj["status"]["lastPhaseTransitionTime"] = now;
+        }
+    }
+
+    fn validate(&self, obj: &Value) -> Vec<FieldError> {
+        let mut errs = Vec::new();
+        validate_pv_spec(
+            obj.get("spec").unwrap_or(&Value::Null),
+            "spec",
+            false,
+            &mut errs,
+        );
+        errs
+    }
+
+    /// The strategy validates the new volume, then `ValidatePersistentVolumeUpdate` validates
+    /// it again before its immutable-field checks.
+    fn validate_update(&self, new: &Value, old: &Value) -> Vec<FieldError> {
+        let mut errs = twice(self.validate(new));
+        let (ns, os) = (
+            new.get("spec").unwrap_or(&Value::Null),
+            old.get("spec").unwrap_or(&Value::Null),
+        );
+        let mut new_src = pv_source(ns);
+        // A controllerExpandSecretRef may be added to a CSI source that had none.
+        let stripped;
+        if let (Some(nc), Some(oc)) = (ns.get("csi"), os.get("csi")) {
+            if is_unset(oc.get("controllerExpandSecretRef"))
+                && !is_unset(nc.get("controllerExpandSecretRef"))
+            {
+                let mut c = nc.clone();
+                if let Some(m) = c.as_object_mut() {
+                    m.remove("controllerExpandSecretRef");
+                }
+                stripped = c;
+                for e in new_src.iter_mut().filter(|(k, _)| *k == "csi") {
+                    e.1 = &stripped;
+                }
+            }
+        }
+        let old_src = pv_source(os);
+        if new_src != old_src {
+            let show = |src: &[(&str, &Value)]| {
+                src.iter()
+                    .map(|(k, v)| format!("{k}: {v}"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            };
+            errs.push(FieldError::forbidden(
+                "spec.persistentvolumesource",
+                format!(
+                    "spec.persistentvolumesource is immutable after creation\n  core.PersistentVolumeSource{{\n-\t{},\n+\t{},\n  }}\n",
+                    show(&old_src),
+                    show(&new_src)
+                ),
+            ));
+        }
+        immutable(
+            ns.get("volumeMode"),
+            os.get("volumeMode"),
+            "volumeMode",
+            &mut errs,
+        );
+        if !is_unset(os.get("nodeAffinity")) && ns.get("nodeAffinity") != os.get("nodeAffinity") {
+            let required = ns.get("nodeAffinity").and_then(|a| a.get("required"));
+            let rendered = if is_unset(ns.get("nodeAffinity")) {
+                "\"null\"".to_string()
+            } else {
+                format!(
+                    "core.VolumeNodeAffinity{{Required:{}}}",
+                    go_pointer("core.NodeSelector", required)
+                )
+            };
+            errs.push(FieldError::invalid_rendered(
+                "nodeAffinity",
+                &rendered,
+                "field is immutable, except for updating from beta label to GA",
+            ));
+        }
+        errs
     }
 
     fn printer(&self) -> Printer {

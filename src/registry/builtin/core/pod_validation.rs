@@ -173,6 +173,12 @@ const STANDARD_CONTAINER: &[&str] = &["cpu", "memory", "ephemeral-storage"];
 /// `validateResourceRequirements` for one container.
 fn validate_resources(c: &Value, p: &str, errs: &mut Vec<FieldError>) {
     let res = c.get("resources").unwrap_or(&Value::Null);
+    validate_resource_requirements(res, &format!("{p}.resources"), errs);
+}
+
+/// `ValidateContainerResourceRequirements` of a `ResourceRequirements` at `p` (a container's
+/// `resources`, or a RuntimeClass's overhead as `limits`).
+pub fn validate_resource_requirements(res: &Value, p: &str, errs: &mut Vec<FieldError>) {
     let limits = res.get("limits").and_then(Value::as_object);
     let requests = res.get("requests").and_then(Value::as_object);
     let check_name = |k: &str, path: &str, errs: &mut Vec<FieldError>| {
@@ -211,12 +217,12 @@ fn validate_resources(c: &Value, p: &str, errs: &mut Vec<FieldError>) {
         }
     };
     for (k, q) in limits.into_iter().flatten() {
-        let path = format!("{p}.resources.limits[{k}]");
+        let path = format!("{p}.limits[{k}]");
         check_name(k, &path, errs);
         check_quantity(q, &path, errs);
     }
     for (k, q) in requests.into_iter().flatten() {
-        let path = format!("{p}.resources.requests[{k}]");
+        let path = format!("{p}.requests[{k}]");
         check_name(k, &path, errs);
         check_quantity(q, &path, errs);
         if let Some(l) = limits.and_then(|m| m.get(k)) {
@@ -224,7 +230,7 @@ fn validate_resources(c: &Value, p: &str, errs: &mut Vec<FieldError>) {
             if let (Some(rq), Some(lq)) = (rq, lq) {
                 if rq > lq {
                     errs.push(FieldError::invalid(
-                        format!("{p}.resources.requests"),
+                        format!("{p}.requests"),
                         quantity_text(q),
                         format!(
                             "must be less than or equal to {k} limit of {}",
