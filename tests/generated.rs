@@ -185,3 +185,17 @@ fn protobuf_schema_agrees_with_upstream_openapi() {
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
     assert!(checked > 600, "only {checked} definitions compared");
 }
+
+#[path = "generated/openapi_facts.rs"]
+mod openapi_facts;
+
+/// The OpenAPI facts table (patch strategies, list and map types, field shapes).
+#[test]
+fn openapi_facts_are_current() {
+    let Some(defs) = swagger_definitions() else {
+        return;
+    };
+    let mut out = include_str!("generated/openapi_facts_head.txt").to_string();
+    out.push_str(&openapi_facts::facts_table(&defs));
+    check_or_write("src/generated/openapi_facts.rs", &out);
+}

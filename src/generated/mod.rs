@@ -6,4 +6,5 @@
 //! still to be written. A new Kubernetes minor version is a regeneration.
 
 pub mod openapi_descriptions;
+pub mod openapi_facts;
 pub mod protobuf_schema;
