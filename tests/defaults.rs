@@ -282,3 +282,42 @@ async fn system_namespaces_are_recreated() {
         tokio::time::sleep(std::time::Duration::from_millis(200)).await;
     }
 }
+
+#[tokio::test]
+async fn admission_and_flowcontrol_objects_read_back_with_kube_defaults() {
+    let s = Server::start();
+    let c = s.client();
+    let adm = "/apis/admissionregistration.k8s.io/v1";
+
+    // Webhooks: SetDefaults_{Validating,Mutating}Webhook, SetDefaults_Rule and
+    // SetDefaults_ServiceReference.
+    let hook = json!({"name": "a.example.com", "sideEffects": "None", "admissionReviewVersions": ["v1"],
+        "rules": [{"operations": ["CREATE"], "apiGroups": [""], "apiVersions": ["v1"], "resources": ["pods"]}],
+        "clientConfig": {"service": {"namespace": "default", "name": "hook"}}});
+    for (resource, mutating) in [
+        ("validatingwebhookconfigurations", false),
+        ("mutatingwebhookconfigurations", true),
+    ] {
+        let got = create(
+            &s,
+            &c,
+            &format!("{adm}/{resource}"),
+            json!({"metadata": {"name": "hooks"}, "webhooks": [hook.clone()]}),
+        )
+        .await;
+        let w = &got["webhooks"][0];
+        assert_eq!(w["failurePolicy"], "Fail", "{resource}");
+        assert_eq!(w["matchPolicy"], "Equivalent");
+        assert_eq!(w["namespaceSelector"], json!({}));
+        assert_eq!(w["objectSelector"], json!({}));
+        assert_eq!(w["timeoutSeconds"], 10);
+        assert_eq!(w["rules"][0]["scope"], "*");
+        assert_eq!(w["clientConfig"]["service"]["port"], 443);
+        let reinvocation = if mutating {
+            json!("Never")
+        } else {
+            Value::Null
+        };
+        assert_eq!(w["reinvocationPolicy"], reinvocation, "{resource}");
+    }
+}

@@ -6,6 +6,7 @@
 //! behaviour of its own, a file in its group's folder. This table is the only place that
 //! chooses behaviour by resource name.
 
+pub mod admissionregistration;
 pub mod apiextensions;
 pub mod apps;
 pub mod autoscaling;
@@ -82,9 +83,11 @@ fn strategy(group: &str, resource: &str) -> Arc<dyn Strategy> {
         ("storage.k8s.io", "csistoragecapacities") => Arc::new(Plain(p::CSC)),
         ("storage.k8s.io", "storageclasses") => Arc::new(Plain(p::SC)),
         ("storage.k8s.io", "volumeattachments") => Arc::new(Plain(p::VA)),
-        ("admissionregistration.k8s.io", "mutatingwebhookconfigurations")
-        | ("admissionregistration.k8s.io", "validatingwebhookconfigurations") => {
-            Arc::new(Plain(p::WEBHOOK))
+        ("admissionregistration.k8s.io", "mutatingwebhookconfigurations") => {
+            Arc::new(admissionregistration::webhook::WebhookConfigurations { mutating: true })
+        }
+        ("admissionregistration.k8s.io", "validatingwebhookconfigurations") => {
+            Arc::new(admissionregistration::webhook::WebhookConfigurations { mutating: false })
         }
         ("admissionregistration.k8s.io", "validatingadmissionpolicies") => Arc::new(Plain(p::VAP)),
         ("admissionregistration.k8s.io", "validatingadmissionpolicybindings") => {

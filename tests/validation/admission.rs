@@ -1,0 +1,64 @@
+//! Validation cases of the admissionregistration.k8s.io, flowcontrol.apiserver.k8s.io and
+//! certificates.k8s.io kinds, as kube-apiserver v1.33 refuses them.
+
+use serde_json::json;
+
+use super::Case;
+
+/// `IsQualifiedName`'s message for a bad name part.
+macro_rules! qualified_name_part {
+    () => {
+        "name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')"
+    };
+}
+
+pub(super) fn cases() -> Vec<Case> {
+    vec![
+        Case {
+            path: "/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations",
+            body: json!({"apiVersion": "admissionregistration.k8s.io/v1", "kind": "ValidatingWebhookConfiguration",
+                "metadata": {"name": "vwc"},
+                "webhooks": [{"name": "hook",
+                    "rules": [{"operations": ["*", "CREATE"], "apiGroups": [""], "apiVersions": ["v1"], "resources": ["pods"]}],
+                    "clientConfig": {"url": "http://example.com/x?y=1"},
+                    "admissionReviewVersions": ["v2"], "timeoutSeconds": 31}]}),
+            code: 422,
+            reason: "Invalid",
+            message: "ValidatingWebhookConfiguration.admissionregistration.k8s.io \"vwc\" is invalid: [webhooks[0].name: Invalid value: \"hook\": should be a domain with at least three segments separated by dots, webhooks[0].rules[0].operations: Invalid value: []admissionregistration.OperationType{\"*\", \"CREATE\"}: if '*' is present, must not specify other operations, webhooks[0].sideEffects: Required value: must specify one of None, NoneOnDryRun, webhooks[0].timeoutSeconds: Invalid value: 31: the timeout value must be between 1 and 30 seconds, webhooks[0].clientConfig.url: Invalid value: \"http\": 'https' is the only allowed URL scheme; desired format: https://host[/path], webhooks[0].clientConfig.url: Invalid value: \"y=1\": query parameters are not permitted in the URL, webhooks[0].admissionReviewVersions: Invalid value: []string{\"v2\"}: must include at least one of v1, v1beta1]",
+            causes: Some(vec![
+                ("webhooks[0].name", "FieldValueInvalid"),
+                ("webhooks[0].rules[0].operations", "FieldValueInvalid"),
+                ("webhooks[0].sideEffects", "FieldValueRequired"),
+                ("webhooks[0].timeoutSeconds", "FieldValueInvalid"),
+                ("webhooks[0].clientConfig.url", "FieldValueInvalid"),
+                ("webhooks[0].clientConfig.url", "FieldValueInvalid"),
+                ("webhooks[0].admissionReviewVersions", "FieldValueInvalid"),
+            ]),
+        },
+        Case {
+            path: "/apis/admissionregistration.k8s.io/v1/mutatingwebhookconfigurations",
+            body: json!({"apiVersion": "admissionregistration.k8s.io/v1", "kind": "MutatingWebhookConfiguration",
+                "metadata": {"name": "mwc"},
+                "webhooks": [
+                    {"name": "a.example.com", "sideEffects": "None", "admissionReviewVersions": ["v1"],
+                     "reinvocationPolicy": "Always", "clientConfig": {"service": {"path": "hook", "port": 0}},
+                     "matchConditions": [{"name": "bad name!", "expression": " "}]},
+                    {"name": "a.example.com", "sideEffects": "Some", "admissionReviewVersions": ["v1"],
+                     "clientConfig": {"url": "https://example.com/x"}}]}),
+            code: 422,
+            reason: "Invalid",
+            message: concat!("MutatingWebhookConfiguration.admissionregistration.k8s.io \"mwc\" is invalid: [webhooks[0].reinvocationPolicy: Unsupported value: \"Always\": supported values: \"IfNeeded\", \"Never\", webhooks[0].clientConfig.service.name: Required value: service name is required, webhooks[0].clientConfig.service.namespace: Required value: service namespace is required, webhooks[0].clientConfig.service.port: Invalid value: 0: port is not valid: must be between 1 and 65535, inclusive, webhooks[0].clientConfig.service.path: Invalid value: \"hook\": must start with a '/', webhooks[0].matchConditions[0].expression: Required value, webhooks[0].matchConditions[0].name: Invalid value: \"bad name!\": ", qualified_name_part!(), ", webhooks[1].sideEffects: Unsupported value: \"Some\": supported values: \"None\", \"NoneOnDryRun\", webhooks[1].name: Duplicate value: \"a.example.com\"]"),
+            causes: Some(vec![
+                ("webhooks[0].reinvocationPolicy", "FieldValueNotSupported"),
+                ("webhooks[0].clientConfig.service.name", "FieldValueRequired"),
+                ("webhooks[0].clientConfig.service.namespace", "FieldValueRequired"),
+                ("webhooks[0].clientConfig.service.port", "FieldValueInvalid"),
+                ("webhooks[0].clientConfig.service.path", "FieldValueInvalid"),
+                ("webhooks[0].matchConditions[0].expression", "FieldValueRequired"),
+                ("webhooks[0].matchConditions[0].name", "FieldValueInvalid"),
+                ("webhooks[1].sideEffects", "FieldValueNotSupported"),
+                ("webhooks[1].name", "FieldValueDuplicate"),
+            ]),
+        },
+    ]
+}
