@@ -320,4 +320,40 @@ async fn admission_and_flowcontrol_objects_read_back_with_kube_defaults() {
         };
         assert_eq!(w["reinvocationPolicy"], reinvocation, "{resource}");
     }
+
+    // Flow control: SetDefaults_FlowSchemaSpec, SetDefaults_LimitedPriorityLevelConfiguration,
+    // SetDefaults_ExemptPriorityLevelConfiguration and SetDefaults_QueuingConfiguration.
+    let fc = "/apis/flowcontrol.apiserver.k8s.io/v1";
+    let fs = create(
+        &s,
+        &c,
+        &format!("{fc}/flowschemas"),
+        json!({"metadata": {"name": "fs"}, "spec": {"priorityLevelConfiguration": {"name": "pl"}}}),
+    )
+    .await;
+    assert_eq!(fs["spec"]["matchingPrecedence"], 1000);
+    let pl = create(
+        &s,
+        &c,
+        &format!("{fc}/prioritylevelconfigurations"),
+        json!({"metadata": {"name": "pl"}, "spec": {"type": "Limited",
+               "limited": {"limitResponse": {"type": "Queue", "queuing": {}}}}}),
+    )
+    .await;
+    assert_eq!(
+        pl["spec"]["limited"],
+        json!({"nominalConcurrencyShares": 30, "lendablePercent": 0,
+               "limitResponse": {"type": "Queue", "queuing": {"queues": 64, "handSize": 8, "queueLengthLimit": 50}}})
+    );
+    let ex = create(
+        &s,
+        &c,
+        &format!("{fc}/prioritylevelconfigurations"),
+        json!({"metadata": {"name": "exempt"}, "spec": {"type": "Exempt", "exempt": {}}}),
+    )
+    .await;
+    assert_eq!(
+        ex["spec"]["exempt"],
+        json!({"nominalConcurrencyShares": 0, "lendablePercent": 0})
+    );
 }

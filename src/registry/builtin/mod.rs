@@ -16,6 +16,7 @@ pub mod checks;
 pub mod coordination;
 pub mod core;
 pub mod events;
+pub mod flowcontrol;
 pub mod networking;
 pub mod policy;
 pub mod rbac;
@@ -100,8 +101,10 @@ fn strategy(group: &str, resource: &str) -> Arc<dyn Strategy> {
         ("coordination.k8s.io", "leases") => Arc::new(coordination::Leases),
         ("node.k8s.io", "runtimeclasses") => Arc::new(Plain(p::RUNTIMECLASS)),
         ("discovery.k8s.io", "endpointslices") => Arc::new(Plain(p::ES)),
-        ("flowcontrol.apiserver.k8s.io", "flowschemas") => Arc::new(Plain(p::FS)),
-        ("flowcontrol.apiserver.k8s.io", "prioritylevelconfigurations") => Arc::new(Plain(p::PL)),
+        ("flowcontrol.apiserver.k8s.io", "flowschemas") => Arc::new(flowcontrol::FlowSchemas),
+        ("flowcontrol.apiserver.k8s.io", "prioritylevelconfigurations") => {
+            Arc::new(flowcontrol::PriorityLevelConfigurations)
+        }
         _ => Arc::new(Plain(p::DEFAULT)),
     }
 }
