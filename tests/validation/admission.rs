@@ -107,5 +107,69 @@ pub(super) fn cases() -> Vec<Case> {
             message: "PriorityLevelConfiguration.flowcontrol.apiserver.k8s.io \"exempt\" is invalid: [spec.type: Invalid value: \"Limited\": type must be 'Exempt' if and only if name is 'exempt', spec.limited: Required value: must not be empty when type is Limited, spec: Invalid value: flowcontrol.PriorityLevelConfigurationSpec{...}: spec of 'exempt' except the 'spec.exempt' field must equal the fixed value]",
             causes: Some(vec![("spec.type", "FieldValueInvalid"), ("spec.limited", "FieldValueRequired"), ("spec", "FieldValueInvalid")]),
         },
+        Case {
+            path: "/apis/certificates.k8s.io/v1/certificatesigningrequests",
+            body: json!({"apiVersion": "certificates.k8s.io/v1", "kind": "CertificateSigningRequest", "metadata": {"name": "csr"},
+                "spec": {"request": "bm90IGEgY3Ny", "signerName": "example",
+                         "usages": ["client auth", "flying", "client auth"], "expirationSeconds": 60}}),
+            code: 422,
+            reason: "Invalid",
+            message: "CertificateSigningRequest.certificates.k8s.io \"csr\" is invalid: [spec.request: Invalid value: []byte{0x6e, 0x6f, 0x74, 0x20, 0x61, 0x20, 0x63, 0x73, 0x72}: PEM block type must be CERTIFICATE REQUEST, spec.usages[1]: Unsupported value: \"flying\": supported values: \"any\", \"cert sign\", \"client auth\", \"code signing\", \"content commitment\", \"crl sign\", \"data encipherment\", \"decipher only\", \"digital signature\", \"email protection\", \"encipher only\", \"ipsec end system\", \"ipsec tunnel\", \"ipsec user\", \"key agreement\", \"key encipherment\", \"microsoft sgc\", \"netscape sgc\", \"ocsp signing\", \"s/mime\", \"server auth\", \"signing\", \"timestamping\", spec.usages[2]: Duplicate value: \"client auth\", spec.signerName: Invalid value: \"example\": must be a fully qualified domain and path of the form 'example.com/signer-name', spec.expirationSeconds: Invalid value: 60: may not specify a duration less than 600 seconds (10 minutes)]",
+            causes: Some(vec![
+                ("spec.request", "FieldValueInvalid"),
+                ("spec.usages[1]", "FieldValueNotSupported"),
+                ("spec.usages[2]", "FieldValueDuplicate"),
+                ("spec.signerName", "FieldValueInvalid"),
+                ("spec.expirationSeconds", "FieldValueInvalid"),
+            ]),
+        },
     ]
+}
+
+/// A CSR starts without status and keeps its spec; its status follows kube's condition rules.
+#[tokio::test]
+async fn certificate_signing_requests_keep_their_spec() {
+    use reqwest::{Method, StatusCode};
+    let s = super::support::Server::start();
+    let c = s.client();
+    let path = "/apis/certificates.k8s.io/v1/certificatesigningrequests";
+    let key = rcgen::KeyPair::generate().unwrap();
+    let pem = rcgen::CertificateParams::new(vec!["node.example".to_string()])
+        .unwrap()
+        .serialize_request(&key)
+        .unwrap()
+        .pem()
+        .unwrap();
+    use base64::Engine;
+    let request = base64::engine::general_purpose::STANDARD.encode(pem);
+    let r = s
+        .json(&c, Method::POST, path, Some(json!({"apiVersion": "certificates.k8s.io/v1",
+            "kind": "CertificateSigningRequest", "metadata": {"name": "good"},
+            "spec": {"request": request, "signerName": "example.com/signer", "usages": ["client auth"]},
+            "status": {"conditions": [{"type": "Approved", "status": "True"}]}})))
+        .await;
+    assert_eq!(r.code, StatusCode::CREATED, "{}", r.body);
+    assert_eq!(r.body["status"], json!({}));
+
+    // The spec of an update is the stored one.
+    let mut csr = r.body;
+    csr["spec"]["signerName"] = json!("example.com/other");
+    let r = s
+        .json(&c, Method::PUT, &format!("{path}/good"), Some(csr))
+        .await;
+    assert_eq!(r.code, StatusCode::OK, "{}", r.body);
+    assert_eq!(r.body["spec"]["signerName"], "example.com/signer");
+
+    // Approved and Denied exclude each other, and neither is added through /status.
+    let mut csr = r.body;
+    csr["status"]["conditions"] =
+        json!([{"type": "Approved"}, {"type": "Denied", "status": "True"}]);
+    let r = s
+        .json(&c, Method::PUT, &format!("{path}/good/status"), Some(csr))
+        .await;
+    assert_eq!(r.code, StatusCode::UNPROCESSABLE_ENTITY, "{}", r.body);
+    assert_eq!(
+        r.body["message"],
+        "CertificateSigningRequest.certificates.k8s.io \"good\" is invalid: [status.conditions[1].type: Invalid value: \"Denied\": Approved and Denied conditions are mutually exclusive, status.conditions: Forbidden: updates may not add a condition of type \"Approved\", status.conditions: Forbidden: updates may not add a condition of type \"Denied\"]"
+    );
 }
