@@ -321,6 +321,24 @@ async fn admission_and_flowcontrol_objects_read_back_with_kube_defaults() {
         assert_eq!(w["reinvocationPolicy"], reinvocation, "{resource}");
     }
 
+    // ValidatingAdmissionPolicy: SetDefaults_ValidatingAdmissionPolicySpec and
+    // SetDefaults_MatchResources (with SetDefaults_Rule inside).
+    let vap = create(
+        &s,
+        &c,
+        &format!("{adm}/validatingadmissionpolicies"),
+        json!({"metadata": {"name": "vap"}, "spec": {"validations": [{"expression": "true"}],
+               "matchConstraints": {"resourceRules": [{"operations": ["CREATE"], "apiGroups": [""],
+                                                       "apiVersions": ["v1"], "resources": ["pods"]}]}}}),
+    )
+    .await;
+    assert_eq!(vap["spec"]["failurePolicy"], "Fail");
+    let m = &vap["spec"]["matchConstraints"];
+    assert_eq!(m["matchPolicy"], "Equivalent");
+    assert_eq!(m["namespaceSelector"], json!({}));
+    assert_eq!(m["objectSelector"], json!({}));
+    assert_eq!(m["resourceRules"][0]["scope"], "*");
+
     // Flow control: SetDefaults_FlowSchemaSpec, SetDefaults_LimitedPriorityLevelConfiguration,
     // SetDefaults_ExemptPriorityLevelConfiguration and SetDefaults_QueuingConfiguration.
     let fc = "/apis/flowcontrol.apiserver.k8s.io/v1";

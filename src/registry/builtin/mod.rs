@@ -90,9 +90,11 @@ fn strategy(group: &str, resource: &str) -> Arc<dyn Strategy> {
         ("admissionregistration.k8s.io", "validatingwebhookconfigurations") => {
             Arc::new(admissionregistration::webhook::WebhookConfigurations { mutating: false })
         }
-        ("admissionregistration.k8s.io", "validatingadmissionpolicies") => Arc::new(Plain(p::VAP)),
+        ("admissionregistration.k8s.io", "validatingadmissionpolicies") => {
+            Arc::new(admissionregistration::policy::ValidatingAdmissionPolicies)
+        }
         ("admissionregistration.k8s.io", "validatingadmissionpolicybindings") => {
-            Arc::new(Plain(p::VAPB))
+            Arc::new(admissionregistration::policy::ValidatingAdmissionPolicyBindings)
         }
         ("apiextensions.k8s.io", "customresourcedefinitions") => {
             Arc::new(apiextensions::CustomResourceDefinitions)

@@ -6,6 +6,7 @@
 //! CEL expressions are checked for presence only: kube also compiles them and reports
 //! compile errors, which Rafter leaves out.
 
+pub mod policy;
 pub mod webhook;
 
 use serde_json::{json, Value};
