@@ -440,3 +440,96 @@ async fn storage_and_discovery_kinds_read_back_with_kube_defaults() {
         json!([{"name": "", "port": 80, "protocol": "TCP"}])
     );
 }
+
+#[tokio::test]
+async fn admission_and_flowcontrol_objects_read_back_with_kube_defaults() {
+    let s = Server::start();
+    let c = s.client();
+    let adm = "/apis/admissionregistration.k8s.io/v1";
+
+    // Webhooks: SetDefaults_{Validating,Mutating}Webhook, SetDefaults_Rule and
+    // SetDefaults_ServiceReference.
+    let hook = json!({"name": "a.example.com", "sideEffects": "None", "admissionReviewVersions": ["v1"],
+        "rules": [{"operations": ["CREATE"], "apiGroups": [""], "apiVersions": ["v1"], "resources": ["pods"]}],
+        "clientConfig": {"service": {"namespace": "default", "name": "hook"}}});
+    for (resource, mutating) in [
+        ("validatingwebhookconfigurations", false),
+        ("mutatingwebhookconfigurations", true),
+    ] {
+        let got = create(
+            &s,
+            &c,
+            &format!("{adm}/{resource}"),
+            json!({"metadata": {"name": "hooks"}, "webhooks": [hook.clone()]}),
+        )
+        .await;
+        let w = &got["webhooks"][0];
+        assert_eq!(w["failurePolicy"], "Fail", "{resource}");
+        assert_eq!(w["matchPolicy"], "Equivalent");
+        assert_eq!(w["namespaceSelector"], json!({}));
+        assert_eq!(w["objectSelector"], json!({}));
+        assert_eq!(w["timeoutSeconds"], 10);
+        assert_eq!(w["rules"][0]["scope"], "*");
+        assert_eq!(w["clientConfig"]["service"]["port"], 443);
+        let reinvocation = if mutating {
+            json!("Never")
+        } else {
+            Value::Null
+        };
+        assert_eq!(w["reinvocationPolicy"], reinvocation, "{resource}");
+    }
+
+    // ValidatingAdmissionPolicy: SetDefaults_ValidatingAdmissionPolicySpec and
+    // SetDefaults_MatchResources (with SetDefaults_Rule inside).
+    let vap = create(
+        &s,
+        &c,
+        &format!("{adm}/validatingadmissionpolicies"),
+        json!({"metadata": {"name": "vap"}, "spec": {"validations": [{"expression": "true"}],
+               "matchConstraints": {"resourceRules": [{"operations": ["CREATE"], "apiGroups": [""],
+                                                       "apiVersions": ["v1"], "resources": ["pods"]}]}}}),
+    )
+    .await;
+    assert_eq!(vap["spec"]["failurePolicy"], "Fail");
+    let m = &vap["spec"]["matchConstraints"];
+    assert_eq!(m["matchPolicy"], "Equivalent");
+    assert_eq!(m["namespaceSelector"], json!({}));
+    assert_eq!(m["objectSelector"], json!({}));
+    assert_eq!(m["resourceRules"][0]["scope"], "*");
+
+    // Flow control: SetDefaults_FlowSchemaSpec, SetDefaults_LimitedPriorityLevelConfiguration,
+    // SetDefaults_ExemptPriorityLevelConfiguration and SetDefaults_QueuingConfiguration.
+    let fc = "/apis/flowcontrol.apiserver.k8s.io/v1";
+    let fs = create(
+        &s,
+        &c,
+        &format!("{fc}/flowschemas"),
+        json!({"metadata": {"name": "fs"}, "spec": {"priorityLevelConfiguration": {"name": "pl"}}}),
+    )
+    .await;
+    assert_eq!(fs["spec"]["matchingPrecedence"], 1000);
+    let pl = create(
+        &s,
+        &c,
+        &format!("{fc}/prioritylevelconfigurations"),
+        json!({"metadata": {"name": "pl"}, "spec": {"type": "Limited",
+               "limited": {"limitResponse": {"type": "Queue", "queuing": {}}}}}),
+    )
+    .await;
+    assert_eq!(
+        pl["spec"]["limited"],
+        json!({"nominalConcurrencyShares": 30, "lendablePercent": 0,
+               "limitResponse": {"type": "Queue", "queuing": {"queues": 64, "handSize": 8, "queueLengthLimit": 50}}})
+    );
+    let ex = create(
+        &s,
+        &c,
+        &format!("{fc}/prioritylevelconfigurations"),
+        json!({"metadata": {"name": "exempt"}, "spec": {"type": "Exempt", "exempt": {}}}),
+    )
+    .await;
+    assert_eq!(
+        ex["spec"]["exempt"],
+        json!({"nominalConcurrencyShares": 0, "lendablePercent": 0})
+    );
+}

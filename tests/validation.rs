@@ -3,6 +3,8 @@
 //! sends (derived from upstream's validation sources), and of updates refused for immutable
 //! fields. Nothing refused is stored.
 
+#[path = "validation/admission.rs"]
+mod admission;
 #[path = "validation/storage.rs"]
 mod storage;
 mod support;
@@ -378,7 +380,11 @@ async fn invalid_objects_are_refused_as_kube_refuses_them() {
     let s = Server::start();
     let c = s.client();
     let mut failures = Vec::new();
-    for case in cases().into_iter().chain(storage::cases()) {
+    for case in cases()
+        .into_iter()
+        .chain(storage::cases())
+        .chain(admission::cases())
+    {
         let name = case.body["metadata"]["name"].as_str().unwrap().to_string();
         let r = s
             .json(&c, Method::POST, case.path, Some(case.body.clone()))

@@ -774,6 +774,16 @@ pub fn validate_object_meta_update_with(
 /// `v1validation.ValidateLabelSelector` (default options) for a `metav1.LabelSelector` JSON at
 /// `path` (e.g. `spec.selector`).
 pub fn validate_label_selector(sel: &Value, path: &str) -> Vec<FieldError> {
+    validate_label_selector_with(sel, path, false)
+}
+
+/// `v1validation.ValidateLabelSelector` with `AllowInvalidLabelValueInSelector` given: when
+/// set, the values of `In`/`NotIn` requirements are not checked as label values.
+pub fn validate_label_selector_with(
+    sel: &Value,
+    path: &str,
+    allow_invalid_values: bool,
+) -> Vec<FieldError> {
     let mut errs = Vec::new();
     if sel.is_null() {
         return errs;
@@ -813,6 +823,9 @@ pub fn validate_label_selector(sel: &Value, path: &str) -> Vec<FieldError> {
             str_of(expr, "key"),
             &format!("{p}.key"),
         ));
+        if allow_invalid_values {
+            continue;
+        }
         for (vi, v) in values.iter().enumerate() {
             let Some(v) = v.as_str() else { continue };
             for m in is_valid_label_value(v) {

@@ -48,6 +48,8 @@ pub fn prepare_for_update(res: &Resource, part: Part, new: &mut Value, old: &Val
         if let Some(rv) = rv {
             meta_mut(new).insert("resourceVersion".into(), rv);
         }
+        // kube defaults every decoded body, a status update's too.
+        res.strategy.default(new);
         return;
     }
     if res.has_status && part != Part::Whole {

@@ -6,6 +6,7 @@
 //! behaviour of its own, a file in its group's folder. This table is the only place that
 //! chooses behaviour by resource name.
 
+pub mod admissionregistration;
 pub mod apiextensions;
 pub mod apps;
 pub mod autoscaling;
@@ -16,6 +17,7 @@ pub mod coordination;
 pub mod core;
 pub mod discovery;
 pub mod events;
+pub mod flowcontrol;
 pub mod networking;
 pub mod node;
 pub mod policy;
@@ -89,13 +91,17 @@ fn strategy(group: &str, version: &str, resource: &str) -> Arc<dyn Strategy> {
         ("storage.k8s.io", "volumeattachments") => {
             Arc::new(storage::volumeattachment::VolumeAttachments)
         }
-        ("admissionregistration.k8s.io", "mutatingwebhookconfigurations")
-        | ("admissionregistration.k8s.io", "validatingwebhookconfigurations") => {
-            Arc::new(Plain(p::WEBHOOK))
+        ("admissionregistration.k8s.io", "mutatingwebhookconfigurations") => {
+            Arc::new(admissionregistration::webhook::WebhookConfigurations { mutating: true })
         }
-        ("admissionregistration.k8s.io", "validatingadmissionpolicies") => Arc::new(Plain(p::VAP)),
+        ("admissionregistration.k8s.io", "validatingwebhookconfigurations") => {
+            Arc::new(admissionregistration::webhook::WebhookConfigurations { mutating: false })
+        }
+        ("admissionregistration.k8s.io", "validatingadmissionpolicies") => {
+            Arc::new(admissionregistration::policy::ValidatingAdmissionPolicies)
+        }
         ("admissionregistration.k8s.io", "validatingadmissionpolicybindings") => {
-            Arc::new(Plain(p::VAPB))
+            Arc::new(admissionregistration::policy::ValidatingAdmissionPolicyBindings)
         }
         ("apiextensions.k8s.io", "customresourcedefinitions") => {
             Arc::new(apiextensions::CustomResourceDefinitions)
@@ -104,8 +110,10 @@ fn strategy(group: &str, version: &str, resource: &str) -> Arc<dyn Strategy> {
         ("coordination.k8s.io", "leases") => Arc::new(coordination::Leases),
         ("node.k8s.io", "runtimeclasses") => Arc::new(node::RuntimeClasses),
         ("discovery.k8s.io", "endpointslices") => Arc::new(discovery::EndpointSlices),
-        ("flowcontrol.apiserver.k8s.io", "flowschemas") => Arc::new(Plain(p::FS)),
-        ("flowcontrol.apiserver.k8s.io", "prioritylevelconfigurations") => Arc::new(Plain(p::PL)),
+        ("flowcontrol.apiserver.k8s.io", "flowschemas") => Arc::new(flowcontrol::FlowSchemas),
+        ("flowcontrol.apiserver.k8s.io", "prioritylevelconfigurations") => {
+            Arc::new(flowcontrol::PriorityLevelConfigurations)
+        }
         _ => Arc::new(Plain(p::DEFAULT)),
     }
 }
