@@ -12,6 +12,7 @@ use serde_json::{json, Map, Value};
 use super::catalog::Catalog;
 use super::resource::Resource;
 use super::resources::SUBRESOURCE_VERBS;
+use super::strategy::Extra;
 
 /// `GET /api` → APIVersions, with an empty `serverAddress` (see [`api_versions_for`]).
 pub fn api_versions() -> Value {
@@ -273,6 +274,15 @@ pub fn api_resource_list(cat: &Catalog, group: &str, version: &str) -> Option<Va
         {
             list.push(sub.legacy(r));
         }
+        if r.strategy.extras().contains(&Extra::Approval) {
+            list.push(json!({
+                "name": format!("{}/approval", r.resource),
+                "singularName": "",
+                "namespaced": r.namespaced,
+                "kind": r.kind,
+                "verbs": SUBRESOURCE_VERBS,
+            }));
+        }
         if r.scale.is_some() {
             list.push(json!({
                 "name": format!("{}/scale", r.resource),
@@ -381,6 +391,13 @@ fn aggregated_resource(r: &Resource) -> Value {
             "subresource": sub.name,
             "responseKind": {"group": sub.kind_group, "version": sub.kind_version, "kind": sub.kind},
             "verbs": ["create"],
+        }));
+    }
+    if r.strategy.extras().contains(&Extra::Approval) {
+        subs.push(json!({
+            "subresource": "approval",
+            "responseKind": {"group": r.group, "version": r.version, "kind": r.kind},
+            "verbs": SUBRESOURCE_VERBS,
         }));
     }
     if r.scale.is_some() {

@@ -45,6 +45,8 @@ pub enum Part {
     Status,
     /// The namespace `/finalize` subresource (spec.finalizers only).
     Finalize,
+    /// The CSR `/approval` subresource (status.conditions only).
+    Approval,
     /// A registry-internal write of spec and status together (pods/binding), with the system
     /// fields of metadata still kept from the stored object.
     Whole,

@@ -33,6 +33,25 @@ pub fn prepare_for_create(res: &Resource, obj: &mut Value) {
 /// PrepareForUpdate: system fields come from the old object; the spec/status split.
 pub fn prepare_for_update(res: &Resource, part: Part, new: &mut Value, old: &Value) {
     set_type_meta(res, new);
+    if part == Part::Approval {
+        let conditions = new.pointer("/status/conditions").cloned();
+        let rv = meta(new).get("resourceVersion").cloned();
+        *new = old.clone();
+        let status = super::strategy::obj_entry(new, "status");
+        match conditions {
+            Some(c) => {
+                status.insert("conditions".into(), c);
+            }
+            None => {
+                status.remove("conditions");
+            }
+        }
+        if let Some(rv) = rv {
+            meta_mut(new).insert("resourceVersion".into(), rv);
+        }
+        res.strategy.default(new);
+        return;
+    }
     if part == Part::Status {
         let status = new.get("status").cloned();
         let rv = meta(new).get("resourceVersion").cloned();

@@ -691,6 +691,8 @@ impl Store {
             // update: it is checked as an object, not against the update rules.
             if part == Part::Whole {
                 errs.extend(info.strategy.validate(&new));
+            } else if part == Part::Approval {
+                errs.extend(info.strategy.validate_approval(&new, &old));
             } else {
                 errs.extend(info.strategy.validate_update(&new, &old));
             }

@@ -38,6 +38,9 @@ pub enum Extra {
     Eviction,
     /// `POST .../token` (service accounts): issues a TokenRequest.
     Token,
+    /// `GET/PUT/PATCH .../approval` (certificate signing requests): writes only
+    /// `status.conditions`, checked by [`Strategy::validate_approval`].
+    Approval,
 }
 
 /// Per-resource behaviour. Every method has kube's generic default.
@@ -81,6 +84,11 @@ pub trait Strategy: Send + Sync {
     /// validates the new object as on create.
     fn validate_update(&self, new: &Value, _old: &Value) -> Vec<FieldError> {
         self.validate(new)
+    }
+
+    /// ValidateUpdate of the `approval` subresource (only `status.conditions` changed).
+    fn validate_approval(&self, new: &Value, old: &Value) -> Vec<FieldError> {
+        self.validate_update(new, old)
     }
 
     /// The default garbage-collection policy of a DELETE that names none.

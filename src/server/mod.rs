@@ -311,7 +311,13 @@ pub async fn handle(
                 .filter(|s| {
                     matches!(
                         *s,
-                        "status" | "scale" | "finalize" | "binding" | "eviction" | "token"
+                        "status"
+                            | "scale"
+                            | "finalize"
+                            | "binding"
+                            | "eviction"
+                            | "token"
+                            | "approval"
                     )
                 })
                 .unwrap_or_default()

@@ -208,4 +208,31 @@ async fn certificate_signing_requests_keep_their_spec() {
         r.body["message"],
         "CertificateSigningRequest.certificates.k8s.io \"good\" is invalid: [status.conditions[1].type: Invalid value: \"Denied\": Approved and Denied conditions are mutually exclusive, status.conditions: Forbidden: updates may not add a condition of type \"Approved\", status.conditions: Forbidden: updates may not add a condition of type \"Denied\"]"
     );
+
+    // `kubectl certificate approve` writes the condition through /approval.
+    let out = s.ok(&["certificate", "approve", "good"]);
+    assert!(out.contains("approved"), "{out}");
+    let r = s.json(&c, Method::GET, &format!("{path}/good"), None).await;
+    let conds = r.body["status"]["conditions"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    assert_eq!(conds.len(), 1, "{}", r.body);
+    assert_eq!(conds[0]["type"], "Approved");
+    assert_eq!(conds[0]["status"], "True");
+    assert_eq!(conds[0]["reason"], "KubectlApprove");
+    // Approval may not be taken back.
+    let mut csr = r.body;
+    csr["status"]["conditions"] = json!([]);
+    let r = s
+        .json(&c, Method::PUT, &format!("{path}/good/approval"), Some(csr))
+        .await;
+    assert_eq!(r.code, StatusCode::UNPROCESSABLE_ENTITY, "{}", r.body);
+    assert!(
+        r.body["message"].as_str().unwrap_or("").ends_with(
+            "status.conditions: Forbidden: updates may not remove a condition of type \"Approved\""
+        ),
+        "{}",
+        r.body
+    );
 }

@@ -789,6 +789,12 @@ async fn route_inner(
             "patch" => patch::handle(&ctx, store::Part::Status).await,
             _ => Err(Status::method_not_supported(ctx.scope().gr(), verb)),
         },
+        (Some("approval"), verb) if extra(Extra::Approval) => match verb {
+            "get" => get::handle(&ctx).await,
+            "update" => update::handle(&ctx, store::Part::Approval).await,
+            "patch" => patch::handle(&ctx, store::Part::Approval).await,
+            _ => Err(Status::method_not_supported(ctx.scope().gr(), verb)),
+        },
         (Some("finalize"), "update") if extra(Extra::Finalize) => {
             update::handle(&ctx, store::Part::Finalize).await
         }

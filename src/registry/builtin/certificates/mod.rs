@@ -16,7 +16,7 @@ use crate::meta::field_error::{go_quote, FieldError};
 use crate::meta::validation::{is_dns1123_label, is_dns1123_subdomain};
 use crate::registry::builtin::checks::{list_of, str_of};
 use crate::registry::field_selectors::{self as fields, not_supported, Put, SelectableFields};
-use crate::registry::strategy::Strategy;
+use crate::registry::strategy::{Extra, Strategy};
 use crate::registry::table::{printers, Printer};
 
 /// CertificateSigningRequests; `spec.signerName` is selectable.
@@ -423,43 +423,17 @@ impl Strategy for CertificateSigningRequests {
     /// `ValidateCertificateSigningRequestStatusUpdate` (an update of the object itself keeps
     /// the stored status, so the status rules find nothing changed there).
     fn validate_update(&self, new: &Value, old: &Value) -> Vec<FieldError> {
-        let old_conditions = conditions(old);
-        let (old_cert, new_cert) = (certificate(old), certificate(new));
-        let opts = Options {
-            both_approved_and_denied: count_of(old, "Approved") > 0 && count_of(old, "Denied") > 0,
-            legacy_signer: str_of(spec(old), "signerName") == LEGACY_SIGNER,
-            duplicate_condition_types: has_duplicates(
-                old_conditions.iter().map(|c| str_of(c, "type")),
-            ),
-            empty_condition_type: old_conditions.iter().any(|c| str_of(c, "type").is_empty()),
-            arbitrary_certificate: old_cert == new_cert || certificate_error(&old_cert).is_some(),
-            unknown_usages: usages(old).iter().any(|u| !USAGES.contains(u)),
-            duplicate_usages: has_duplicates(usages(old).into_iter()),
-        };
-        let mut errs = validate_csr(new, &opts);
-        for t in TRUE_ONLY {
-            if count_of(new, t) < count_of(old, t) {
-                errs.push(FieldError::forbidden(
-                    "status.conditions",
-                    format!("updates may not remove a condition of type \"{t}\""),
-                ));
-            }
-        }
-        for t in ["Approved", "Denied"] {
-            if count_of(new, t) > count_of(old, t) {
-                errs.push(FieldError::forbidden(
-                    "status.conditions",
-                    format!("updates may not add a condition of type \"{t}\""),
-                ));
-            }
-        }
-        if old_cert != new_cert && !old_cert.is_empty() {
-            errs.push(FieldError::forbidden(
-                "status.certificate",
-                "updates may not modify existing certificate content",
-            ));
-        }
-        errs
+        update_errors(new, old, false)
+    }
+
+    /// `ValidateCertificateSigningRequestApprovalUpdate`: the approval subresource may add
+    /// Approved and Denied conditions.
+    fn validate_approval(&self, new: &Value, old: &Value) -> Vec<FieldError> {
+        update_errors(new, old, true)
+    }
+
+    fn extras(&self) -> &'static [Extra] {
+        &[Extra::Approval]
     }
 
     fn fields(&self) -> Option<&'static SelectableFields> {
@@ -485,4 +459,43 @@ fn signer_fields(obj: &Value, put: Put<'_>) {
         "spec.signerName",
         fields::text(obj, &["spec", "signerName"]),
     );
+}
+
+/// The update rules of the status (`approval: false`) and approval subresources.
+fn update_errors(new: &Value, old: &Value, approval: bool) -> Vec<FieldError> {
+    let old_conditions = conditions(old);
+    let (old_cert, new_cert) = (certificate(old), certificate(new));
+    let opts = Options {
+        both_approved_and_denied: count_of(old, "Approved") > 0 && count_of(old, "Denied") > 0,
+        legacy_signer: str_of(spec(old), "signerName") == LEGACY_SIGNER,
+        duplicate_condition_types: has_duplicates(old_conditions.iter().map(|c| str_of(c, "type"))),
+        empty_condition_type: old_conditions.iter().any(|c| str_of(c, "type").is_empty()),
+        arbitrary_certificate: old_cert == new_cert || certificate_error(&old_cert).is_some(),
+        unknown_usages: usages(old).iter().any(|u| !USAGES.contains(u)),
+        duplicate_usages: has_duplicates(usages(old).into_iter()),
+    };
+    let mut errs = validate_csr(new, &opts);
+    for t in TRUE_ONLY {
+        if count_of(new, t) < count_of(old, t) {
+            errs.push(FieldError::forbidden(
+                "status.conditions",
+                format!("updates may not remove a condition of type \"{t}\""),
+            ));
+        }
+    }
+    for t in ["Approved", "Denied"] {
+        if !approval && count_of(new, t) > count_of(old, t) {
+            errs.push(FieldError::forbidden(
+                "status.conditions",
+                format!("updates may not add a condition of type \"{t}\""),
+            ));
+        }
+    }
+    if old_cert != new_cert && !old_cert.is_empty() {
+        errs.push(FieldError::forbidden(
+            "status.certificate",
+            "updates may not modify existing certificate content",
+        ));
+    }
+    errs
 }
