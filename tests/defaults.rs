@@ -282,3 +282,28 @@ async fn system_namespaces_are_recreated() {
         tokio::time::sleep(std::time::Duration::from_millis(200)).await;
     }
 }
+
+/// Core kinds whose v1 defaults fill fields in: a Container LimitRange item's default limit
+/// and request (SetDefaults_LimitRangeItem).
+#[tokio::test]
+async fn core_kinds_read_back_with_kube_defaults() {
+    let s = Server::start();
+    let c = s.client();
+    let ns = "/api/v1/namespaces/default";
+    let lr = create(
+        &s,
+        &c,
+        &format!("{ns}/limitranges"),
+        json!({"apiVersion": "v1", "kind": "LimitRange", "metadata": {"name": "lr"},
+               "spec": {"limits": [{"type": "Container", "max": {"cpu": "2"}, "min": {"memory": "64Mi"}},
+                                   {"type": "Pod", "max": {"cpu": "4"}}]}}),
+    )
+    .await;
+    let item = &lr["spec"]["limits"][0];
+    assert_eq!(item["default"], json!({"cpu": "2"}));
+    assert_eq!(
+        item["defaultRequest"],
+        json!({"cpu": "2", "memory": "64Mi"})
+    );
+    assert!(lr["spec"]["limits"][1].get("default").is_none());
+}

@@ -5,6 +5,9 @@
 
 mod support;
 
+#[path = "validation/core.rs"]
+mod core_area;
+
 use reqwest::{Method, StatusCode};
 use serde_json::{json, Value};
 use support::Server;
@@ -376,7 +379,7 @@ async fn invalid_objects_are_refused_as_kube_refuses_them() {
     let s = Server::start();
     let c = s.client();
     let mut failures = Vec::new();
-    for case in cases() {
+    for case in cases().into_iter().chain(core_area::cases()) {
         let name = case.body["metadata"]["name"].as_str().unwrap().to_string();
         let r = s
             .json(&c, Method::POST, case.path, Some(case.body.clone()))

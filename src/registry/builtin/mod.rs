@@ -43,7 +43,8 @@ fn strategy(group: &str, resource: &str) -> Arc<dyn Strategy> {
         ("", "replicationcontrollers") => {
             Arc::new(core::replicationcontroller::ReplicationControllers)
         }
-        ("", "resourcequotas") => Arc::new(Plain(p::QUOTA)),
+        ("", "limitranges") => Arc::new(core::limits::LimitRanges),
+        ("", "resourcequotas") => Arc::new(core::limits::ResourceQuotas),
         ("", "secrets") => Arc::new(core::secret::Secrets),
         ("", "serviceaccounts") => Arc::new(core::serviceaccount::ServiceAccounts),
         ("", "services") => Arc::new(core::service::Services),

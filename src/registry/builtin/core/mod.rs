@@ -2,6 +2,7 @@
 
 pub mod configmap;
 pub mod event;
+pub mod limits;
 pub mod namespace;
 pub mod node;
 pub mod persistentvolume;
@@ -9,6 +10,7 @@ pub mod pod;
 pub mod pod_spec;
 pub mod pod_validation;
 pub mod podtemplate;
+pub mod quantity;
 pub mod replicationcontroller;
 pub mod secret;
 pub mod service;

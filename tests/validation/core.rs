@@ -1,0 +1,164 @@
+//! Core-group and neighbouring types: Events (both APIs), LimitRanges, ResourceQuotas,
+//! Endpoints, Nodes and ControllerRevisions, as kube-apiserver v1.33 refuses them.
+
+use reqwest::{Method, StatusCode};
+use serde_json::{json, Value};
+
+use super::support::Server;
+use super::Case;
+
+const NS: &str = "/api/v1/namespaces/default";
+const EV: &str = "/apis/events.k8s.io/v1/namespaces/default/events";
+const QNAME: &str = "name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')";
+
+fn leak(s: String) -> &'static str {
+    Box::leak(s.into_boxed_str())
+}
+
+/// How kube prints a `resource.Quantity` held in a field error (`%#v` of the struct).
+fn q(value: i64, scale: i32, s: &str) -> String {
+    format!("resource.Quantity{{i:resource.int64Amount{{value:{value}, scale:{scale}}}, d:resource.infDecAmount{{Dec:(*inf.Dec)(nil)}}, s:\"{s}\", Format:\"DecimalSI\"}}")
+}
+
+pub(super) fn cases() -> Vec<Case> {
+    vec![
+        Case {
+            path: "/api/v1/namespaces/default/limitranges",
+            body: json!({"apiVersion": "v1", "kind": "LimitRange", "metadata": {"name": "lr"}, "spec": {"limits": [
+                {"type": "Container", "min": {"cpu": "2"}, "max": {"cpu": "1"}},
+                {"type": "Pod", "default": {"cpu": "1"}},
+                {"type": "Widget"}]}}),
+            code: 422,
+            reason: "Invalid",
+            message: leak(format!("LimitRange \"lr\" is invalid: [spec.limits[0].min[cpu]: Invalid value: {two}: min value 2 is greater than max value 1, spec.limits[0].defaultRequest[cpu]: Invalid value: {one}: min value 2 is greater than default request value 1, spec.limits[0].default[cpu]: Invalid value: {two}: min value 2 is greater than default value 1, spec.limits[1].default: Forbidden: may not be specified when `type` is 'Pod', spec.limits[2].type: Invalid value: \"Widget\": must be a standard limit type or fully qualified]",
+                two = q(2, 0, "2"), one = q(1, 0, "1"))),
+            causes: Some(vec![
+                ("spec.limits[0].min[cpu]", "FieldValueInvalid"),
+                ("spec.limits[0].defaultRequest[cpu]", "FieldValueInvalid"),
+                ("spec.limits[0].default[cpu]", "FieldValueInvalid"),
+                ("spec.limits[1].default", "FieldValueForbidden"),
+                ("spec.limits[2].type", "FieldValueInvalid"),
+            ]),
+        },
+        Case {
+            path: "/api/v1/namespaces/default/resourcequotas",
+            body: json!({"apiVersion": "v1", "kind": "ResourceQuota", "metadata": {"name": "rq"},
+                         "spec": {"hard": {"pods": "1500m", "storage": "1Gi", "cpu": "-1"},
+                                  "scopes": ["BestEffort", "NotBestEffort"]}}),
+            code: 422,
+            reason: "Invalid",
+            message: leak(format!("ResourceQuota \"rq\" is invalid: [spec.hard[cpu]: Invalid value: \"-1\": must be greater than or equal to 0, spec.hard[pods]: Invalid value: {}: must be an integer, spec.hard[storage]: Invalid value: \"storage\": must be a standard resource for quota, spec.scopes: Invalid value: []core.ResourceQuotaScope{{\"BestEffort\", \"NotBestEffort\"}}: unsupported scope applied to resource, spec.scopes: Invalid value: []core.ResourceQuotaScope{{\"BestEffort\", \"NotBestEffort\"}}: conflicting scopes]",
+                q(1500, -3, "1500m"))),
+            causes: None,
+        },
+        Case {
+            path: "/api/v1/namespaces/default/events",
+            body: json!({"apiVersion": "v1", "kind": "Event", "metadata": {"name": "e1"},
+                         "involvedObject": {"kind": "Pod", "name": "p", "namespace": "x"}, "reason": "R"}),
+            code: 422,
+            reason: "Invalid",
+            message: "Event \"e1\" is invalid: involvedObject.namespace: Invalid value: \"x\": does not match event.namespace",
+            causes: Some(vec![("involvedObject.namespace", "FieldValueInvalid")]),
+        },
+        Case {
+            path: EV,
+            body: json!({"apiVersion": "events.k8s.io/v1", "kind": "Event", "metadata": {"name": "e2"},
+                         "regarding": {"kind": "Pod", "name": "p", "namespace": "default"},
+                         "type": "Info", "deprecatedCount": 3}),
+            code: 422,
+            reason: "Invalid",
+            message: "Event.events.k8s.io \"e2\" is invalid: [eventTime: Required value, type: Invalid value: \"\": has invalid value: Info, count: Invalid value: \"\": needs to be unset]",
+            causes: Some(vec![
+                ("eventTime", "FieldValueRequired"),
+                ("type", "FieldValueInvalid"),
+                ("count", "FieldValueInvalid"),
+            ]),
+        },
+        Case {
+            path: EV,
+            body: json!({"apiVersion": "events.k8s.io/v1", "kind": "Event", "metadata": {"name": "e3"},
+                         "eventTime": "2024-01-02T03:04:05.000000Z", "regarding": {"kind": "Node", "name": "n1"},
+                         "reason": "R", "type": "Normal", "series": {"count": 1}}),
+            code: 422,
+            reason: "Invalid",
+            message: leak(format!("Event.events.k8s.io \"e3\" is invalid: [reportingController: Required value, reportingController: Invalid value: \"\": name part must be non-empty, reportingController: Invalid value: \"\": {QNAME}, reportingInstance: Required value, action: Required value, series.count: Invalid value: \"\": should be at least 2, series.lastObservedTime: Required value]")),
+            causes: Some(vec![
+                ("reportingController", "FieldValueRequired"),
+                ("reportingController", "FieldValueInvalid"),
+                ("reportingController", "FieldValueInvalid"),
+                ("reportingInstance", "FieldValueRequired"),
+                ("action", "FieldValueRequired"),
+                ("series.count", "FieldValueInvalid"),
+                ("series.lastObservedTime", "FieldValueRequired"),
+            ]),
+        },
+    ]
+}
+
+async fn post(s: &Server, c: &reqwest::Client, path: &str, body: Value) -> Value {
+    let r = s.json(c, Method::POST, path, Some(body)).await;
+    assert_eq!(r.code, StatusCode::CREATED, "{path}: {}", r.body);
+    r.body
+}
+
+async fn put_refused(s: &Server, c: &reqwest::Client, path: &str, body: Value) -> String {
+    let r = s.json(c, Method::PUT, path, Some(body)).await;
+    assert_eq!(
+        r.code,
+        StatusCode::UNPROCESSABLE_ENTITY,
+        "{path}: {}",
+        r.body
+    );
+    r.body["message"].as_str().unwrap_or("").to_string()
+}
+
+/// Updates the core types refuse: events.k8s.io Events are immutable but for their series.
+#[tokio::test]
+async fn core_updates_keep_immutable_fields() {
+    let s = Server::start();
+    let c = s.client();
+
+    let mut ev = post(
+        &s,
+        &c,
+        EV,
+        json!({"apiVersion": "events.k8s.io/v1", "kind": "Event", "metadata": {"name": "ok"},
+               "eventTime": "2024-01-02T03:04:05.000000Z", "reportingController": "example.com/ctl",
+               "reportingInstance": "ctl-1", "action": "Sync", "reason": "Synced", "type": "Normal",
+               "note": "a", "regarding": {"kind": "Pod", "name": "p", "namespace": "default"}}),
+    )
+    .await;
+    ev["note"] = json!("b");
+    ev["series"] = json!({"count": 2, "lastObservedTime": "2024-01-02T03:05:05.000000Z"});
+    assert_eq!(
+        put_refused(&s, &c, &format!("{EV}/ok"), ev).await,
+        "Event.events.k8s.io \"ok\" is invalid: message: Invalid value: \"b\": field is immutable"
+    );
+    // The same change through core/v1 is allowed (legacy rules only), when both APIs
+    // serve one store.
+    let mut core = s
+        .json(&c, Method::GET, &format!("{NS}/events/ok"), None)
+        .await;
+    if core.code == StatusCode::OK {
+        core.body["message"] = json!("b");
+        let r = s
+            .json(&c, Method::PUT, &format!("{NS}/events/ok"), Some(core.body))
+            .await;
+        assert_eq!(r.code, StatusCode::OK, "{}", r.body);
+    }
+
+    // A ResourceQuota's scopes never change.
+    let mut rq = post(
+        &s,
+        &c,
+        &format!("{NS}/resourcequotas"),
+        json!({"apiVersion": "v1", "kind": "ResourceQuota", "metadata": {"name": "be"},
+               "spec": {"hard": {"pods": "2"}, "scopes": ["BestEffort"]}}),
+    )
+    .await;
+    rq["spec"]["scopes"] = json!(["NotBestEffort"]);
+    assert_eq!(
+        put_refused(&s, &c, &format!("{NS}/resourcequotas/be"), rq).await,
+        "ResourceQuota \"be\" is invalid: spec.scopes: Invalid value: []core.ResourceQuotaScope{\"NotBestEffort\"}: field is immutable"
+    );
+}
