@@ -284,7 +284,7 @@ async fn system_namespaces_are_recreated() {
 }
 
 /// Core kinds whose v1 defaults fill fields in: a Container LimitRange item's default limit
-/// and request (SetDefaults_LimitRangeItem).
+/// and request, Endpoints port protocols and a node's allocatable resources.
 #[tokio::test]
 async fn core_kinds_read_back_with_kube_defaults() {
     let s = Server::start();
@@ -306,4 +306,29 @@ async fn core_kinds_read_back_with_kube_defaults() {
         json!({"cpu": "2", "memory": "64Mi"})
     );
     assert!(lr["spec"]["limits"][1].get("default").is_none());
+
+    // SetDefaults_Endpoints: ports are TCP unless said otherwise.
+    let ep = create(
+        &s,
+        &c,
+        &format!("{ns}/endpoints"),
+        json!({"apiVersion": "v1", "kind": "Endpoints", "metadata": {"name": "ep"},
+               "subsets": [{"addresses": [{"ip": "10.1.2.3"}], "ports": [{"port": 80}]}]}),
+    )
+    .await;
+    assert_eq!(ep["subsets"][0]["ports"][0]["protocol"], "TCP");
+
+    // SetDefaults_NodeStatus: allocatable is the capacity when not reported.
+    let node = create(
+        &s,
+        &c,
+        "/api/v1/nodes",
+        json!({"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n1"},
+               "status": {"capacity": {"cpu": "4", "pods": "110"}}}),
+    )
+    .await;
+    assert_eq!(
+        node["status"]["allocatable"],
+        json!({"cpu": "4", "pods": "110"})
+    );
 }

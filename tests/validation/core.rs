@@ -9,6 +9,7 @@ use super::Case;
 
 const NS: &str = "/api/v1/namespaces/default";
 const EV: &str = "/apis/events.k8s.io/v1/namespaces/default/events";
+const SUB: &str = "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')";
 const QNAME: &str = "name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')";
 
 fn leak(s: String) -> &'static str {
@@ -21,7 +22,57 @@ fn q(value: i64, scale: i32, s: &str) -> String {
 }
 
 pub(super) fn cases() -> Vec<Case> {
+    let fraction = q(15, -1, "");
     vec![
+        Case {
+            path: "/api/v1/namespaces/default/endpoints",
+            body: json!({"apiVersion": "v1", "kind": "Endpoints", "metadata": {"name": "ep"}, "subsets": [
+                {"addresses": [{"ip": "127.0.0.1", "nodeName": "Bad_Node"}, {"ip": "nope"}],
+                 "ports": [{"port": 80}, {"name": "b", "port": 0, "protocol": "HTTP"}]},
+                {}]}),
+            code: 422,
+            reason: "Invalid",
+            message: leak(format!("Endpoints \"ep\" is invalid: [subsets[0].addresses[0].nodeName: Invalid value: \"Bad_Node\": {SUB}, subsets[0].addresses[0].ip: Invalid value: \"127.0.0.1\": may not be in the loopback range (127.0.0.0/8, ::1/128), subsets[0].addresses[1].ip: Invalid value: \"nope\": must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff), subsets[0].addresses[1].ip: Invalid value: \"nope\": must be a valid IP address, subsets[0].ports[0].name: Required value, subsets[0].ports[1].port: Invalid value: 0: must be between 1 and 65535, inclusive, subsets[0].ports[1].protocol: Unsupported value: \"HTTP\": supported values: \"SCTP\", \"TCP\", \"UDP\", subsets[1]: Required value: must specify `addresses` or `notReadyAddresses`]")),
+            causes: Some(vec![
+                ("subsets[0].addresses[0].nodeName", "FieldValueInvalid"),
+                ("subsets[0].addresses[0].ip", "FieldValueInvalid"),
+                ("subsets[0].addresses[1].ip", "FieldValueInvalid"),
+                ("subsets[0].addresses[1].ip", "FieldValueInvalid"),
+                ("subsets[0].ports[0].name", "FieldValueRequired"),
+                ("subsets[0].ports[1].port", "FieldValueInvalid"),
+                ("subsets[0].ports[1].protocol", "FieldValueNotSupported"),
+                ("subsets[1]", "FieldValueRequired"),
+            ]),
+        },
+        Case {
+            path: "/api/v1/nodes",
+            body: json!({"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n1"},
+                         "spec": {"podCIDRs": ["10.0.0.0/24", "10.1.0.0/24"], "taints": [
+                            {"key": "k", "effect": "NoSchedule"}, {"key": "k", "effect": "NoSchedule"},
+                            {"key": "bad key", "effect": "Sometimes"}]},
+                         "status": {"capacity": {"pods": "1.5", "cpu": "-2"}}}),
+            code: 422,
+            reason: "Invalid",
+            message: leak(format!("Node \"n1\" is invalid: [metadata.taints[1]: Duplicate value: core.Taint{{Key:\"k\", Value:\"\", Effect:\"NoSchedule\", TimeAdded:(*v1.Time)(nil)}}: taints must be unique by key and effect pair, metadata.taints[2].key: Invalid value: \"bad key\": {QNAME}, metadata.taints[2].effect: Unsupported value: \"Sometimes\": supported values: \"NoSchedule\", \"PreferNoSchedule\", \"NoExecute\", status.capacity.cpu: Invalid value: \"-2\": must be greater than or equal to 0, status.capacity.pods: Invalid value: {fraction}: must be an integer, status.allocatable.cpu: Invalid value: \"-2\": must be greater than or equal to 0, status.allocatable.pods: Invalid value: {fraction}: must be an integer, spec.podCIDRs: Invalid value: []string{{\"10.0.0.0/24\", \"10.1.0.0/24\"}}: may specify no more than one CIDR for each IP family]")),
+            causes: Some(vec![
+                ("metadata.taints[1]", "FieldValueDuplicate"),
+                ("metadata.taints[2].key", "FieldValueInvalid"),
+                ("metadata.taints[2].effect", "FieldValueNotSupported"),
+                ("status.capacity.cpu", "FieldValueInvalid"),
+                ("status.capacity.pods", "FieldValueInvalid"),
+                ("status.allocatable.cpu", "FieldValueInvalid"),
+                ("status.allocatable.pods", "FieldValueInvalid"),
+                ("spec.podCIDRs", "FieldValueInvalid"),
+            ]),
+        },
+        Case {
+            path: "/apis/apps/v1/namespaces/default/controllerrevisions",
+            body: json!({"apiVersion": "apps/v1", "kind": "ControllerRevision", "metadata": {"name": "cr"}, "revision": -1}),
+            code: 422,
+            reason: "Invalid",
+            message: "ControllerRevision.apps \"cr\" is invalid: [data: Required value: data is mandatory, revision: Invalid value: -1: must be greater than or equal to 0]",
+            causes: Some(vec![("data", "FieldValueRequired"), ("revision", "FieldValueInvalid")]),
+        },
         Case {
             path: "/api/v1/namespaces/default/limitranges",
             body: json!({"apiVersion": "v1", "kind": "LimitRange", "metadata": {"name": "lr"}, "spec": {"limits": [
@@ -157,8 +208,41 @@ async fn core_updates_keep_immutable_fields() {
     )
     .await;
     rq["spec"]["scopes"] = json!(["NotBestEffort"]);
+    rq["spec"]["hard"] = json!({"pods": "3"});
     assert_eq!(
         put_refused(&s, &c, &format!("{NS}/resourcequotas/be"), rq).await,
         "ResourceQuota \"be\" is invalid: spec.scopes: Invalid value: []core.ResourceQuotaScope{\"NotBestEffort\"}: field is immutable"
+    );
+
+    // A node's pod CIDRs and provider ID are set once.
+    let mut node = post(
+        &s,
+        &c,
+        "/api/v1/nodes",
+        json!({"apiVersion": "v1", "kind": "Node", "metadata": {"name": "nu"},
+               "spec": {"podCIDRs": ["10.0.0.0/24"], "providerID": "aws://1"}}),
+    )
+    .await;
+    node["spec"]["podCIDRs"] = json!(["10.0.1.0/24"]);
+    node["spec"]["providerID"] = json!("aws://2");
+    assert_eq!(
+        put_refused(&s, &c, "/api/v1/nodes/nu", node).await,
+        "Node \"nu\" is invalid: [spec.podCIDRs: Forbidden: node updates may not change podCIDR except from \"\" to valid, spec.providerID: Forbidden: node updates may not change providerID except from \"\" to valid]"
+    );
+
+    // A ControllerRevision's data never changes.
+    let cr_path = "/apis/apps/v1/namespaces/default/controllerrevisions";
+    let mut cr = post(
+        &s,
+        &c,
+        cr_path,
+        json!({"apiVersion": "apps/v1", "kind": "ControllerRevision", "metadata": {"name": "cr2"},
+               "data": {"a": 1}, "revision": 1}),
+    )
+    .await;
+    cr["data"] = json!({"a": 2});
+    assert_eq!(
+        put_refused(&s, &c, &format!("{cr_path}/cr2"), cr).await,
+        "ControllerRevision.apps \"cr2\" is invalid: data: Invalid value: runtime.Unknown{TypeMeta:runtime.TypeMeta{APIVersion:\"\", Kind:\"\"}, Raw:[]uint8{0x7b, 0x22, 0x61, 0x22, 0x3a, 0x32, 0x7d}, ContentEncoding:\"\", ContentType:\"application/json\"}: field is immutable"
     );
 }

@@ -107,7 +107,7 @@ fn container_resource_name(k: &str, path: &str, errs: &mut Vec<FieldError>) {
 }
 
 /// `ValidateResourceQuantityValue`.
-fn quantity_value(k: &str, q: &Quantity, path: &str, errs: &mut Vec<FieldError>) {
+pub(super) fn quantity_value(k: &str, q: &Quantity, path: &str, errs: &mut Vec<FieldError>) {
     if q.is_negative() {
         errs.push(FieldError::invalid(
             path,
@@ -125,7 +125,7 @@ fn quantity_value(k: &str, q: &Quantity, path: &str, errs: &mut Vec<FieldError>)
 }
 
 /// A ResourceList's entries in a stable (sorted) order, parsed.
-fn resources(v: &Value) -> Vec<(&str, Quantity)> {
+pub(super) fn resources(v: &Value) -> Vec<(&str, Quantity)> {
     let mut out: Vec<(&str, Quantity)> = v
         .as_object()
         .into_iter()

@@ -1,6 +1,7 @@
 //! The core (`""`) group's strategies.
 
 pub mod configmap;
+pub mod endpoints;
 pub mod event;
 pub mod limits;
 pub mod namespace;
