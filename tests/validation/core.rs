@@ -223,6 +223,8 @@ async fn core_updates_keep_immutable_fields() {
                "spec": {"podCIDRs": ["10.0.0.0/24"], "providerID": "aws://1"}}),
     )
     .await;
+    assert_eq!(node["spec"]["podCIDR"], "10.0.0.0/24");
+    node["spec"]["podCIDR"] = json!("10.0.1.0/24");
     node["spec"]["podCIDRs"] = json!(["10.0.1.0/24"]);
     node["spec"]["providerID"] = json!("aws://2");
     assert_eq!(

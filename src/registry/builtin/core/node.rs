@@ -2,7 +2,7 @@
 //! `ValidateNode` / `ValidateNodeUpdate` (taints, pod CIDRs and provider ID set once,
 //! resource quantities), field selectors and the printer.
 
-use serde_json::Value;
+use serde_json::{json, Map, Value};
 
 use super::limits::{quantity_value, resources};
 use crate::meta::field_error::{go_quote, ErrorType, FieldError};
@@ -19,8 +19,24 @@ impl Strategy for Nodes {
         true
     }
 
-    /// `SetDefaults_NodeStatus`: allocatable is the capacity when it is not reported.
+    /// `SetDefaults_NodeStatus`: allocatable is the capacity when it is not reported. Also
+    /// the v1 conversion's pairing of `spec.podCIDR` and `spec.podCIDRs`: a podCIDR that is
+    /// not the list's first entry replaces the list, and podCIDR is the list's first entry.
     fn default(&self, obj: &mut Value) {
+        if let Some(spec) = obj.get_mut("spec").and_then(Value::as_object_mut) {
+            let single = spec
+                .get("podCIDR")
+                .and_then(Value::as_str)
+                .unwrap_or("")
+                .to_string();
+            let first = first_cidr(spec);
+            if !single.is_empty() && first.as_deref() != Some(single.as_str()) {
+                spec.insert("podCIDRs".into(), json!([single]));
+            }
+            if let Some(first) = first_cidr(spec) {
+                spec.insert("podCIDR".into(), json!(first));
+            }
+        }
         let Some(status) = obj.get_mut("status").and_then(Value::as_object_mut) else {
             return;
         };
@@ -85,8 +101,10 @@ impl Strategy for Nodes {
         errs
     }
 
+    /// kube's node strategy checks an update as a new node too (`ValidateNode`), then
+    /// `ValidateNodeUpdate`.
     fn validate_update(&self, new: &Value, old: &Value) -> Vec<FieldError> {
-        let mut errs = Vec::new();
+        let mut errs = self.validate(new);
         node_resources(new, &mut errs);
         let addresses = list_of(new.get("status").unwrap_or(&Value::Null), "addresses");
         for (i, a) in addresses.iter().enumerate() {
@@ -149,6 +167,15 @@ impl Strategy for Nodes {
     fn printer(&self) -> Printer {
         printers::NODE
     }
+}
+
+/// The first of a node spec's `podCIDRs`.
+fn first_cidr(spec: &Map<String, Value>) -> Option<String> {
+    spec.get("podCIDRs")
+        .and_then(Value::as_array)
+        .and_then(|l| l.first())
+        .and_then(Value::as_str)
+        .map(str::to_string)
 }
 
 fn drop_config(obj: &mut Value, spec: bool, status: bool) {
