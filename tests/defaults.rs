@@ -306,6 +306,16 @@ async fn core_kinds_read_back_with_kube_defaults() {
         json!({"cpu": "2", "memory": "64Mi"})
     );
     assert!(lr["spec"]["limits"][1].get("default").is_none());
+    // A LimitRange without a name is named with a UUID.
+    let unnamed = create(
+        &s,
+        &c,
+        &format!("{ns}/limitranges"),
+        json!({"apiVersion": "v1", "kind": "LimitRange", "metadata": {}, "spec": {"limits": []}}),
+    )
+    .await;
+    let name = unnamed["metadata"]["name"].as_str().unwrap();
+    assert_eq!((name.len(), name.matches('-').count()), (36, 4), "{name}");
 
     // SetDefaults_Endpoints: ports are TCP unless said otherwise.
     let ep = create(

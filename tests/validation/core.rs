@@ -248,3 +248,37 @@ async fn core_updates_keep_immutable_fields() {
         "ControllerRevision.apps \"cr2\" is invalid: data: Invalid value: runtime.Unknown{TypeMeta:runtime.TypeMeta{APIVersion:\"\", Kind:\"\"}, Raw:[]uint8{0x7b, 0x22, 0x61, 0x22, 0x3a, 0x32, 0x7d}, ContentEncoding:\"\", ContentType:\"application/json\"}: field is immutable"
     );
 }
+
+/// Events take no part in garbage collection: a foreground delete removes one at once.
+#[tokio::test]
+async fn events_are_deleted_without_gc_finalizers() {
+    let s = Server::start();
+    let c = s.client();
+    for (path, body) in [
+        (
+            format!("{NS}/events"),
+            json!({"apiVersion": "v1", "kind": "Event", "metadata": {"name": "gone"},
+                   "involvedObject": {"kind": "Pod", "name": "p", "namespace": "default"}}),
+        ),
+        (
+            EV.to_string(),
+            json!({"apiVersion": "events.k8s.io/v1", "kind": "Event", "metadata": {"name": "gone"},
+                   "eventTime": "2024-01-02T03:04:05.000000Z", "reportingController": "ctl",
+                   "reportingInstance": "ctl-1", "action": "Sync", "reason": "Synced", "type": "Normal",
+                   "regarding": {"kind": "Pod", "name": "p", "namespace": "default"}}),
+        ),
+    ] {
+        post(&s, &c, &path, body).await;
+        let r = s
+            .json(
+                &c,
+                Method::DELETE,
+                &format!("{path}/gone"),
+                Some(json!({"kind": "DeleteOptions", "apiVersion": "v1", "propagationPolicy": "Foreground"})),
+            )
+            .await;
+        assert_eq!(r.code, StatusCode::OK, "{path}: {}", r.body);
+        let get = s.json(&c, Method::GET, &format!("{path}/gone"), None).await;
+        assert_eq!(get.code, StatusCode::NOT_FOUND, "{path}: {}", get.body);
+    }
+}

@@ -9,7 +9,7 @@ use crate::meta::field_error::{go_quote, FieldError};
 use crate::meta::validation::{go_time_string, is_dns1123_subdomain, is_qualified_name};
 use crate::registry::builtin::checks::str_of;
 use crate::registry::field_selectors::{self as fields, not_supported, Put, SelectableFields};
-use crate::registry::strategy::{is_unset, Strategy};
+use crate::registry::strategy::{is_unset, GcPolicy, Strategy};
 use crate::registry::table::{printers, Printer};
 
 pub struct Events;
@@ -17,6 +17,11 @@ pub struct Events;
 impl Strategy for Events {
     fn keeps_status_on_create(&self) -> bool {
         true
+    }
+
+    /// Events take no part in garbage collection (kube's `rest.Unsupported`).
+    fn gc_policy(&self) -> GcPolicy {
+        GcPolicy::Unsupported
     }
 
     /// A core/v1 request gets the legacy checks only (kube keeps them for compatibility).

@@ -139,6 +139,24 @@ pub(super) fn resources(v: &Value) -> Vec<(&str, Quantity)> {
 pub struct LimitRanges;
 
 impl Strategy for LimitRanges {
+    /// A LimitRange created without a name gets a UUID as its name (before any
+    /// generateName applies); the object's uid, already settled, serves.
+    fn prepare_for_create(&self, obj: &mut Value) {
+        let Some(meta) = obj.get_mut("metadata").and_then(Value::as_object_mut) else {
+            return;
+        };
+        if meta
+            .get("name")
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .is_empty()
+        {
+            if let Some(uid) = meta.get("uid").cloned() {
+                meta.insert("name".into(), uid);
+            }
+        }
+    }
+
     /// `SetDefaults_LimitRangeItem`: a Container item's default limit comes from its max,
     /// its default request from the default limit, else from its min.
     fn default(&self, obj: &mut Value) {

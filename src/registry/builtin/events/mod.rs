@@ -8,12 +8,16 @@ use crate::registry::builtin::core::event::{
     event_fields, validate_strict, validate_strict_update, Event,
 };
 use crate::registry::field_selectors::{not_supported, SelectableFields};
-use crate::registry::strategy::Strategy;
+use crate::registry::strategy::{GcPolicy, Strategy};
 use crate::registry::table::{printers, Printer};
 
 pub struct Events;
 
 impl Strategy for Events {
+    fn gc_policy(&self) -> GcPolicy {
+        GcPolicy::Unsupported
+    }
+
     fn validate(&self, obj: &Value) -> Vec<FieldError> {
         validate_strict(&Event::new_api(obj))
     }
