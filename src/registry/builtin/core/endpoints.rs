@@ -190,3 +190,32 @@ fn validate_port(port: &Value, require_name: bool, p: &str, errs: &mut Vec<Field
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::registry::builtin::checks::parse_cidr_sloppy;
+
+    #[test]
+    fn sloppy_addresses_and_endpoint_rules() {
+        assert!(parse_ip_sloppy("010.001.1.1").is_some());
+        assert!(parse_ip_sloppy("256.1.1.1").is_none());
+        assert!(parse_ip_sloppy("1.2.3").is_none());
+        assert_eq!(parse_cidr_sloppy("10.0.0.0/08").map(|c| c.1), Some(8));
+        assert!(parse_cidr_sloppy("10.0.0.0/33").is_none());
+        let msgs = |ip: &str| {
+            let mut errs = Vec::new();
+            endpoint_ip(ip, "ip", &mut errs);
+            errs.iter().map(FieldError::message).collect::<Vec<_>>()
+        };
+        assert!(msgs("10.1.2.3").is_empty());
+        assert_eq!(
+            msgs("::")[0],
+            "ip: Invalid value: \"::\": may not be unspecified (::)"
+        );
+        assert_eq!(msgs("::ffff:127.0.0.1").len(), 1);
+        assert_eq!(msgs("fe80::1").len(), 1);
+        assert_eq!(msgs("ff02::1").len(), 1);
+        assert_eq!(msgs("224.0.0.5").len(), 1);
+    }
+}
