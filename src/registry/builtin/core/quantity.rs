@@ -1,10 +1,11 @@
 //! `resource.Quantity` as far as validation needs it (apimachinery `pkg/api/resource`):
-//! parsing the int64 fast path of `ParseQuantity`, comparing, `Value`/`MilliValue`, the
-//! canonical `String()` and how a Quantity value prints in a field error (`%#v` of the
-//! struct, since its `String` has a pointer receiver).
+//! parsing (`ParseQuantity`, its int64 fast path and the exact slow path), comparing,
+//! `Value`/`MilliValue`, the canonical `String()` and how a Quantity value prints in a field
+//! error (`%#v` of the struct, since its `String` has a pointer receiver).
 //!
-//! Quantities the fast path cannot hold (more than 18 digits, finer than nano) keep an
-//! approximate `f64`; upstream prints those with an `*inf.Dec` pointer no one can reproduce.
+//! Values are kept exactly in units of 10^-9 (the slow path rounds up to nano, as upstream);
+//! upstream prints a slow-path quantity's `%#v` with an `*inf.Dec` pointer no one can
+//! reproduce.
 
 use serde_json::Value;
 
@@ -26,12 +27,13 @@ impl Format {
     }
 }
 
-/// A parsed quantity: `value * 10^scale`, or `approx` when it left the int64 path.
+/// A parsed quantity.
 #[derive(Clone, Debug)]
 pub struct Quantity {
-    value: i64,
-    scale: i32,
-    approx: Option<f64>,
+    /// The value in units of 10^-9 (saturating).
+    nanos: i128,
+    /// The `int64Amount` (value, scale) when parsing took the fast path.
+    int: Option<(i64, i32)>,
     format: Format,
     /// The cached string (`s`): the input when it was already canonical.
     cached: String,
@@ -58,6 +60,17 @@ fn suffix(s: &str) -> Option<(u32, i32, Format)> {
         e if e.starts_with(['e', 'E']) => (10, e[1..].parse().ok()?, Format::DecimalExponent),
         _ => return None,
     })
+}
+
+/// `n * 10^p`, rounding up (away from zero) when `p` is negative; saturating.
+fn shift10(n: i128, p: i32) -> i128 {
+    if p >= 0 {
+        return n.saturating_mul(10i128.checked_pow(p as u32).unwrap_or(i128::MAX));
+    }
+    let Some(d) = 10i128.checked_pow((-p) as u32) else {
+        return n.signum();
+    };
+    n / d + if n % d != 0 { n.signum() } else { 0 }
 }
 
 impl Quantity {
@@ -90,6 +103,24 @@ impl Quantity {
         let num = num.trim_start_matches('0');
         let num = if num.is_empty() { "0" } else { num };
         let (base, exponent, format) = suffix(suf)?;
+        let shifted = format!("{num}{denom}");
+        // The exact value, for the slow path (and comparisons).
+        let digits: i128 = shifted.parse().unwrap_or(i128::MAX);
+        let digits = if negative { -digits } else { digits };
+        let nanos = if base == 2 {
+            let scaled = 2i128
+                .checked_pow(exponent as u32)
+                .map_or(i128::MAX, |m| digits.saturating_mul(m));
+            shift10(scaled, 9 - denom.len() as i32)
+        } else {
+            shift10(digits, 9 + exponent - denom.len() as i32)
+        };
+        let slow = Quantity {
+            nanos,
+            int: None,
+            format,
+            cached: String::new(),
+        };
         let (mut scale, mantissa, precision) = match format {
             Format::BinarySi => {
                 let p = if denom.is_empty() {
@@ -99,41 +130,28 @@ impl Quantity {
                 };
                 (0, 1i64.checked_shl(exponent as u32).unwrap_or(0), p)
             }
-            _ => (exponent, 1, 18 - (num.len() + denom.len()) as i32),
+            _ => (exponent, 1, 18 - shifted.len() as i32),
         };
-        let sign = if negative { -1.0 } else { 1.0 };
-        let approx = || {
-            let n: f64 = format!("{num}.{denom}0").parse().unwrap_or(0.0);
-            let mult = if base == 2 {
-                2f64.powi(exponent)
-            } else {
-                10f64.powi(exponent)
-            };
-            Quantity {
-                value: 0,
-                scale: 0,
-                approx: Some(sign * n * mult),
-                format,
-                cached: String::new(),
-            }
-        };
-        if precision < 0 {
-            return Some(approx());
-        }
         scale -= denom.len() as i32;
-        if scale < -9 {
-            return Some(approx());
+        if precision < 0 || scale < -9 {
+            // A binary quantity below one is shown as decimal.
+            let format = match format {
+                Format::BinarySi if nanos.abs() < 1_000_000_000 => Format::DecimalSi,
+                f => f,
+            };
+            return Some(Quantity { format, ..slow });
         }
-        let shifted = format!("{num}{denom}");
-        let Ok(v) = shifted.parse::<i64>() else {
-            return Some(approx());
-        };
-        let Some(mut result) = v.checked_mul(mantissa) else {
-            return Some(approx());
+        let Some(mut result) = shifted
+            .parse::<i64>()
+            .ok()
+            .and_then(|v| v.checked_mul(mantissa))
+        else {
+            return Some(slow);
         };
         if negative {
             result = -result;
         }
+        let v = result.abs() / mantissa.max(1);
         let canonical = match format {
             Format::BinarySi => exponent % 10 == 0 && v & 7 != 0,
             _ => scale % 3 == 0 && !shifted.ends_with("000") && !shifted.starts_with('0'),
@@ -148,47 +166,30 @@ impl Quantity {
 
     fn int(value: i64, scale: i32, format: Format, cached: String) -> Quantity {
         Quantity {
-            value,
-            scale,
-            approx: None,
+            nanos: shift10(i128::from(value), scale + 9),
+            int: Some((value, scale)),
             format,
             cached,
         }
     }
 
-    /// The value in units of 10^-9 (saturating), for comparisons.
-    fn nanos(&self) -> i128 {
-        if let Some(f) = self.approx {
-            return (f * 1e9) as i128;
-        }
-        let v = i128::from(self.value);
-        let shift = self.scale + 9;
-        if shift >= 0 {
-            v.saturating_mul(10i128.saturating_pow(shift as u32))
-        } else {
-            v / 10i128.pow((-shift) as u32)
-        }
-    }
-
-    /// `Cmp`: -1, 0 or 1.
+    /// `Cmp`.
     pub fn cmp(&self, other: &Quantity) -> std::cmp::Ordering {
-        self.nanos().cmp(&other.nanos())
+        self.nanos.cmp(&other.nanos)
     }
 
     pub fn is_negative(&self) -> bool {
-        self.nanos() < 0
+        self.nanos < 0
     }
 
     /// `MilliValue()` (rounded up, as upstream's `ScaledValue`).
     pub fn milli(&self) -> i128 {
-        let n = self.nanos();
-        n / 1_000_000 + i128::from(n % 1_000_000 > 0)
+        shift10(self.nanos, -6)
     }
 
     /// `Value()` (rounded up).
     pub fn whole(&self) -> i128 {
-        let n = self.nanos();
-        n / 1_000_000_000 + i128::from(n % 1_000_000_000 > 0)
+        shift10(self.nanos, -9)
     }
 
     /// `String()`: the canonical form (`CanonicalizeBytes`).
@@ -196,21 +197,18 @@ impl Quantity {
         if !self.cached.is_empty() {
             return self.cached.clone();
         }
-        if let Some(f) = self.approx {
-            return format!("{f}");
-        }
-        if self.value == 0 {
+        if self.nanos == 0 {
             return "0".into();
         }
         let mut format = self.format;
         if format == Format::BinarySi {
-            let exact = self.scale >= 0 || self.nanos() % 1_000_000_000 == 0;
-            if (-1024 < self.whole() && self.whole() < 1024) || !exact {
+            let whole = self.whole();
+            if (-1024 < whole && whole < 1024) || self.nanos % 1_000_000_000 != 0 {
                 format = Format::DecimalSi;
             }
         }
         if format == Format::BinarySi {
-            let mut v = self.nanos() / 1_000_000_000;
+            let mut v = self.nanos / 1_000_000_000;
             let mut exp = 0;
             while v % 1024 == 0 && exp < 6 {
                 v /= 1024;
@@ -219,13 +217,16 @@ impl Quantity {
             let suf = ["", "Ki", "Mi", "Gi", "Ti", "Pi", "Ei"][exp];
             return format!("{v}{suf}");
         }
-        let (mut v, mut exp) = (i128::from(self.value), self.scale);
+        let (mut v, mut exp) = match self.int {
+            Some((value, scale)) => (i128::from(value), scale),
+            None => (self.nanos, -9),
+        };
         while v != 0 && v % 10 == 0 {
             v /= 10;
             exp += 1;
         }
         while exp.rem_euclid(3) != 0 {
-            v *= 10;
+            v = v.saturating_mul(10);
             exp -= 1;
         }
         let suf = match (format, exp) {
@@ -234,7 +235,6 @@ impl Quantity {
             (_, -9) => "n".into(),
             (_, -6) => "u".into(),
             (_, -3) => "m".into(),
-            (_, 0) => String::new(),
             (_, 3) => "k".into(),
             (_, 6) => "M".into(),
             (_, 9) => "G".into(),
@@ -248,15 +248,12 @@ impl Quantity {
 
     /// How `field.Invalid(path, quantity, ...)` prints it: Go's `%#v` of the struct.
     pub fn go_repr(&self) -> String {
-        let dec = if self.approx.is_some() {
-            "(*inf.Dec)(0xc000000000)"
-        } else {
-            "(*inf.Dec)(nil)"
+        let ((value, scale), dec) = match self.int {
+            Some(i) => (i, "(*inf.Dec)(nil)"),
+            None => ((0, 0), "(*inf.Dec)(0xc000000000)"),
         };
         format!(
-            "resource.Quantity{{i:resource.int64Amount{{value:{}, scale:{}}}, d:resource.infDecAmount{{Dec:{dec}}}, s:{}, Format:{}}}",
-            self.value,
-            self.scale,
+            "resource.Quantity{{i:resource.int64Amount{{value:{value}, scale:{scale}}}, d:resource.infDecAmount{{Dec:{dec}}}, s:{}, Format:{}}}",
             crate::meta::field_error::go_quote(&self.cached),
             crate::meta::field_error::go_quote(self.format.name()),
         )
@@ -281,6 +278,10 @@ mod tests {
             ("2000", "2k", ""),
             ("1e3", "1e3", "1e3"),
             ("-1", "-1", "-1"),
+            ("1.5Gi", "1536Mi", ""),
+            ("0.5Ki", "512", ""),
+            ("1.0000000001", "1000000001n", ""),
+            ("123456789012345678901", "123456789012345678901", ""),
         ] {
             let q = Quantity::parse(input).unwrap();
             assert_eq!(q.string(), string, "{input}");
