@@ -93,6 +93,17 @@ pub(super) fn cases() -> Vec<Case> {
         },
         Case {
             path: "/api/v1/namespaces/default/resourcequotas",
+            body: json!({"apiVersion": "v1", "kind": "ResourceQuota", "metadata": {"name": "sel"},
+                         "spec": {"hard": {"cpu": "1"}, "scopeSelector": {"matchExpressions": [
+                            {"scopeName": "BestEffort", "operator": "In", "values": ["x"]},
+                            {"scopeName": "Nope", "operator": "Exists"}]}}}),
+            code: 422,
+            reason: "Invalid",
+            message: "ResourceQuota \"sel\" is invalid: [spec.scopeSelector.matchExpressions: Invalid value: core.ScopeSelector{MatchExpressions:[]core.ScopedResourceSelectorRequirement{core.ScopedResourceSelectorRequirement{ScopeName:\"BestEffort\", Operator:\"In\", Values:[]string{\"x\"}}, core.ScopedResourceSelectorRequirement{ScopeName:\"Nope\", Operator:\"Exists\", Values:[]string(nil)}}}: unsupported scope applied to resource, spec.scopeSelector.matchExpressions.operator: Invalid value: \"In\": must be 'Exists' when scope is any of ResourceQuotaScopeTerminating, ResourceQuotaScopeNotTerminating, ResourceQuotaScopeBestEffort, ResourceQuotaScopeNotBestEffort or ResourceQuotaScopeCrossNamespacePodAffinity, spec.scopeSelector.matchExpressions.scopeName: Invalid value: \"Nope\": unsupported scope]",
+            causes: None,
+        },
+        Case {
+            path: "/api/v1/namespaces/default/resourcequotas",
             body: json!({"apiVersion": "v1", "kind": "ResourceQuota", "metadata": {"name": "rq"},
                          "spec": {"hard": {"pods": "1500m", "storage": "1Gi", "cpu": "-1"},
                                   "scopes": ["BestEffort", "NotBestEffort"]}}),
