@@ -286,83 +286,32 @@ fn validate_limit_range(obj: &Value) -> Vec<FieldError> {
                     &detail,
                 )
             };
-            let gt = |a: &Quantity, b: &Quantity| a.cmp(b) == Ordering::Greater;
-            if let (Some(a), Some(b)) = (&mn, &mx) {
-                if gt(a, b) {
-                    errs.push(bad(
-                        "min",
-                        a,
-                        format!(
-                            "min value {} is greater than max value {}",
+            // (a, its name, b, its name, field, a is the value shown): a must not exceed b.
+            let order = [
+                (&mn, "min", &mx, "max", "min", true),
+                (&mn, "min", &rq, "default request", "defaultRequest", false),
+                (&rq, "default request", &mx, "max", "defaultRequest", true),
+                (
+                    &rq,
+                    "default request",
+                    &df,
+                    "default limit",
+                    "defaultRequest",
+                    true,
+                ),
+                (&mn, "min", &df, "default", "default", true),
+                (&df, "default", &mx, "max", "default", false),
+            ];
+            for (a, a_name, b, b_name, field, show_a) in order {
+                if let (Some(a), Some(b)) = (a, b) {
+                    if a.cmp(b) == Ordering::Greater {
+                        let detail = format!(
+                            "{a_name} value {} is greater than {b_name} value {}",
                             a.string(),
                             b.string()
-                        ),
-                    ));
-                }
-            }
-            if let (Some(r), Some(a)) = (&rq, &mn) {
-                if gt(a, r) {
-                    errs.push(bad(
-                        "defaultRequest",
-                        r,
-                        format!(
-                            "min value {} is greater than default request value {}",
-                            a.string(),
-                            r.string()
-                        ),
-                    ));
-                }
-            }
-            if let (Some(r), Some(b)) = (&rq, &mx) {
-                if gt(r, b) {
-                    errs.push(bad(
-                        "defaultRequest",
-                        r,
-                        format!(
-                            "default request value {} is greater than max value {}",
-                            r.string(),
-                            b.string()
-                        ),
-                    ));
-                }
-            }
-            if let (Some(r), Some(d)) = (&rq, &df) {
-                if gt(r, d) {
-                    errs.push(bad(
-                        "defaultRequest",
-                        r,
-                        format!(
-                            "default request value {} is greater than default limit value {}",
-                            r.string(),
-                            d.string()
-                        ),
-                    ));
-                }
-            }
-            if let (Some(d), Some(a)) = (&df, &mn) {
-                if gt(a, d) {
-                    errs.push(bad(
-                        "default",
-                        a,
-                        format!(
-                            "min value {} is greater than default value {}",
-                            a.string(),
-                            d.string()
-                        ),
-                    ));
-                }
-            }
-            if let (Some(d), Some(b)) = (&df, &mx) {
-                if gt(d, b) {
-                    errs.push(bad(
-                        "default",
-                        b,
-                        format!(
-                            "default value {} is greater than max value {}",
-                            d.string(),
-                            b.string()
-                        ),
-                    ));
+                        );
+                        errs.push(bad(field, if show_a { a } else { b }, detail));
+                    }
                 }
             }
             if let Some(r) = &ratio {
