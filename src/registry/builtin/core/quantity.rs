@@ -111,9 +111,14 @@ impl Quantity {
             let scaled = 2i128
                 .checked_pow(exponent as u32)
                 .map_or(i128::MAX, |m| digits.saturating_mul(m));
-            shift10(scaled, 9 - denom.len() as i32)
+            shift10(scaled, 9i32.saturating_sub(denom.len() as i32))
         } else {
-            shift10(digits, 9 + exponent - denom.len() as i32)
+            shift10(
+                digits,
+                exponent
+                    .saturating_add(9)
+                    .saturating_sub(denom.len() as i32),
+            )
         };
         let slow = Quantity {
             nanos,
@@ -132,7 +137,7 @@ impl Quantity {
             }
             _ => (exponent, 1, 18 - shifted.len() as i32),
         };
-        scale -= denom.len() as i32;
+        scale = scale.saturating_sub(denom.len() as i32);
         if precision < 0 || scale < -9 {
             // A binary quantity below one is shown as decimal.
             let format = match format {
@@ -166,7 +171,7 @@ impl Quantity {
 
     fn int(value: i64, scale: i32, format: Format, cached: String) -> Quantity {
         Quantity {
-            nanos: shift10(i128::from(value), scale + 9),
+            nanos: shift10(i128::from(value), scale.saturating_add(9)),
             int: Some((value, scale)),
             format,
             cached,
@@ -223,11 +228,11 @@ impl Quantity {
         };
         while v != 0 && v % 10 == 0 {
             v /= 10;
-            exp += 1;
+            exp = exp.saturating_add(1);
         }
         while exp.rem_euclid(3) != 0 {
             v = v.saturating_mul(10);
-            exp -= 1;
+            exp = exp.saturating_sub(1);
         }
         let suf = match (format, exp) {
             (Format::DecimalExponent, 0) => String::new(),
@@ -298,5 +303,15 @@ mod tests {
         assert_eq!(a.cmp(&b), std::cmp::Ordering::Greater);
         assert_eq!(Quantity::parse("1500m").unwrap().milli(), 1500);
         assert!(Quantity::parse("abc").is_none());
+        for odd in [
+            "1e2147483647",
+            "1.5e-2147483648",
+            "9e2147483647",
+            "-1e-2147483648",
+            "1.e5",
+        ] {
+            let q = Quantity::parse(odd).unwrap();
+            let _ = (q.string(), q.milli(), q.go_repr());
+        }
     }
 }
