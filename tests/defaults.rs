@@ -533,3 +533,63 @@ async fn admission_and_flowcontrol_objects_read_back_with_kube_defaults() {
         json!({"nominalConcurrencyShares": 0, "lendablePercent": 0})
     );
 }
+
+/// Core kinds whose v1 defaults fill fields in: a Container LimitRange item's default limit
+/// and request, Endpoints port protocols and a node's allocatable resources.
+#[tokio::test]
+async fn core_kinds_read_back_with_kube_defaults() {
+    let s = Server::start();
+    let c = s.client();
+    let ns = "/api/v1/namespaces/default";
+    let lr = create(
+        &s,
+        &c,
+        &format!("{ns}/limitranges"),
+        json!({"apiVersion": "v1", "kind": "LimitRange", "metadata": {"name": "lr"},
+               "spec": {"limits": [{"type": "Container", "max": {"cpu": "2"}, "min": {"memory": "64Mi"}},
+                                   {"type": "Pod", "max": {"cpu": "4"}}]}}),
+    )
+    .await;
+    let item = &lr["spec"]["limits"][0];
+    assert_eq!(item["default"], json!({"cpu": "2"}));
+    assert_eq!(
+        item["defaultRequest"],
+        json!({"cpu": "2", "memory": "64Mi"})
+    );
+    assert!(lr["spec"]["limits"][1].get("default").is_none());
+    // A LimitRange without a name is named with a UUID.
+    let unnamed = create(
+        &s,
+        &c,
+        &format!("{ns}/limitranges"),
+        json!({"apiVersion": "v1", "kind": "LimitRange", "metadata": {}, "spec": {"limits": []}}),
+    )
+    .await;
+    let name = unnamed["metadata"]["name"].as_str().unwrap();
+    assert_eq!((name.len(), name.matches('-').count()), (36, 4), "{name}");
+
+    // SetDefaults_Endpoints: ports are TCP unless said otherwise.
+    let ep = create(
+        &s,
+        &c,
+        &format!("{ns}/endpoints"),
+        json!({"apiVersion": "v1", "kind": "Endpoints", "metadata": {"name": "ep"},
+               "subsets": [{"addresses": [{"ip": "10.1.2.3"}], "ports": [{"port": 80}]}]}),
+    )
+    .await;
+    assert_eq!(ep["subsets"][0]["ports"][0]["protocol"], "TCP");
+
+    // SetDefaults_NodeStatus: allocatable is the capacity when not reported.
+    let node = create(
+        &s,
+        &c,
+        "/api/v1/nodes",
+        json!({"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n1"},
+               "status": {"capacity": {"cpu": "4", "pods": "110"}}}),
+    )
+    .await;
+    assert_eq!(
+        node["status"]["allocatable"],
+        json!({"cpu": "4", "pods": "110"})
+    );
+}

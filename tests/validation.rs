@@ -9,6 +9,9 @@ mod admission;
 mod storage;
 mod support;
 
+#[path = "validation/core.rs"]
+mod core_area;
+
 use reqwest::{Method, StatusCode};
 use serde_json::{json, Value};
 use support::Server;
@@ -382,6 +385,7 @@ async fn invalid_objects_are_refused_as_kube_refuses_them() {
     let mut failures = Vec::new();
     for case in cases()
         .into_iter()
+        .chain(core_area::cases())
         .chain(storage::cases())
         .chain(admission::cases())
     {

@@ -37,7 +37,7 @@ use super::table::printers as p;
 fn strategy(group: &str, version: &str, resource: &str) -> Arc<dyn Strategy> {
     match (group, resource) {
         ("", "configmaps") => Arc::new(core::configmap::ConfigMaps),
-        ("", "endpoints") => Arc::new(Plain(p::ENDPOINTS)),
+        ("", "endpoints") => Arc::new(core::endpoints::Endpoints),
         ("", "events") => Arc::new(core::event::Events),
         ("", "namespaces") => Arc::new(core::namespace::Namespaces),
         ("", "nodes") => Arc::new(core::node::Nodes),
@@ -48,11 +48,12 @@ fn strategy(group: &str, version: &str, resource: &str) -> Arc<dyn Strategy> {
         ("", "replicationcontrollers") => {
             Arc::new(core::replicationcontroller::ReplicationControllers)
         }
-        ("", "resourcequotas") => Arc::new(Plain(p::QUOTA)),
+        ("", "limitranges") => Arc::new(core::limits::LimitRanges),
+        ("", "resourcequotas") => Arc::new(core::limits::ResourceQuotas),
         ("", "secrets") => Arc::new(core::secret::Secrets),
         ("", "serviceaccounts") => Arc::new(core::serviceaccount::ServiceAccounts),
         ("", "services") => Arc::new(core::service::Services),
-        ("apps", "controllerrevisions") => Arc::new(Plain(p::CR)),
+        ("apps", "controllerrevisions") => Arc::new(apps::controllerrevision::ControllerRevisions),
         ("apps", "daemonsets") => Arc::new(apps::daemonset::DaemonSets),
         ("apps", "deployments") => Arc::new(apps::deployment::Deployments),
         ("apps", "replicasets") => Arc::new(apps::replicaset::ReplicaSets),

@@ -1,6 +1,7 @@
 //! The apps group's strategies, and the checks its workload kinds share (kube's
 //! `pkg/apis/apps/validation`).
 
+pub mod controllerrevision;
 pub mod daemonset;
 pub mod deployment;
 pub mod replicaset;

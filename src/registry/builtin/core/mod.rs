@@ -1,7 +1,9 @@
 //! The core (`""`) group's strategies.
 
 pub mod configmap;
+pub mod endpoints;
 pub mod event;
+pub mod limits;
 pub mod namespace;
 pub mod node;
 pub mod persistentvolume;
@@ -9,6 +11,7 @@ pub mod pod;
 pub mod pod_spec;
 pub mod pod_validation;
 pub mod podtemplate;
+pub mod quantity;
 pub mod replicationcontroller;
 pub mod secret;
 pub mod service;
