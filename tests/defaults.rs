@@ -593,3 +593,88 @@ async fn core_kinds_read_back_with_kube_defaults() {
         json!({"cpu": "4", "pods": "110"})
     );
 }
+
+/// core/v1 and events.k8s.io/v1 Events are one set of objects, as in kube: each API reads the
+/// other's events in its own field names.
+#[tokio::test]
+async fn events_are_shared_by_both_apis() {
+    let s = Server::start();
+    let c = s.client();
+    let core = "/api/v1/namespaces/default/events";
+    let new = "/apis/events.k8s.io/v1/namespaces/default/events";
+    let r = s
+        .json(
+            &c,
+            Method::POST,
+            core,
+            Some(json!({"apiVersion": "v1", "kind": "Event",
+            "metadata": {"name": "old"}, "involvedObject": {"kind": "Pod", "name": "p",
+                "namespace": "default"},
+            "reason": "Started", "message": "hello", "count": 2,
+            "source": {"component": "kubelet"}})),
+        )
+        .await;
+    assert_eq!(r.code, StatusCode::CREATED, "{}", r.body);
+    assert_eq!(r.body["reportingComponent"], "");
+    assert_eq!(r.body["firstTimestamp"], Value::Null);
+    let e = s.json(&c, Method::GET, &format!("{new}/old"), None).await;
+    assert_eq!(e.code, StatusCode::OK, "{}", e.body);
+    assert_eq!(e.body["apiVersion"], "events.k8s.io/v1");
+    assert_eq!(e.body["regarding"]["name"], "p");
+    assert_eq!(e.body["note"], "hello");
+    assert_eq!(e.body["deprecatedCount"], 2);
+    assert_eq!(e.body["deprecatedSource"], json!({"component": "kubelet"}));
+    assert!(e.body.get("involvedObject").is_none(), "{}", e.body);
+
+    let r = s
+        .json(
+            &c,
+            Method::POST,
+            new,
+            Some(json!({"apiVersion": "events.k8s.io/v1",
+            "kind": "Event", "metadata": {"name": "newer"},
+            "eventTime": "2026-01-01T00:00:00.000000Z", "reportingController": "x.io/ctl",
+            "reportingInstance": "ctl-1", "action": "Sync", "reason": "Synced", "type": "Normal",
+            "regarding": {"kind": "Pod", "name": "p", "namespace": "default"}, "note": "done"})),
+        )
+        .await;
+    assert_eq!(r.code, StatusCode::CREATED, "{}", r.body);
+    assert_eq!(r.body["note"], "done");
+    let e = s
+        .json(&c, Method::GET, &format!("{core}/newer"), None)
+        .await;
+    assert_eq!(e.body["involvedObject"]["name"], "p");
+    assert_eq!(e.body["message"], "done");
+    assert_eq!(e.body["reportingComponent"], "x.io/ctl");
+    let list = s.json(&c, Method::GET, new, None).await.body;
+    let names: Vec<&str> = list["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| i["metadata"]["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["newer", "old"]);
+    assert_eq!(list["items"][1]["note"], "hello");
+    // A field selector of the new API names the new fields.
+    let sel = s
+        .json(
+            &c,
+            Method::GET,
+            &format!("{new}?fieldSelector=reportingController%3Dx.io%2Fctl"),
+            None,
+        )
+        .await
+        .body;
+    assert_eq!(sel["items"].as_array().map(Vec::len), Some(1), "{sel}");
+    // The strict rules of events.k8s.io still apply to its requests.
+    let r = s
+        .json(
+            &c,
+            Method::POST,
+            new,
+            Some(json!({"apiVersion": "events.k8s.io/v1",
+            "kind": "Event", "metadata": {"name": "bad"}, "note": "x"})),
+        )
+        .await;
+    assert_eq!(r.code, StatusCode::UNPROCESSABLE_ENTITY, "{}", r.body);
+}

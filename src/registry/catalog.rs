@@ -592,6 +592,7 @@ mod tests {
             generation: true,
             definition: String::new(),
             preferred: true,
+            storage_group: group.into(),
             storage_version: "v1".into(),
             storage_definition: String::new(),
             storage_version_hash: None,

@@ -143,6 +143,7 @@ pub fn resources_of(crd: &Value) -> Vec<Resource> {
                 definition: definition_name(group, &version, kind),
                 storage_definition: definition_name(group, &storage, kind),
                 preferred: i == 0,
+                storage_group: group.to_string(),
                 storage_version: storage.clone(),
                 protobuf: false,
                 storage_version_hash: Some(storage_version_hash(group, &storage, kind)),

@@ -62,9 +62,13 @@ pub struct Resource {
     pub definition: String,
     /// This version is its group's preferred version.
     pub preferred: bool,
+    /// The group objects of this resource are stored under (its own, except events.k8s.io
+    /// Events, which live with core Events as in kube).
+    pub storage_group: String,
     /// The version objects of this resource are stored in. All versions of a resource share
-    /// one key space; a version that is not the storage version converts its objects with
-    /// its strategy's [`Strategy::to_storage`] and [`Strategy::from_storage`].
+    /// one key space; a version that is not the storage version (or of another storage
+    /// group) converts its objects with its strategy's [`Strategy::to_storage`] and
+    /// [`Strategy::from_storage`].
     pub storage_version: String,
     /// The OpenAPI definition of the storage version (what stored objects are encoded as).
     pub storage_definition: String,
@@ -128,10 +132,8 @@ impl Resource {
             generation: info.generation,
             definition: info.definition.into(),
             preferred: info.preferred,
-            storage_version: match super::resources::storage_gvk(info) {
-                (g, v, _) if g == info.group => v.into(),
-                _ => info.version.into(),
-            },
+            storage_group: super::resources::storage_gvk(info).0.into(),
+            storage_version: super::resources::storage_gvk(info).1.into(),
             storage_definition: super::resources::storage_definition(info).into(),
             protobuf: true,
             storage_version_hash: Some({
@@ -155,10 +157,10 @@ impl Resource {
 
     /// The `apiVersion` of this resource's objects as stored.
     pub fn storage_api_version(&self) -> String {
-        if self.group.is_empty() {
+        if self.storage_group.is_empty() {
             self.storage_version.clone()
         } else {
-            format!("{}/{}", self.group, self.storage_version)
+            format!("{}/{}", self.storage_group, self.storage_version)
         }
     }
 
@@ -177,7 +179,7 @@ impl Resource {
 
     /// Objects of this version are converted to and from another storage version.
     pub fn converts(&self) -> bool {
-        self.storage_version != self.version
+        self.storage_version != self.version || self.storage_group != self.group
     }
 
     /// Serves this verb.

@@ -1053,13 +1053,12 @@ pub fn storage_gvk(r: &ResourceInfo) -> (&'static str, &'static str, &'static st
 }
 
 /// The OpenAPI definition a built-in resource's objects are stored as: that of the row of its
-/// storage version in its own group (events.k8s.io Events keep their own key space for now,
-/// so their own definition).
+/// storage group, version and kind.
 pub fn storage_definition(r: &ResourceInfo) -> &'static str {
-    let (_, version, kind) = storage_gvk(r);
+    let (group, version, kind) = storage_gvk(r);
     RESOURCES
         .iter()
-        .find(|s| s.group == r.group && s.version == version && s.kind == kind)
+        .find(|s| s.group == group && s.version == version && s.kind == kind)
         .map_or(r.definition, |s| s.definition)
 }
 

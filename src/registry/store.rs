@@ -119,11 +119,12 @@ impl<'a> Scope<'a> {
         self.info.gr()
     }
 
+    /// The storage group's segment: versions and cohabiting resources share one key space.
     fn group_segment(&self) -> &'a str {
-        if self.info.group.is_empty() {
+        if self.info.storage_group.is_empty() {
             "core"
         } else {
-            &self.info.group
+            &self.info.storage_group
         }
     }
 

@@ -1,5 +1,7 @@
 //! The events.k8s.io group's strategy: the same events as core/v1 in their newer shape,
-//! held to the strict rules kube applies to requests through events.k8s.io/v1.
+//! held to the strict rules kube applies to requests through events.k8s.io/v1. They are
+//! stored with the core Events (one set of objects under either API, as kube's cohabiting
+//! resources), converted by renaming fields.
 
 use serde_json::Value;
 
@@ -13,17 +15,53 @@ use crate::registry::table::{printers, Printer};
 
 pub struct Events;
 
+/// (events.k8s.io/v1 name, core/v1 name) of the fields that differ.
+const RENAMES: &[(&str, &str)] = &[
+    ("regarding", "involvedObject"),
+    ("note", "message"),
+    ("reportingController", "reportingComponent"),
+    ("deprecatedSource", "source"),
+    ("deprecatedFirstTimestamp", "firstTimestamp"),
+    ("deprecatedLastTimestamp", "lastTimestamp"),
+    ("deprecatedCount", "count"),
+];
+
+fn rename(obj: &mut Value, api_version: &str, to_core: bool) {
+    let Some(o) = obj.as_object_mut() else {
+        return;
+    };
+    for (new_api, core) in RENAMES {
+        let (from, to) = if to_core {
+            (new_api, core)
+        } else {
+            (core, new_api)
+        };
+        if let Some(v) = o.shift_remove(*from) {
+            o.insert((*to).to_string(), v);
+        }
+    }
+    o.insert("apiVersion".into(), Value::String(api_version.into()));
+}
+
 impl Strategy for Events {
+    fn to_storage(&self, obj: &mut Value) {
+        rename(obj, "v1", true);
+    }
+
+    fn from_storage(&self, obj: &mut Value) {
+        rename(obj, "events.k8s.io/v1", false);
+    }
+
     fn gc_policy(&self) -> GcPolicy {
         GcPolicy::Unsupported
     }
 
     fn validate(&self, obj: &Value) -> Vec<FieldError> {
-        validate_strict(&Event::new_api(obj))
+        validate_strict(&Event::core(obj))
     }
 
     fn validate_update(&self, new: &Value, old: &Value) -> Vec<FieldError> {
-        validate_strict_update(&Event::new_api(new), &Event::new_api(old))
+        validate_strict_update(&Event::core(new), &Event::core(old))
     }
 
     fn fields(&self) -> Option<&'static SelectableFields> {
