@@ -83,7 +83,10 @@ pub fn v1_to_v2(obj: &mut Value) {
         .filter(|v| !v.is_null())
         .map(|p| cpu_metric(p.clone()));
     let mut metrics: Vec<Value> = match annotation(obj, METRICS) {
-        Some(Value::Array(items)) => items.iter().filter_map(metric_spec_from_v1).collect(),
+        Some(Value::Array(items)) => items
+            .iter()
+            .filter_map(|m| metric_from_v1(m, false))
+            .collect(),
         _ => Vec::new(),
     };
     metrics.extend(cpu);
@@ -107,7 +110,10 @@ pub fn v1_to_v2(obj: &mut Value) {
         ],
     );
     let current = match annotation(obj, CURRENT_METRICS) {
-        Some(Value::Array(items)) => items.iter().filter_map(metric_status_from_v1).collect(),
+        Some(Value::Array(items)) => items
+            .iter()
+            .filter_map(|m| metric_from_v1(m, true))
+            .collect(),
         _ => match status.get("currentCPUUtilizationPercentage") {
             Some(p) if !p.is_null() => vec![json!({"type": "Resource",
                 "resource": {"name": "cpu", "current": {"averageUtilization": p}}})],
@@ -156,7 +162,7 @@ pub fn v2_to_v1(obj: &mut Value) {
     let other: Vec<Value> = metrics
         .iter()
         .filter(|m| !is_cpu_utilization(m, "target"))
-        .map(metric_spec_to_v1)
+        .map(|m| metric_to_v1(m, false))
         .collect();
 
     let current = status
@@ -193,7 +199,7 @@ pub fn v2_to_v1(obj: &mut Value) {
         notes.push((METRICS, Value::Array(other).to_string()));
     }
     if !current.is_empty() {
-        let v1: Vec<Value> = current.iter().map(metric_status_to_v1).collect();
+        let v1: Vec<Value> = current.iter().map(|m| metric_to_v1(m, true)).collect();
         notes.push((CURRENT_METRICS, Value::Array(v1).to_string()));
     }
     if let Some(b) = spec.get("behavior").filter(|b| !b.is_null()) {
@@ -250,121 +256,69 @@ fn metric_id(name: Option<&Value>, selector: Option<&Value>) -> Value {
     Value::Object(m)
 }
 
-/// A v2 `MetricSpec` in v1's shape (the `metrics` annotation).
-fn metric_spec_to_v1(m: &Value) -> Value {
+/// A v2 `MetricSpec` (`status: false`) or `MetricStatus` (`status: true`) in v1's shape,
+/// for the `metrics` and `current-metrics` annotations.
+fn metric_to_v1(m: &Value, status: bool) -> Value {
+    let side = if status { "current" } else { "target" };
+    let key = |name: &str| format!("{side}{name}");
     let mut out = Map::new();
     copy(m, &mut out, &["type"]);
     if let Some(o) = m.get("object").filter(|v| v.is_object()) {
         let mut x = Map::new();
         copy_as(o, "describedObject", &mut x, "target");
         copy_as(&o["metric"], "name", &mut x, "metricName");
-        x.insert(
-            "targetValue".into(),
-            zero_quantity(o.pointer("/target/value")),
-        );
+        x.insert(key("Value"), zero_quantity(o[side].get("value")));
         copy_as(&o["metric"], "selector", &mut x, "selector");
-        copy_as(&o["target"], "averageValue", &mut x, "averageValue");
+        copy_as(&o[side], "averageValue", &mut x, "averageValue");
         out.insert("object".into(), Value::Object(x));
     }
     if let Some(p) = m.get("pods").filter(|v| v.is_object()) {
         let mut x = Map::new();
         copy_as(&p["metric"], "name", &mut x, "metricName");
         x.insert(
-            "targetAverageValue".into(),
-            zero_quantity(p.pointer("/target/averageValue")),
+            key("AverageValue"),
+            zero_quantity(p[side].get("averageValue")),
         );
         copy_as(&p["metric"], "selector", &mut x, "selector");
         out.insert("pods".into(), Value::Object(x));
     }
-    for key in ["resource", "containerResource"] {
-        if let Some(r) = m.get(key).filter(|v| v.is_object()) {
+    for kind in ["resource", "containerResource"] {
+        if let Some(r) = m.get(kind).filter(|v| v.is_object()) {
             let mut x = Map::new();
             copy(r, &mut x, &["name"]);
             copy_as(
-                &r["target"],
+                &r[side],
                 "averageUtilization",
                 &mut x,
-                "targetAverageUtilization",
+                &key("AverageUtilization"),
             );
-            copy_as(&r["target"], "averageValue", &mut x, "targetAverageValue");
-            if key == "containerResource" {
+            if status {
+                x.insert(
+                    key("AverageValue"),
+                    zero_quantity(r[side].get("averageValue")),
+                );
+            } else {
+                copy_as(&r[side], "averageValue", &mut x, &key("AverageValue"));
+            }
+            if kind == "containerResource" {
                 x.insert(
                     "container".into(),
                     r.get("container").cloned().unwrap_or(json!("")),
                 );
             }
-            out.insert(key.into(), Value::Object(x));
+            out.insert(kind.into(), Value::Object(x));
         }
     }
     if let Some(e) = m.get("external").filter(|v| v.is_object()) {
         let mut x = Map::new();
         copy_as(&e["metric"], "name", &mut x, "metricName");
         copy_as(&e["metric"], "selector", &mut x, "metricSelector");
-        copy_as(&e["target"], "value", &mut x, "targetValue");
-        copy_as(&e["target"], "averageValue", &mut x, "targetAverageValue");
-        out.insert("external".into(), Value::Object(x));
-    }
-    Value::Object(out)
-}
-
-/// A v2 `MetricStatus` in v1's shape (the `current-metrics` annotation).
-fn metric_status_to_v1(m: &Value) -> Value {
-    let mut out = Map::new();
-    copy(m, &mut out, &["type"]);
-    if let Some(o) = m.get("object").filter(|v| v.is_object()) {
-        let mut x = Map::new();
-        copy_as(o, "describedObject", &mut x, "target");
-        copy_as(&o["metric"], "name", &mut x, "metricName");
-        x.insert(
-            "currentValue".into(),
-            zero_quantity(o.pointer("/current/value")),
-        );
-        copy_as(&o["metric"], "selector", &mut x, "selector");
-        copy_as(&o["current"], "averageValue", &mut x, "averageValue");
-        out.insert("object".into(), Value::Object(x));
-    }
-    if let Some(p) = m.get("pods").filter(|v| v.is_object()) {
-        let mut x = Map::new();
-        copy_as(&p["metric"], "name", &mut x, "metricName");
-        x.insert(
-            "currentAverageValue".into(),
-            zero_quantity(p.pointer("/current/averageValue")),
-        );
-        copy_as(&p["metric"], "selector", &mut x, "selector");
-        out.insert("pods".into(), Value::Object(x));
-    }
-    for key in ["resource", "containerResource"] {
-        if let Some(r) = m.get(key).filter(|v| v.is_object()) {
-            let mut x = Map::new();
-            copy(r, &mut x, &["name"]);
-            copy_as(
-                &r["current"],
-                "averageUtilization",
-                &mut x,
-                "currentAverageUtilization",
-            );
-            x.insert(
-                "currentAverageValue".into(),
-                zero_quantity(r.pointer("/current/averageValue")),
-            );
-            if key == "containerResource" {
-                x.insert(
-                    "container".into(),
-                    r.get("container").cloned().unwrap_or(json!("")),
-                );
-            }
-            out.insert(key.into(), Value::Object(x));
+        if status {
+            x.insert(key("Value"), zero_quantity(e[side].get("value")));
+        } else {
+            copy_as(&e[side], "value", &mut x, &key("Value"));
         }
-    }
-    if let Some(e) = m.get("external").filter(|v| v.is_object()) {
-        let mut x = Map::new();
-        copy_as(&e["metric"], "name", &mut x, "metricName");
-        copy_as(&e["metric"], "selector", &mut x, "metricSelector");
-        x.insert(
-            "currentValue".into(),
-            zero_quantity(e.pointer("/current/value")),
-        );
-        copy_as(&e["current"], "averageValue", &mut x, "currentAverageValue");
+        copy_as(&e[side], "averageValue", &mut x, &key("AverageValue"));
         out.insert("external".into(), Value::Object(x));
     }
     Value::Object(out)
@@ -376,28 +330,33 @@ fn copy_as(from: &Value, key: &str, to: &mut Map<String, Value>, as_key: &str) {
     }
 }
 
-/// A v1-shaped `MetricSpec` of the annotation in v2's shape (`None`: not an object).
-fn metric_spec_from_v1(m: &Value) -> Option<Value> {
+/// A v1-shaped `MetricSpec` (`status: false`) or `MetricStatus` (`status: true`) of an
+/// annotation in v2's shape (`None`: not an object). A spec's target type is rebuilt from
+/// which values are set, as kube rebuilds it.
+fn metric_from_v1(m: &Value, status: bool) -> Option<Value> {
+    let side = if status { "current" } else { "target" };
+    let key = |name: &str| format!("{side}{name}");
+    let typed = |t: &str| {
+        let mut v = Map::new();
+        if !status {
+            v.insert("type".into(), json!(t));
+        }
+        v
+    };
     let mut out = Map::new();
     copy(m, &mut out, &["type"]);
     if let Some(o) = m.get("object").filter(|v| v.is_object()) {
         let avg = o.get("averageValue").filter(|v| !v.is_null());
-        let mut target = Map::new();
-        target.insert(
-            "type".into(),
-            json!(if avg.is_some() {
-                "AverageValue"
-            } else {
-                "Value"
-            }),
-        );
-        target.insert("value".into(), zero_quantity(o.get("targetValue")));
-        if let Some(a) = avg {
-            target.insert("averageValue".into(), a.clone());
-        }
+        let mut v = typed(if avg.is_some() {
+            "AverageValue"
+        } else {
+            "Value"
+        });
+        v.insert("value".into(), zero_quantity(o.get(&key("Value"))));
+        copy(o, &mut v, &["averageValue"]);
         let mut x = Map::new();
         copy_as(o, "target", &mut x, "describedObject");
-        x.insert("target".into(), Value::Object(target));
+        x.insert(side.into(), Value::Object(v));
         x.insert(
             "metric".into(),
             metric_id(o.get("metricName"), o.get("selector")),
@@ -405,124 +364,68 @@ fn metric_spec_from_v1(m: &Value) -> Option<Value> {
         out.insert("object".into(), Value::Object(x));
     }
     if let Some(p) = m.get("pods").filter(|v| v.is_object()) {
-        out.insert(
-            "pods".into(),
-            json!({"metric": metric_id(p.get("metricName"), p.get("selector")),
-                   "target": {"type": "AverageValue",
-                              "averageValue": zero_quantity(p.get("targetAverageValue"))}}),
+        let mut v = typed("AverageValue");
+        v.insert(
+            "averageValue".into(),
+            zero_quantity(p.get(&key("AverageValue"))),
         );
-    }
-    for key in ["resource", "containerResource"] {
-        if let Some(r) = m.get(key).filter(|v| v.is_object()) {
-            let util = r.get("targetAverageUtilization").filter(|v| !v.is_null());
-            let mut target = Map::new();
-            target.insert(
-                "type".into(),
-                json!(if util.is_some() {
-                    "Utilization"
-                } else {
-                    "AverageValue"
-                }),
-            );
-            copy_as(
-                r,
-                "targetAverageUtilization",
-                &mut target,
-                "averageUtilization",
-            );
-            copy_as(r, "targetAverageValue", &mut target, "averageValue");
-            let mut x = Map::new();
-            copy(r, &mut x, &["name"]);
-            x.insert("target".into(), Value::Object(target));
-            if key == "containerResource" {
-                x.insert(
-                    "container".into(),
-                    r.get("container").cloned().unwrap_or(json!("")),
-                );
-            }
-            out.insert(key.into(), Value::Object(x));
-        }
-    }
-    if let Some(e) = m.get("external").filter(|v| v.is_object()) {
-        let value = e.get("targetValue").filter(|v| !v.is_null());
-        let mut target = Map::new();
-        target.insert(
-            "type".into(),
-            json!(if value.is_some() {
-                "Value"
-            } else {
-                "AverageValue"
-            }),
-        );
-        copy_as(e, "targetValue", &mut target, "value");
-        copy_as(e, "targetAverageValue", &mut target, "averageValue");
-        out.insert(
-            "external".into(),
-            json!({"metric": metric_id(e.get("metricName"), e.get("metricSelector")),
-                   "target": target}),
-        );
-    }
-    m.is_object().then_some(Value::Object(out))
-}
-
-/// A v1-shaped `MetricStatus` of the annotation in v2's shape.
-fn metric_status_from_v1(m: &Value) -> Option<Value> {
-    let mut out = Map::new();
-    copy(m, &mut out, &["type"]);
-    if let Some(o) = m.get("object").filter(|v| v.is_object()) {
-        let mut current = Map::new();
-        current.insert("value".into(), zero_quantity(o.get("currentValue")));
-        copy(o, &mut current, &["averageValue"]);
         let mut x = Map::new();
         x.insert(
             "metric".into(),
-            metric_id(o.get("metricName"), o.get("selector")),
+            metric_id(p.get("metricName"), p.get("selector")),
         );
-        x.insert("current".into(), Value::Object(current));
-        copy_as(o, "target", &mut x, "describedObject");
-        out.insert("object".into(), Value::Object(x));
+        x.insert(side.into(), Value::Object(v));
+        out.insert("pods".into(), Value::Object(x));
     }
-    if let Some(p) = m.get("pods").filter(|v| v.is_object()) {
-        out.insert(
-            "pods".into(),
-            json!({"metric": metric_id(p.get("metricName"), p.get("selector")),
-                   "current": {"averageValue": zero_quantity(p.get("currentAverageValue"))}}),
-        );
-    }
-    for key in ["resource", "containerResource"] {
-        if let Some(r) = m.get(key).filter(|v| v.is_object()) {
-            let mut current = Map::new();
-            current.insert(
-                "averageValue".into(),
-                zero_quantity(r.get("currentAverageValue")),
-            );
-            copy_as(
-                r,
-                "currentAverageUtilization",
-                &mut current,
-                "averageUtilization",
-            );
+    for kind in ["resource", "containerResource"] {
+        if let Some(r) = m.get(kind).filter(|v| v.is_object()) {
+            let util = r.get(&key("AverageUtilization")).filter(|v| !v.is_null());
+            let mut v = typed(if util.is_some() {
+                "Utilization"
+            } else {
+                "AverageValue"
+            });
+            copy_as(r, &key("AverageUtilization"), &mut v, "averageUtilization");
+            if status {
+                v.insert(
+                    "averageValue".into(),
+                    zero_quantity(r.get(&key("AverageValue"))),
+                );
+            } else {
+                copy_as(r, &key("AverageValue"), &mut v, "averageValue");
+            }
             let mut x = Map::new();
             copy(r, &mut x, &["name"]);
-            x.insert("current".into(), Value::Object(current));
-            if key == "containerResource" {
+            x.insert(side.into(), Value::Object(v));
+            if kind == "containerResource" {
                 x.insert(
                     "container".into(),
                     r.get("container").cloned().unwrap_or(json!("")),
                 );
             }
-            out.insert(key.into(), Value::Object(x));
+            out.insert(kind.into(), Value::Object(x));
         }
     }
     if let Some(e) = m.get("external").filter(|v| v.is_object()) {
-        let mut current = Map::new();
-        current.insert("value".into(), zero_quantity(e.get("currentValue")));
-        copy_as(e, "currentAverageValue", &mut current, "averageValue");
-        out.insert(
-            "external".into(),
-            json!({"metric": metric_id(e.get("metricName"), e.get("metricSelector")),
-                   "current": current}),
+        let value = e.get(&key("Value")).filter(|v| !v.is_null());
+        let mut v = typed(if value.is_some() {
+            "Value"
+        } else {
+            "AverageValue"
+        });
+        if status {
+            v.insert("value".into(), zero_quantity(value));
+        } else {
+            copy_as(e, &key("Value"), &mut v, "value");
+        }
+        copy_as(e, &key("AverageValue"), &mut v, "averageValue");
+        let mut x = Map::new();
+        x.insert(
+            "metric".into(),
+            metric_id(e.get("metricName"), e.get("metricSelector")),
         );
+        x.insert(side.into(), Value::Object(v));
+        out.insert("external".into(), Value::Object(x));
     }
     m.is_object().then_some(Value::Object(out))
 }
@@ -695,5 +598,41 @@ mod tests {
             "spec": {"targetCPUUtilizationPercentage": 30}});
         v1_to_v2(&mut o);
         assert_eq!(o["spec"]["metrics"], json!([cpu_metric(json!(30))]));
+    }
+
+    #[test]
+    fn status_metrics_round_trip() {
+        let pods = json!({"type": "Pods", "pods": {"metric": {"name": "qps"},
+            "target": {"type": "AverageValue", "averageValue": "10"}}});
+        let current = json!([
+            {"type": "Pods", "pods": {"metric": {"name": "qps"}, "current": {"averageValue": "7"}}},
+            {"type": "Resource", "resource": {"name": "cpu",
+                "current": {"averageValue": "50m", "averageUtilization": 40}}},
+            {"type": "External", "external": {"metric": {"name": "q"}, "current": {"value": "3"}}}]);
+        let mut o = json!({"metadata": {"name": "h"},
+            "spec": {"maxReplicas": 3, "metrics": [pods.clone()]},
+            "status": {"desiredReplicas": 1, "currentMetrics": current.clone()}});
+        v2_to_v1(&mut o);
+        assert_eq!(o["status"]["currentCPUUtilizationPercentage"], 40);
+        assert_eq!(
+            o["metadata"]["annotations"][CURRENT_METRICS],
+            r#"[{"type":"Pods","pods":{"metricName":"qps","currentAverageValue":"7"}},{"type":"Resource","resource":{"name":"cpu","currentAverageUtilization":40,"currentAverageValue":"50m"}},{"type":"External","external":{"metricName":"q","currentValue":"3"}}]"#
+        );
+        assert_eq!(
+            o["metadata"]["annotations"][METRICS],
+            r#"[{"type":"Pods","pods":{"metricName":"qps","targetAverageValue":"10"}}]"#
+        );
+        v1_to_v2(&mut o);
+        assert_eq!(
+            o["spec"]["metrics"][0]["pods"]["target"],
+            pods["pods"]["target"]
+        );
+        let back = &o["status"]["currentMetrics"];
+        assert_eq!(back[0]["pods"]["current"], json!({"averageValue": "7"}));
+        assert_eq!(
+            back[1]["resource"]["current"],
+            current[1]["resource"]["current"]
+        );
+        assert_eq!(back[2]["external"]["current"], json!({"value": "3"}));
     }
 }
