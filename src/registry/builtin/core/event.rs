@@ -67,6 +67,17 @@ static FIELDS: SelectableFields = SelectableFields {
 
 /// Event fields from either JSON shape: core/v1 (`involvedObject`, `source.component`,
 /// `reportingComponent`) or events.k8s.io/v1 (`regarding`, `deprecatedSource.component`,
+/// The fields of an `ObjectReference` (`involvedObject` / `regarding`).
+const REFERENCE_FIELDS: [&str; 7] = [
+    "kind",
+    "namespace",
+    "name",
+    "uid",
+    "apiVersion",
+    "resourceVersion",
+    "fieldPath",
+];
+
 /// `reportingController`).
 pub fn event_fields(obj: &Value, put: Put<'_>) {
     use fields::text;
@@ -77,15 +88,7 @@ pub fn event_fields(obj: &Value, put: Put<'_>) {
     } else {
         ("regarding", "deprecatedSource", "reportingController")
     };
-    for f in [
-        "kind",
-        "namespace",
-        "name",
-        "uid",
-        "apiVersion",
-        "resourceVersion",
-        "fieldPath",
-    ] {
+    for f in REFERENCE_FIELDS {
         put(&format!("involvedObject.{f}"), text(obj, &[reference, f]));
     }
     put("reason", text(obj, &["reason"]));
@@ -288,15 +291,7 @@ pub fn validate_strict_update(new: &Event<'_>, old: &Event<'_>) -> Vec<FieldErro
         validate_series(new, &mut errs);
     }
     let immutable = "field is immutable";
-    let reference_fields = [
-        "kind",
-        "namespace",
-        "name",
-        "uid",
-        "apiVersion",
-        "resourceVersion",
-        "fieldPath",
-    ];
+    let reference_fields = REFERENCE_FIELDS;
     let same_reference = |a: &Value, b: &Value| {
         reference_fields
             .iter()
