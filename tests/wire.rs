@@ -353,3 +353,47 @@ async fn bodies_match_kube_encoding_byte_for_byte() {
     let list = normalize(&list);
     assert!(list.starts_with("{\"kind\":\"DeploymentList\",\"apiVersion\":\"apps/v1\",\"metadata\":{\"resourceVersion\":\"RESOURCEVERSION\"},\"items\":[{\"metadata\":{\"name\":\"d\""), "{list}");
 }
+
+/// Custom resources have no protobuf encoding: a protobuf body is refused with 415 and the
+/// media types they accept, as kube refuses it.
+#[tokio::test]
+async fn protobuf_bodies_for_custom_resources_are_415() {
+    let s = Server::start();
+    let c = s.client();
+    let crd = serde_json::json!({"apiVersion": "apiextensions.k8s.io/v1",
+        "kind": "CustomResourceDefinition", "metadata": {"name": "widgets.example.com"},
+        "spec": {"group": "example.com", "scope": "Namespaced",
+            "names": {"plural": "widgets", "singular": "widget", "kind": "Widget"},
+            "versions": [{"name": "v1", "served": true, "storage": true,
+                "schema": {"openAPIV3Schema": {"type": "object",
+                    "x-kubernetes-preserve-unknown-fields": true}}}]}});
+    let r = s
+        .json(
+            &c,
+            Method::POST,
+            "/apis/apiextensions.k8s.io/v1/customresourcedefinitions",
+            Some(crd),
+        )
+        .await;
+    assert_eq!(r.code.as_u16(), 201, "{}", r.body);
+    let path = "/apis/example.com/v1/namespaces/default/widgets";
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(15);
+    while s.json(&c, Method::GET, path, None).await.code.as_u16() != 200 {
+        assert!(std::time::Instant::now() < deadline, "widgets never served");
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    let r = s
+        .send(
+            &c,
+            Method::POST,
+            path,
+            "application/vnd.kubernetes.protobuf",
+            Some(b"k8s\0".to_vec()),
+        )
+        .await;
+    assert_eq!(r.code.as_u16(), 415, "{}", r.body);
+    assert_eq!(
+        r.body["message"],
+        "the body of the request was in an unknown format - accepted media types include: application/json, application/yaml"
+    );
+}

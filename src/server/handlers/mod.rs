@@ -155,6 +155,21 @@ impl Ctx {
 
     /// Decodes the body as the resource's kind, reconciling apiVersion/kind/namespace/name.
     pub fn decode_object(&self) -> Result<Value, Status> {
+        // Custom resources have no protobuf encoding (kube: 415 with the media types they
+        // have).
+        let media = self
+            .content_type()
+            .unwrap_or("")
+            .split(';')
+            .next()
+            .unwrap_or("")
+            .trim();
+        if !self.info.protobuf && media.eq_ignore_ascii_case(crate::server::protobuf::MEDIA_TYPE) {
+            return Err(Status::unsupported_media_type(
+                media,
+                &["application/json", "application/yaml"],
+            ));
+        }
         let mut obj = negotiate::decode_body(self.content_type(), &self.body)?;
         if !obj.is_object() {
             return Err(Status::bad_request(
