@@ -692,3 +692,44 @@ async fn concurrent_service_allocations_are_unique() {
     }
     assert_eq!(ports.len(), 80);
 }
+
+/// A PUT of a missing object creates it for the resources whose strategy allows it (kube's
+/// AllowCreateOnUpdate: leases, events, endpoints, RBAC objects, ...) and is a 404 elsewhere.
+#[tokio::test]
+async fn put_creates_where_kube_allows_it() {
+    let s = Server::start();
+    let c = s.client();
+    let lease = "/apis/coordination.k8s.io/v1/namespaces/default/leases/lock";
+    let r = s
+        .json(
+            &c,
+            Method::PUT,
+            lease,
+            Some(json!({"apiVersion": "coordination.k8s.io/v1",
+            "kind": "Lease", "metadata": {"name": "lock"}, "spec": {"holderIdentity": "a"}})),
+        )
+        .await;
+    assert_eq!(r.code, StatusCode::CREATED, "{}", r.body);
+    assert_eq!(r.body["spec"]["holderIdentity"], "a");
+    let r = s
+        .json(
+            &c,
+            Method::PUT,
+            lease,
+            Some(json!({"apiVersion": "coordination.k8s.io/v1",
+            "kind": "Lease", "metadata": {"name": "lock"}, "spec": {"holderIdentity": "b"}})),
+        )
+        .await;
+    assert_eq!(r.code, StatusCode::OK, "{}", r.body);
+    let cm = "/api/v1/namespaces/default/configmaps/absent";
+    let r = s
+        .json(
+            &c,
+            Method::PUT,
+            cm,
+            Some(json!({"apiVersion": "v1", "kind": "ConfigMap",
+            "metadata": {"name": "absent"}})),
+        )
+        .await;
+    assert_eq!(r.code, StatusCode::NOT_FOUND, "{}", r.body);
+}

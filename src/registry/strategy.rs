@@ -86,6 +86,11 @@ pub trait Strategy: Send + Sync {
         self.validate(new)
     }
 
+    /// A PUT of an object that does not exist creates it (kube's `AllowCreateOnUpdate`).
+    fn allow_create_on_update(&self) -> bool {
+        false
+    }
+
     /// ValidateUpdate of the `approval` subresource (only `status.conditions` changed).
     fn validate_approval(&self, new: &Value, old: &Value) -> Vec<FieldError> {
         self.validate_update(new, old)

@@ -21,6 +21,25 @@ pub async fn handle(ctx: &Ctx, part: Part) -> Result<Response<Body>, Status> {
         .app
         .store
         .update_with(ctx.scope(), ctx.name(), part, &opts, |_| Ok(obj.clone()))
-        .await?;
-    Ok(respond_object(ctx, StatusCode::OK, &updated))
+        .await;
+    match updated {
+        Ok(updated) => Ok(respond_object(ctx, StatusCode::OK, &updated)),
+        // Resources that allow it are created by a PUT of a missing object.
+        Err(s)
+            if s.code == 404
+                && part == Part::Main
+                && ctx.info.strategy.allow_create_on_update() =>
+        {
+            let mut obj = obj;
+            if let Some(m) = obj
+                .get_mut("metadata")
+                .and_then(serde_json::Value::as_object_mut)
+            {
+                m.remove("resourceVersion");
+            }
+            let created = ctx.app.store.create(ctx.scope(), obj, &opts).await?;
+            Ok(respond_object(ctx, StatusCode::CREATED, &created))
+        }
+        Err(s) => Err(s),
+    }
 }

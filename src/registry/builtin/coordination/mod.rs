@@ -9,6 +9,10 @@ use crate::registry::table::{printers, Printer};
 pub struct Leases;
 
 impl Strategy for Leases {
+    fn allow_create_on_update(&self) -> bool {
+        true
+    }
+
     fn validate(&self, obj: &Value) -> Vec<FieldError> {
         let mut errs = Vec::new();
         let spec = obj.get("spec").unwrap_or(&Value::Null);

@@ -12,6 +12,10 @@ use crate::registry::table::{printers, Printer};
 pub struct Endpoints;
 
 impl Strategy for Endpoints {
+    fn allow_create_on_update(&self) -> bool {
+        true
+    }
+
     fn default(&self, obj: &mut Value) {
         let Some(subsets) = obj.get_mut("subsets").and_then(Value::as_array_mut) else {
             return;

@@ -139,6 +139,10 @@ pub(super) fn resources(v: &Value) -> Vec<(&str, Quantity)> {
 pub struct LimitRanges;
 
 impl Strategy for LimitRanges {
+    fn allow_create_on_update(&self) -> bool {
+        true
+    }
+
     /// A LimitRange created without a name gets a UUID as its name (before any
     /// generateName applies); the object's uid, already settled, serves.
     fn prepare_for_create(&self, obj: &mut Value) {

@@ -44,6 +44,10 @@ fn rename(obj: &mut Value, api_version: &str, to_core: bool) {
 }
 
 impl Strategy for Events {
+    fn allow_create_on_update(&self) -> bool {
+        true
+    }
+
     fn to_storage(&self, obj: &mut Value) {
         rename(obj, "v1", true);
     }

@@ -20,6 +20,10 @@ pub struct Roles {
 }
 
 impl Strategy for Roles {
+    fn allow_create_on_update(&self) -> bool {
+        true
+    }
+
     fn validate(&self, obj: &Value) -> Vec<FieldError> {
         let mut errs = Vec::new();
         for (i, rule) in list(obj, "rules").iter().enumerate() {
@@ -100,6 +104,10 @@ fn go_role_ref(r: &Value) -> String {
 }
 
 impl Strategy for Bindings {
+    fn allow_create_on_update(&self) -> bool {
+        true
+    }
+
     /// `SetDefaults_RoleBinding` / `SetDefaults_Subject`.
     fn default(&self, obj: &mut Value) {
         if let Some(r) = obj.get_mut("roleRef").and_then(Value::as_object_mut) {
