@@ -607,3 +607,54 @@ async fn immutable_fields_stay() {
         "StatefulSet.apps \"db\" is invalid: spec: Forbidden: updates to statefulset spec for fields other than 'replicas', 'ordinals', 'template', 'updateStrategy', 'persistentVolumeClaimRetentionPolicy' and 'minReadySeconds' are forbidden"
     );
 }
+
+/// Strategies' warnings reach clients as `Warning` headers, which kubectl prints: deprecated
+/// node labels in a template and the deprecated Ingress class annotation; an update warns only
+/// about what it adds.
+#[tokio::test]
+async fn writes_warn_as_kube_warns() {
+    let s = Server::start();
+    let c = s.client();
+    let manifest = s.dir.path().join("d.yaml");
+    std::fs::write(
+        &manifest,
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: old-labels\nspec:\n  selector:\n    matchLabels: {app: a}\n  template:\n    metadata:\n      labels: {app: a}\n    spec:\n      nodeSelector:\n        beta.kubernetes.io/os: linux\n      containers:\n      - name: c\n        image: registry.local/app:1\n",
+    )
+    .unwrap();
+    let out = s.kubectl(&["apply", "-f", manifest.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", support::stderr(&out));
+    assert!(
+        support::stderr(&out).contains("Warning: spec.template.spec.nodeSelector[beta.kubernetes.io/os]: deprecated since v1.14; use \"kubernetes.io/os\" instead"),
+        "{}",
+        support::stderr(&out)
+    );
+    // Changing something else: the label was already there, so no warning.
+    let r = s
+        .json(
+            &c,
+            Method::PATCH,
+            &format!("{APPS}/deployments/old-labels"),
+            Some(json!({"spec": {"replicas": 2}})),
+        )
+        .await;
+    assert_eq!(r.code, StatusCode::OK, "{}", r.body);
+    assert!(r.headers.get("warning").is_none(), "{:?}", r.headers);
+
+    let r = s
+        .json(
+            &c,
+            Method::POST,
+            "/apis/networking.k8s.io/v1/namespaces/default/ingresses",
+            Some(
+                json!({"apiVersion": "networking.k8s.io/v1", "kind": "Ingress",
+                "metadata": {"name": "i", "annotations": {"kubernetes.io/ingress.class": "nginx"}},
+                "spec": {"defaultBackend": {"service": {"name": "s", "port": {"number": 80}}}}}),
+            ),
+        )
+        .await;
+    assert_eq!(r.code, StatusCode::CREATED, "{}", r.body);
+    assert_eq!(
+        r.headers.get("warning").and_then(|v| v.to_str().ok()),
+        Some("299 - \"annotation \\\"kubernetes.io/ingress.class\\\" is deprecated, please use 'spec.ingressClassName' instead\"")
+    );
+}

@@ -86,6 +86,17 @@ pub trait Strategy: Send + Sync {
         self.validate(new)
     }
 
+    /// WarningsOnCreate: warnings for a created object (after it passed validation), sent
+    /// as `Warning` headers.
+    fn warnings_on_create(&self, _obj: &Value) -> Vec<String> {
+        Vec::new()
+    }
+
+    /// WarningsOnUpdate: warnings for an update (after it passed validation).
+    fn warnings_on_update(&self, _new: &Value, _old: &Value) -> Vec<String> {
+        Vec::new()
+    }
+
     /// A PUT of an object that does not exist creates it (kube's `AllowCreateOnUpdate`).
     fn allow_create_on_update(&self) -> bool {
         false

@@ -10,5 +10,6 @@ pub async fn handle(ctx: &Ctx) -> Result<Response<Body>, Status> {
     let opts = ctx.write_options("CreateOptions")?;
     let obj = ctx.decode_object()?;
     let created = ctx.app.store.create(ctx.scope(), obj, &opts).await?;
+    ctx.warn_write(&created, None);
     Ok(respond_object(ctx, StatusCode::CREATED, &created))
 }

@@ -244,6 +244,30 @@ impl Ctx {
                 .is_some()
     }
 
+    /// Adds `Warning` headers to the response.
+    pub fn warn(&self, warnings: Vec<String>) {
+        if warnings.is_empty() {
+            return;
+        }
+        if let Ok(mut w) = self.warnings.lock() {
+            for x in warnings {
+                if !w.contains(&x) {
+                    w.push(x);
+                }
+            }
+        }
+    }
+
+    /// The strategy's warnings for a write that succeeded: `old` is the object the update
+    /// replaced (`None` for a create), both as stored.
+    pub fn warn_write(&self, new: &Value, old: Option<&Value>) {
+        let s = &self.info.strategy;
+        self.warn(match old {
+            None => s.warnings_on_create(new),
+            Some(old) => s.warnings_on_update(new, old),
+        });
+    }
+
     /// fieldValidation=Strict rejects unknown fields (400); Warn (the default) only warns.
     fn check_unknown_fields(&self, info: &Resource, obj: &Value) -> Result<(), Status> {
         let mode = self.query.get("fieldValidation").unwrap_or("Warn");

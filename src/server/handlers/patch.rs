@@ -56,10 +56,12 @@ pub async fn handle(ctx: &Ctx, part: Part) -> Result<Response<Body>, Status> {
         None
     };
     let definition = ctx.info.definition.as_str();
+    let mut old = None;
     let updated = ctx
         .app
         .store
         .update_with(ctx.scope(), ctx.name(), part, &opts, |stored| {
+            old = Some(stored.clone());
             // The patch applies to the object in the request's version.
             let current = &*super::served(&ctx.info, stored);
             let mut doc = current.clone();
@@ -121,6 +123,7 @@ pub async fn handle(ctx: &Ctx, part: Part) -> Result<Response<Body>, Status> {
             Ok(out)
         })
         .await?;
+    ctx.warn_write(&updated, old.as_ref());
     Ok(respond_object(ctx, StatusCode::OK, &updated))
 }
 

@@ -17,13 +17,20 @@ pub async fn handle(ctx: &Ctx, part: Part) -> Result<Response<Body>, Status> {
             ctx.name()
         )));
     }
+    let mut old = None;
     let updated = ctx
         .app
         .store
-        .update_with(ctx.scope(), ctx.name(), part, &opts, |_| Ok(obj.clone()))
+        .update_with(ctx.scope(), ctx.name(), part, &opts, |current| {
+            old = Some(current.clone());
+            Ok(obj.clone())
+        })
         .await;
     match updated {
-        Ok(updated) => Ok(respond_object(ctx, StatusCode::OK, &updated)),
+        Ok(updated) => {
+            ctx.warn_write(&updated, old.as_ref());
+            Ok(respond_object(ctx, StatusCode::OK, &updated))
+        }
         // Resources that allow it are created by a PUT of a missing object.
         Err(s)
             if s.code == 404
@@ -38,6 +45,7 @@ pub async fn handle(ctx: &Ctx, part: Part) -> Result<Response<Body>, Status> {
                 m.remove("resourceVersion");
             }
             let created = ctx.app.store.create(ctx.scope(), obj, &opts).await?;
+            ctx.warn_write(&created, None);
             Ok(respond_object(ctx, StatusCode::CREATED, &created))
         }
         Err(s) => Err(s),

@@ -14,6 +14,30 @@ use crate::registry::table::{printers, Printer};
 pub struct CronJobs;
 
 impl Strategy for CronJobs {
+    fn warnings_on_create(&self, obj: &Value) -> Vec<String> {
+        crate::registry::builtin::core::pod_warnings::template_warnings(
+            obj,
+            "/spec/jobTemplate/spec/template",
+            "spec.jobTemplate.spec.template.",
+        )
+    }
+
+    fn warnings_on_update(&self, new: &Value, old: &Value) -> Vec<String> {
+        use crate::registry::builtin::core::pod_warnings::{only_new, template_warnings};
+        only_new(
+            template_warnings(
+                new,
+                "/spec/jobTemplate/spec/template",
+                "spec.jobTemplate.spec.template.",
+            ),
+            template_warnings(
+                old,
+                "/spec/jobTemplate/spec/template",
+                "spec.jobTemplate.spec.template.",
+            ),
+        )
+    }
+
     fn default(&self, obj: &mut Value) {
         let spec = obj_entry(obj, "spec");
         spec.entry("concurrencyPolicy").or_insert(json!("Allow"));

@@ -17,6 +17,22 @@ use crate::registry::table::{printers, Printer};
 pub struct Jobs;
 
 impl Strategy for Jobs {
+    fn warnings_on_create(&self, obj: &Value) -> Vec<String> {
+        crate::registry::builtin::core::pod_warnings::template_warnings(
+            obj,
+            "/spec/template",
+            "spec.template.",
+        )
+    }
+
+    fn warnings_on_update(&self, new: &Value, old: &Value) -> Vec<String> {
+        use crate::registry::builtin::core::pod_warnings::{only_new, template_warnings};
+        only_new(
+            template_warnings(new, "/spec/template", "spec.template."),
+            template_warnings(old, "/spec/template", "spec.template."),
+        )
+    }
+
     fn prepare_for_create(&self, obj: &mut Value) {
         generate_selector(obj);
     }

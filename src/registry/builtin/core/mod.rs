@@ -10,6 +10,7 @@ pub mod persistentvolume;
 pub mod pod;
 pub mod pod_spec;
 pub mod pod_validation;
+pub mod pod_warnings;
 pub mod podtemplate;
 pub mod quantity;
 pub mod replicationcontroller;

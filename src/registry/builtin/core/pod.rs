@@ -13,6 +13,18 @@ use crate::registry::table::{printers, Printer};
 pub struct Pods;
 
 impl Strategy for Pods {
+    fn warnings_on_create(&self, obj: &Value) -> Vec<String> {
+        crate::registry::builtin::core::pod_warnings::template_warnings(obj, "", "")
+    }
+
+    fn warnings_on_update(&self, new: &Value, old: &Value) -> Vec<String> {
+        use crate::registry::builtin::core::pod_warnings::{only_new, template_warnings};
+        only_new(
+            template_warnings(new, "", ""),
+            template_warnings(old, "", ""),
+        )
+    }
+
     fn default(&self, obj: &mut Value) {
         if let Some(spec) = obj.get_mut("spec").and_then(Value::as_object_mut) {
             default_pod_spec(spec);

@@ -9,6 +9,22 @@ use crate::registry::table::{printers, Printer};
 pub struct PodTemplates;
 
 impl Strategy for PodTemplates {
+    fn warnings_on_create(&self, obj: &Value) -> Vec<String> {
+        crate::registry::builtin::core::pod_warnings::template_warnings(
+            obj,
+            "/template",
+            "template.",
+        )
+    }
+
+    fn warnings_on_update(&self, new: &Value, old: &Value) -> Vec<String> {
+        use crate::registry::builtin::core::pod_warnings::{only_new, template_warnings};
+        only_new(
+            template_warnings(new, "/template", "template."),
+            template_warnings(old, "/template", "template."),
+        )
+    }
+
     fn default(&self, obj: &mut Value) {
         if let Some(t) = obj.get_mut("template").and_then(Value::as_object_mut) {
             default_template_object(t);

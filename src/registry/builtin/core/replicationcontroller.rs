@@ -12,6 +12,22 @@ use crate::registry::table::{printers, Printer};
 pub struct ReplicationControllers;
 
 impl Strategy for ReplicationControllers {
+    fn warnings_on_create(&self, obj: &Value) -> Vec<String> {
+        crate::registry::builtin::core::pod_warnings::template_warnings(
+            obj,
+            "/spec/template",
+            "spec.template.",
+        )
+    }
+
+    fn warnings_on_update(&self, new: &Value, old: &Value) -> Vec<String> {
+        use crate::registry::builtin::core::pod_warnings::{only_new, template_warnings};
+        only_new(
+            template_warnings(new, "/spec/template", "spec.template."),
+            template_warnings(old, "/spec/template", "spec.template."),
+        )
+    }
+
     /// SetDefaults_ReplicationController: selector and labels from the template's labels.
     fn default(&self, obj: &mut Value) {
         let labels = obj

@@ -105,6 +105,14 @@ fn validate_backend(b: &Value, p: &str, errs: &mut Vec<FieldError>) {
 pub struct Ingresses;
 
 impl Strategy for Ingresses {
+    fn warnings_on_create(&self, obj: &Value) -> Vec<String> {
+        ingress_class_warning(obj, None)
+    }
+
+    fn warnings_on_update(&self, new: &Value, old: &Value) -> Vec<String> {
+        ingress_class_warning(new, Some(old))
+    }
+
     /// PrepareForCreate resets the status: `loadBalancer` is a struct, always encoded.
     fn initialize(&self, obj: &mut Value) {
         obj["status"] = json!({"loadBalancer": {}});
@@ -530,5 +538,22 @@ fn domain_prefixed_path(s: &str) -> bool {
     match s.split_once('/') {
         Some((host, path)) => !path.is_empty() && is_dns1123_subdomain(host).is_empty(),
         None => false,
+    }
+}
+
+/// The deprecated class annotation (warned on update only when the update adds it).
+fn ingress_class_warning(obj: &Value, old: Option<&Value>) -> Vec<String> {
+    const CLASS: &str = "kubernetes.io/ingress.class";
+    let has = |o: &Value| {
+        o.pointer("/metadata/annotations")
+            .and_then(|a| a.get(CLASS))
+            .is_some()
+    };
+    if has(obj) && !old.is_some_and(has) {
+        vec![format!(
+            "annotation {CLASS:?} is deprecated, please use 'spec.ingressClassName' instead"
+        )]
+    } else {
+        Vec::new()
     }
 }
