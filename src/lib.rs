@@ -274,14 +274,27 @@ pub async fn run(
     let registry = Arc::new(registry::builtin::registry());
     let store = registry::store::Store::new(kv.clone(), registry.clone());
     let openapi_docs = Arc::new(openapi::Documents::default());
-    // Build the OpenAPI documents off the request path (about half a second in debug builds).
-    std::thread::spawn({
+    // Build the OpenAPI documents off the request path (about half a second in debug builds),
+    // at start and again after every registry change (bursts of changes coalesce), so that
+    // a request rarely waits for a build.
+    tokio::spawn({
         let docs = openapi_docs.clone();
         let registry = registry.clone();
-        move || {
-            let cat = registry.snapshot();
-            docs.v2(&cat);
-            docs.v3(&cat);
+        async move {
+            let mut changes = registry.subscribe();
+            loop {
+                let (docs, cat) = (docs.clone(), registry.snapshot());
+                let built = tokio::task::spawn_blocking(move || {
+                    docs.v2(&cat);
+                    docs.v3(&cat);
+                })
+                .await;
+                if built.is_err() || changes.changed().await.is_err() {
+                    return;
+                }
+                tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+                changes.borrow_and_update();
+            }
         }
     });
     let watch_cache = watch::Cache::start(store.clone(), cfg.watch.clone())
