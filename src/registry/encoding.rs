@@ -10,17 +10,36 @@
 //! objects sorts them. `metadata.resourceVersion`, stamped on every read, goes where
 //! `ObjectMeta` declares it.
 //!
+//! Quantities are written in their canonical form, as Go's `Quantity` marshals them.
+//!
 //! The struct facts come from the generated protobuf schema table (Go declaration order,
 //! pointer-ness and `omitempty` of every field).
 
 use serde_json::{Map, Value};
 
+use super::builtin::core::quantity::Quantity;
 use super::resource::Resource;
 use crate::generated::protobuf_schema::{self as schema, Card, Emit, Shape, Ty};
 
 const MAX_DEPTH: usize = 64;
 
 const FIELDS_V1: &str = "io.k8s.apimachinery.pkg.apis.meta.v1.FieldsV1";
+const QUANTITY: &str = "io.k8s.apimachinery.pkg.api.resource.Quantity";
+
+/// Quantities in their canonical form (`1000m` → `1`, `0.5` → `500m`, a number → a string), as
+/// Go's `Quantity` marshals them; what does not parse is left for validation to report.
+fn canonical_quantities(card: Card, v: &mut Value) {
+    let one = |q: &mut Value| {
+        if let Some(parsed) = Quantity::of(q) {
+            *q = Value::String(parsed.string());
+        }
+    };
+    match (card, v) {
+        (Card::Rep, Value::Array(items)) => items.iter_mut().for_each(one),
+        (Card::Map, Value::Object(entries)) => entries.values_mut().for_each(one),
+        (_, q) => one(q),
+    }
+}
 
 /// Puts `obj`, an object of `res` as stored (of its storage version), in kube's encoding, in
 /// place.
@@ -82,6 +101,9 @@ fn order_fields(
         // Go encodes a map with its keys sorted.
         if let (Card::Map, Value::Object(entries)) = (f.card, &mut v) {
             entries.sort_keys();
+        }
+        if f.ty == Ty::Msg(QUANTITY) {
+            canonical_quantities(f.card, &mut v);
         }
         if let Ty::Msg(inner) = f.ty {
             match (f.card, &mut v) {
@@ -269,5 +291,17 @@ mod tests {
             serde_json::to_string(&ev).unwrap(),
             r#"{"kind":"Event","apiVersion":"v1","metadata":{"name":"e","creationTimestamp":null},"involvedObject":{"kind":"Pod","name":"p"},"source":{},"firstTimestamp":null,"lastTimestamp":null,"eventTime":null,"reportingComponent":"","reportingInstance":""}"#
         );
+    }
+
+    #[test]
+    fn quantities_are_canonical() {
+        let reg = crate::registry::builtin::registry();
+        let mut pod = json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"},
+            "spec": {"containers": [{"name": "c", "image": "i", "resources": {
+                "limits": {"cpu": "1000m", "memory": "1024Mi"}, "requests": {"cpu": 0.5, "x": "bad"}}}]}});
+        canonicalize(&reg.builtin("", "v1", "pods"), &mut pod);
+        let r = &pod["spec"]["containers"][0]["resources"];
+        assert_eq!(r["limits"], json!({"cpu": "1", "memory": "1Gi"}));
+        assert_eq!(r["requests"], json!({"cpu": "500m", "x": "bad"}));
     }
 }
