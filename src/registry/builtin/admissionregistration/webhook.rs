@@ -296,7 +296,7 @@ fn validate_review_versions(
 }
 
 /// `webhook.ValidateWebhookURL` with https forced.
-fn validate_url(raw: &str, path: &str, errs: &mut Vec<FieldError>) {
+pub(crate) fn validate_url(raw: &str, path: &str, errs: &mut Vec<FieldError>) {
     let u = match GoUrl::parse(raw) {
         Ok(u) => u,
         Err(e) => {
@@ -345,7 +345,7 @@ fn validate_url(raw: &str, path: &str, errs: &mut Vec<FieldError>) {
 }
 
 /// `webhook.ValidateWebhookService`.
-fn validate_service(svc: &Value, path: &str, errs: &mut Vec<FieldError>) {
+pub(crate) fn validate_service(svc: &Value, path: &str, errs: &mut Vec<FieldError>) {
     for (f, what) in [("name", "service name"), ("namespace", "service namespace")] {
         if str_of(svc, f).is_empty() {
             errs.push(FieldError::required(
