@@ -102,6 +102,12 @@ pub(super) fn cases() -> Vec<Case> {
             vec![(at("properties[ports].additionalProperties"), "FieldValueForbidden"),
                  (at("properties[ports].items.properties[name].default"), "FieldValueRequired")],
         ),
+        invalid(
+            crd("prunes", v1(object(json!({"spec": {"type": "object", "default": {"size": 1, "extra": "x"},
+                "properties": {"size": {"type": "integer"}}}}))), json!({})),
+            &[&format!("{SV}.properties[spec].default: Invalid value: map[string]interface {{}}{{\"extra\":\"x\", \"size\":1}}: must not have unknown fields")],
+            vec![(at("properties[spec].default"), "FieldValueInvalid")],
+        ),
         // Differing schemas are validated per version.
         invalid(
             crd("perversion", json!([
@@ -163,18 +169,21 @@ async fn a_stored_version_stays_in_spec_versions() {
     );
     let r = s.json(&c, Method::POST, CRDS, Some(body)).await;
     assert_eq!(r.code, StatusCode::CREATED, "{}", r.body);
-    let mut obj = r.body;
-    assert_eq!(obj["status"]["storedVersions"], json!(["v1"]));
-    obj["spec"]["versions"] =
-        json!([{"name": "v2", "served": true, "storage": true, "schema": schema}]);
-    let r = s
-        .json(
-            &c,
-            Method::PUT,
-            &format!("{CRDS}/gadgets.example.com"),
-            Some(obj),
-        )
-        .await;
+    assert_eq!(r.body["status"]["storedVersions"], json!(["v1"]));
+    // The definition's controller writes its status meanwhile: retry on conflicts.
+    let path = format!("{CRDS}/gadgets.example.com");
+    let mut r = s.json(&c, Method::GET, &path, None).await;
+    for _ in 0..20 {
+        let mut obj = r.body.clone();
+        obj["spec"]["versions"] =
+            json!([{"name": "v2", "served": true, "storage": true, "schema": schema}]);
+        r = s.json(&c, Method::PUT, &path, Some(obj)).await;
+        if r.code != StatusCode::CONFLICT {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+        r = s.json(&c, Method::GET, &path, None).await;
+    }
     assert_eq!(r.code, StatusCode::UNPROCESSABLE_ENTITY, "{}", r.body);
     assert_eq!(
         r.body["message"],

@@ -7,7 +7,7 @@
 
 use serde_json::{json, Map, Value};
 
-use crate::meta::field_error::FieldError;
+use crate::meta::field_error::{go_value, FieldError};
 
 const TYPES: &[&str] = &["array", "boolean", "integer", "number", "object", "string"];
 const REASONS: &[&str] = &[
@@ -136,6 +136,9 @@ pub(super) fn validate(schema: &Value, status_enabled: bool, path: &str) -> Vec<
     invariants(schema, Level::Root, &root, &mut structural);
     completeness(schema, Some(schema), &root, &root, &mut structural);
     structural.sort_by_key(FieldError::message);
+    if structural.is_empty() {
+        defaults(schema, &root, true, false, &mut errs);
+    }
     errs.extend(structural);
     let ssv = Ssv {
         allow_defaults: true,
@@ -144,6 +147,133 @@ pub(super) fn validate(schema: &Value, status_enabled: bool, path: &str) -> Vec<
     };
     openapi(schema, &root, &ssv, true, &mut errs);
     errs
+}
+
+const META: &[&str] = &["apiVersion", "kind", "metadata"];
+
+/// `structuraldefaulting.ValidateDefaults`, for what it checks outside of object metadata:
+/// a default must survive pruning unchanged. (Its validation of the value against the
+/// schema, and of defaults inside metadata, is not done.)
+fn defaults(n: &Value, path: &str, embedded: bool, inside_meta: bool, errs: &mut Vec<FieldError>) {
+    let embedded = embedded || flag(n, "x-kubernetes-embedded-resource");
+    let inside_meta = inside_meta && !embedded;
+    if let Some(d) = n.get("default").filter(|d| !d.is_null()) {
+        if !inside_meta {
+            let mut pruned = d.clone();
+            prune(&mut pruned, Some(n), embedded);
+            if pruned != *d {
+                errs.push(FieldError::invalid_rendered(
+                    format!("{path}.default"),
+                    &go_sharp(d),
+                    "must not have unknown fields",
+                ));
+            }
+        }
+    }
+    if let Some(i) = n.get("items").filter(|i| i.is_object()) {
+        defaults(i, &format!("{path}.items"), false, inside_meta, errs);
+    }
+    for (k, p) in props(n).into_iter().flatten() {
+        let sub = inside_meta || (embedded && META.contains(&k.as_str()));
+        defaults(p, &format!("{path}.properties[{k}]"), false, sub, errs);
+    }
+}
+
+/// The schema a key of an object falls under: `Some(None)` for `additionalProperties`
+/// without a schema, `None` for an unknown key.
+fn child<'a>(s: &'a Value, k: &str) -> Option<Option<&'a Value>> {
+    if let Some(p) = props(s).and_then(|p| p.get(k)) {
+        return Some(Some(p));
+    }
+    s.get("additionalProperties")
+        .filter(|a| !a.is_null())
+        .map(|a| Some(a).filter(|a| a.is_object()))
+}
+
+/// `pruning.Prune`: drops what the schema does not specify.
+fn prune(x: &mut Value, s: Option<&Value>, root: bool) {
+    if let Some(s) = s.filter(|s| flag(s, "x-kubernetes-preserve-unknown-fields")) {
+        return skip_prune(x, s, root);
+    }
+    match x {
+        Value::Object(m) => {
+            let Some(s) = s else {
+                m.clear();
+                return;
+            };
+            let embedded = root || flag(s, "x-kubernetes-embedded-resource");
+            let keys: Vec<String> = m.keys().cloned().collect();
+            for k in keys {
+                if embedded && META.contains(&k.as_str()) {
+                    continue;
+                }
+                match (child(s, &k), m.get_mut(&k)) {
+                    (Some(c), Some(v)) => prune(v, c, false),
+                    _ => {
+                        m.remove(&k);
+                    }
+                }
+            }
+        }
+        Value::Array(a) => {
+            let items = s.and_then(|s| s.get("items")).filter(|i| i.is_object());
+            for v in a {
+                prune(v, items, false);
+            }
+        }
+        _ => {}
+    }
+}
+
+fn skip_prune(x: &mut Value, s: &Value, root: bool) {
+    match x {
+        Value::Object(m) => {
+            let embedded = root || flag(s, "x-kubernetes-embedded-resource");
+            for (k, v) in m.iter_mut() {
+                if embedded && META.contains(&k.as_str()) {
+                    continue;
+                }
+                if let Some(c) = child(s, k) {
+                    prune(v, c, false);
+                }
+            }
+        }
+        Value::Array(a) => {
+            if let Some(items) = s.get("items").filter(|i| i.is_object()) {
+                for v in a {
+                    skip_prune(v, items, false);
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Go's `%#v` of a decoded JSON value (`map[string]interface {}{...}`, `[]interface {}{...}`).
+fn go_sharp(v: &Value) -> String {
+    fn inner(v: &Value) -> String {
+        match v {
+            Value::Null => "interface {}(nil)".into(),
+            Value::Array(a) => format!(
+                "[]interface {{}}{{{}}}",
+                a.iter().map(inner).collect::<Vec<_>>().join(", ")
+            ),
+            Value::Object(m) => {
+                let mut keys: Vec<&String> = m.keys().collect();
+                keys.sort();
+                let parts: Vec<String> = keys
+                    .iter()
+                    .map(|k| {
+                        let v = m.get(k.as_str()).map(inner).unwrap_or_default();
+                        format!("{}:{v}", go_value(&json!(k)))
+                    })
+                    .collect();
+                format!("map[string]interface {{}}{{{}}}", parts.join(", "))
+            }
+            scalar => go_value(scalar),
+        }
+    }
+    inner(v)
 }
 
 /// `validateStructuralInvariants`.
@@ -884,6 +1014,22 @@ mod tests {
             check(json!({"type": "object", "properties": {"p": {"type": "string",
                 "anyOf": [{"type": "integer"}, {"type": "boolean"}]}}})),
             "[spec.validation.openAPIV3Schema.properties[p].anyOf[0].type: Forbidden: must be empty to be structural, spec.validation.openAPIV3Schema.properties[p].anyOf[1].type: Forbidden: must be empty to be structural]"
+        );
+    }
+
+    #[test]
+    fn defaults_must_be_pruned() {
+        assert_eq!(
+            check(json!({"type": "object", "properties": {"spec": {"type": "object",
+                "default": {"a": 1, "b": [true]}, "properties": {"a": {"type": "integer"}}}}})),
+            "spec.validation.openAPIV3Schema.properties[spec].default: Invalid value: map[string]interface {}{\"a\":1, \"b\":[]interface {}{true}}: must not have unknown fields"
+        );
+        assert_eq!(
+            check(
+                json!({"type": "object", "properties": {"spec": {"type": "object",
+                "x-kubernetes-preserve-unknown-fields": true, "default": {"a": 1}}}})
+            ),
+            ""
         );
     }
 
