@@ -108,6 +108,23 @@ pub(super) fn cases() -> Vec<Case> {
             &[&format!("{SV}.properties[spec].default: Invalid value: map[string]interface {{}}{{\"extra\":\"x\", \"size\":1}}: must not have unknown fields")],
             vec![(at("properties[spec].default"), "FieldValueInvalid")],
         ),
+        invalid(
+            crd("columns", json!([{"name": "v1", "served": true, "storage": true, "schema": {"openAPIV3Schema": {"type": "object"}},
+                "subresources": {"scale": {"specReplicasPath": "spec.replicas", "statusReplicasPath": ".spec.replicas"}},
+                "additionalPrinterColumns": [{"name": "Age", "type": "time", "format": "duration", "jsonPath": ""}]}]), json!({})),
+            &[
+                "spec.subresources.scale.specReplicasPath: Invalid value: \"spec.replicas\": must be a simple json path starting with .",
+                "spec.subresources.scale.statusReplicasPath: Invalid value: \".spec.replicas\": should be a json path under .status",
+                "spec.additionalPrinterColumns[0].type: Invalid value: \"time\": must be one of boolean,date,integer,number,string",
+                "spec.additionalPrinterColumns[0].format: Invalid value: \"duration\": must be one of byte,date,date-time,double,float,int32,int64,password",
+                "spec.additionalPrinterColumns[0].JSONPath: Required value",
+            ],
+            vec![("spec.subresources.scale.specReplicasPath", "FieldValueInvalid"),
+                 ("spec.subresources.scale.statusReplicasPath", "FieldValueInvalid"),
+                 ("spec.additionalPrinterColumns[0].type", "FieldValueInvalid"),
+                 ("spec.additionalPrinterColumns[0].format", "FieldValueInvalid"),
+                 ("spec.additionalPrinterColumns[0].JSONPath", "FieldValueRequired")],
+        ),
         // Differing schemas are validated per version.
         invalid(
             crd("perversion", json!([

@@ -178,6 +178,21 @@ fn validate(obj: &Value) -> Vec<FieldError> {
         v.pointer("/subresources/status")
             .is_some_and(|s| !s.is_null())
     };
+    let subresources_of = |v: &Value| v.get("subresources").filter(|s| !s.is_null()).cloned();
+    let shared_subresources = vs
+        .first()
+        .map(subresources_of)
+        .filter(|first| vs.iter().all(|v| subresources_of(v) == *first));
+    // Semantic equality: an empty list is no list.
+    let columns_of = |v: &Value| {
+        v.get("additionalPrinterColumns")
+            .filter(|c| !c.is_null() && c.as_array().is_none_or(|a| !a.is_empty()))
+            .cloned()
+    };
+    let shared_columns = vs
+        .first()
+        .map(columns_of)
+        .filter(|first| vs.iter().all(|v| columns_of(v) == *first));
     let mut seen = std::collections::BTreeSet::new();
     let mut unique = true;
     for (i, v) in vs.iter().enumerate() {
@@ -199,6 +214,16 @@ fn validate(obj: &Value) -> Vec<FieldError> {
                     status_of(v),
                     &format!("spec.versions[{i}].schema"),
                 ));
+            }
+        }
+        if shared_subresources.is_none() {
+            if let Some(s) = v.get("subresources") {
+                validate_subresources(s, &format!("spec.versions[{i}].subresources"), &mut errs);
+            }
+        }
+        if shared_columns.is_none() {
+            if let Some(c) = v.get("additionalPrinterColumns") {
+                validate_columns(c, &format!("spec.versions[{i}]"), &mut errs);
             }
         }
     }
@@ -305,6 +330,12 @@ fn validate(obj: &Value) -> Vec<FieldError> {
             "spec.validation",
         ));
     }
+    if let Some(s) = shared_subresources.as_ref().and_then(Option::as_ref) {
+        validate_subresources(s, "spec.subresources", &mut errs);
+    }
+    if let Some(c) = shared_columns.as_ref().and_then(Option::as_ref) {
+        validate_columns(c, "spec", &mut errs);
+    }
     validate_conversion(spec, &mut errs);
     validate_stored_versions(obj, vs, &mut errs);
     if spec.get("preserveUnknownFields") == Some(&json!(true)) {
@@ -348,6 +379,89 @@ fn validate_deprecation_warning(v: &Value, i: usize, errs: &mut Vec<FieldError>)
             w,
             format!("must only contain printable UTF-8 characters; non-printable character found at index {at}"),
         ));
+    }
+}
+
+/// `validateSimpleJSONPath`; false when it refused `s`.
+fn validate_simple_json_path(s: &str, path: &str, errs: &mut Vec<FieldError>) -> bool {
+    let detail = if s.is_empty() {
+        "must not be empty"
+    } else if !s.starts_with('.') {
+        "must be a simple json path starting with ."
+    } else {
+        return true;
+    };
+    errs.push(FieldError::invalid(path, s, detail));
+    false
+}
+
+/// `ValidateCustomResourceDefinitionSubresources`: the scale subresource's paths.
+fn validate_subresources(sub: &Value, path: &str, errs: &mut Vec<FieldError>) {
+    let Some(scale) = sub.get("scale").filter(|s| !s.is_null()) else {
+        return;
+    };
+    for (f, prefix, under) in [
+        ("specReplicasPath", ".spec.", ".spec"),
+        ("statusReplicasPath", ".status.", ".status"),
+    ] {
+        let p = format!("{path}.scale.{f}");
+        let v = text(scale, &format!("/{f}"));
+        if v.is_empty() {
+            errs.push(FieldError::required(p, ""));
+        } else if validate_simple_json_path(v, &p, errs) && !v.starts_with(prefix) {
+            errs.push(FieldError::invalid(
+                p,
+                v,
+                format!("should be a json path under {under}"),
+            ));
+        }
+    }
+    let sel = text(scale, "/labelSelectorPath");
+    let p = format!("{path}.scale.labelSelectorPath");
+    if !sel.is_empty()
+        && validate_simple_json_path(sel, &p, errs)
+        && !sel.starts_with(".spec.")
+        && !sel.starts_with(".status.")
+    {
+        errs.push(FieldError::invalid(
+            p,
+            sel,
+            "should be a json path under either .spec or .status",
+        ));
+    }
+}
+
+/// `ValidateCustomResourceColumnDefinition` for each of `additionalPrinterColumns` under
+/// `parent` (the internal type names the path field `JSONPath`).
+fn validate_columns(cols: &Value, parent: &str, errs: &mut Vec<FieldError>) {
+    const TYPES: &str = "boolean,date,integer,number,string";
+    const FORMATS: &str = "byte,date,date-time,double,float,int32,int64,password";
+    for (i, c) in cols.as_array().into_iter().flatten().enumerate() {
+        let p = format!("{parent}.additionalPrinterColumns[{i}]");
+        if text(c, "/name").is_empty() {
+            errs.push(FieldError::required(format!("{p}.name"), ""));
+        }
+        let ty = text(c, "/type");
+        let types_msg = format!("must be one of {TYPES}");
+        if ty.is_empty() {
+            errs.push(FieldError::required(format!("{p}.type"), types_msg));
+        } else if !TYPES.split(',').any(|t| t == ty) {
+            errs.push(FieldError::invalid(format!("{p}.type"), ty, types_msg));
+        }
+        let format = text(c, "/format");
+        if !format.is_empty() && !FORMATS.split(',').any(|f| f == format) {
+            errs.push(FieldError::invalid(
+                format!("{p}.format"),
+                format,
+                format!("must be one of {FORMATS}"),
+            ));
+        }
+        let jp = text(c, "/jsonPath");
+        if jp.is_empty() {
+            errs.push(FieldError::required(format!("{p}.JSONPath"), ""));
+        } else {
+            validate_simple_json_path(jp, &format!("{p}.JSONPath"), errs);
+        }
     }
 }
 
