@@ -173,6 +173,46 @@ pub(super) fn cases() -> Vec<Case> {
 }
 
 #[tokio::test]
+async fn a_definition_keeps_its_group_plural_scope_and_kind() {
+    let s = Server::start();
+    let c = s.client();
+    let body = crd("gizmos", v1(json!({"type": "object"})), json!({}));
+    let r = s.json(&c, Method::POST, CRDS, Some(body)).await;
+    assert_eq!(r.code, StatusCode::CREATED, "{}", r.body);
+    let path = format!("{CRDS}/gizmos.example.com");
+    // Wait until established: scope and kind are fixed from then on.
+    let mut r = s.json(&c, Method::GET, &path, None).await;
+    for _ in 0..50 {
+        let established = r.body["status"]["conditions"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .any(|c| c["type"] == "Established" && c["status"] == "True");
+        if established {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+        r = s.json(&c, Method::GET, &path, None).await;
+    }
+    for _ in 0..20 {
+        let mut obj = r.body.clone();
+        obj["spec"]["scope"] = json!("Cluster");
+        obj["spec"]["names"]["kind"] = json!("Gizmo");
+        obj["spec"]["group"] = json!("other.example.com");
+        r = s.json(&c, Method::PUT, &path, Some(obj)).await;
+        if r.code != StatusCode::CONFLICT {
+            break;
+        }
+        r = s.json(&c, Method::GET, &path, None).await;
+    }
+    assert_eq!(r.code, StatusCode::UNPROCESSABLE_ENTITY, "{}", r.body);
+    assert_eq!(
+        r.body["message"],
+        "CustomResourceDefinition.apiextensions.k8s.io \"gizmos.example.com\" is invalid: [spec.scope: Invalid value: \"Cluster\": field is immutable, spec.names.kind: Invalid value: \"Gizmo\": field is immutable, spec.group: Invalid value: \"other.example.com\": field is immutable]"
+    );
+}
+
+#[tokio::test]
 async fn a_stored_version_stays_in_spec_versions() {
     let s = Server::start();
     let c = s.client();

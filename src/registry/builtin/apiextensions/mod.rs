@@ -97,7 +97,13 @@ impl Strategy for CustomResourceDefinitions {
     }
 
     fn validate(&self, obj: &Value) -> Vec<FieldError> {
-        validate(obj)
+        validate(obj, None)
+    }
+
+    /// `ValidateCustomResourceDefinitionUpdate`: as on create, plus the immutable group and
+    /// plural (and, once established, scope and kind).
+    fn validate_update(&self, new: &Value, old: &Value) -> Vec<FieldError> {
+        validate(new, Some(old))
     }
 
     fn returns_deleted_object(&self) -> bool {
@@ -121,13 +127,14 @@ fn go_versions(obj: &Value) -> String {
 }
 
 /// `ValidateCustomResourceDefinition`, in upstream's order, for what Rafter checks of it.
-fn validate(obj: &Value) -> Vec<FieldError> {
+fn validate(obj: &Value, old: Option<&Value>) -> Vec<FieldError> {
     let mut errs = Vec::new();
     let spec = obj.get("spec").unwrap_or(&Value::Null);
     let group = text(spec, "/group");
     let plural = text(spec, "/names/plural");
     let name = meta(obj).get("name").and_then(Value::as_str).unwrap_or("");
-    if !name.is_empty() && name != format!("{plural}.{group}") {
+    // Only a create checks the name (an update runs ValidateObjectMetaUpdate instead).
+    if old.is_none() && !name.is_empty() && name != format!("{plural}.{group}") {
         errs.push(FieldError::invalid(
             "metadata.name",
             name,
@@ -337,6 +344,25 @@ fn validate(obj: &Value) -> Vec<FieldError> {
         validate_columns(c, "spec", &mut errs);
     }
     validate_conversion(spec, &mut errs);
+    if let Some(old) = old {
+        let old_spec = old.get("spec").unwrap_or(&Value::Null);
+        let mut fixed = vec![
+            ("/group", "spec.group"),
+            ("/names/plural", "spec.names.plural"),
+        ];
+        if crate::registry::custom::established(old) {
+            fixed.splice(
+                0..0,
+                [("/scope", "spec.scope"), ("/names/kind", "spec.names.kind")],
+            );
+        }
+        for (ptr, path) in fixed {
+            let v = text(spec, ptr);
+            if v != text(old_spec, ptr) {
+                errs.push(FieldError::invalid(path, v, "field is immutable"));
+            }
+        }
+    }
     validate_stored_versions(obj, vs, &mut errs);
     if spec.get("preserveUnknownFields") == Some(&json!(true)) {
         errs.push(FieldError::invalid(
