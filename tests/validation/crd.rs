@@ -125,6 +125,17 @@ pub(super) fn cases() -> Vec<Case> {
                  ("spec.additionalPrinterColumns[0].format", "FieldValueInvalid"),
                  ("spec.additionalPrinterColumns[0].JSONPath", "FieldValueRequired")],
         ),
+        {
+            let mut body = crd("things", v1(json!({"type": "object"})), json!({}));
+            body["metadata"]["name"] = json!("things.example.k8s.io");
+            body["metadata"]["annotations"] = json!({"api-approved.kubernetes.io": "soon"});
+            body["spec"]["group"] = json!("example.k8s.io");
+            invalid(
+                body,
+                &["metadata.annotations[api-approved.kubernetes.io]: Invalid value: \"soon\": protected groups must have approval annotation \"api-approved.kubernetes.io\" with either a URL or a reason starting with \"unapproved\", see https://github.com/kubernetes/enhancements/pull/1111"],
+                vec![("metadata.annotations[api-approved.kubernetes.io]", "FieldValueInvalid")],
+            )
+        },
         // Differing schemas are validated per version.
         invalid(
             crd("perversion", json!([

@@ -403,6 +403,11 @@ pub(crate) fn validate_service(svc: &Value, path: &str, errs: &mut Vec<FieldErro
 }
 
 /// The parts of Go's `url.Parse` result the webhook URL check reads.
+/// Whether `raw` is a URL with a scheme and a host (as `url.ParseRequestURI` would have it).
+pub(crate) fn is_absolute_url(raw: &str) -> bool {
+    GoUrl::parse(raw).is_ok_and(|u| !u.scheme.is_empty() && !u.host.is_empty())
+}
+
 struct GoUrl {
     scheme: String,
     host: String,

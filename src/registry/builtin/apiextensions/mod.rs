@@ -10,7 +10,9 @@ use crate::registry::builtin::checks::str_at as text;
 
 use crate::meta::field_error::{go_is_print, FieldError};
 use crate::meta::validation::{is_dns1035_label, is_dns1123_subdomain};
-use crate::registry::builtin::admissionregistration::webhook::{validate_service, validate_url};
+use crate::registry::builtin::admissionregistration::webhook::{
+    is_absolute_url, validate_service, validate_url,
+};
 use crate::registry::object::meta;
 use crate::registry::strategy::{obj_entry, Strategy};
 
@@ -364,6 +366,7 @@ fn validate(obj: &Value, old: Option<&Value>) -> Vec<FieldError> {
         }
     }
     validate_stored_versions(obj, vs, &mut errs);
+    validate_api_approval(obj, old, group, &mut errs);
     if spec.get("preserveUnknownFields") == Some(&json!(true)) {
         errs.push(FieldError::invalid(
             "spec.preserveUnknownFields",
@@ -405,6 +408,64 @@ fn validate_deprecation_warning(v: &Value, i: usize, errs: &mut Vec<FieldError>)
             w,
             format!("must only contain printable UTF-8 characters; non-printable character found at index {at}"),
         ));
+    }
+}
+
+/// `apihelpers.GetAPIApprovalState`: 0 invalid, 1 approved, 2 bypassed, 3 missing.
+fn approval_state(obj: &Value) -> u8 {
+    let a = meta(obj)
+        .get("annotations")
+        .and_then(|a| a.get(APPROVAL))
+        .and_then(Value::as_str)
+        .unwrap_or("");
+    if a.is_empty() {
+        3
+    } else if a.starts_with("unapproved") {
+        2
+    } else if is_absolute_url(a) {
+        1
+    } else {
+        0
+    }
+}
+
+const APPROVAL: &str = "api-approved.kubernetes.io";
+
+/// `validateAPIApproval`: definitions in the k8s.io and kubernetes.io groups need the
+/// approval annotation (an update that leaves its state alone passes).
+fn validate_api_approval(
+    obj: &Value,
+    old: Option<&Value>,
+    group: &str,
+    errs: &mut Vec<FieldError>,
+) {
+    let protected = ["k8s.io", "kubernetes.io"]
+        .iter()
+        .any(|g| group == *g || group.ends_with(&format!(".{g}")));
+    let state = approval_state(obj);
+    if !protected || old.is_some_and(|o| approval_state(o) == state) {
+        return;
+    }
+    let path = format!("metadata.annotations[{APPROVAL}]");
+    let see = "see https://github.com/kubernetes/enhancements/pull/1111";
+    match state {
+        3 => errs.push(FieldError::required(
+            path,
+            format!("protected groups must have approval annotation \"{APPROVAL}\", {see}"),
+        )),
+        0 => {
+            let a = meta(obj)
+                .get("annotations")
+                .and_then(|a| a.get(APPROVAL))
+                .and_then(Value::as_str)
+                .unwrap_or("");
+            errs.push(FieldError::invalid(
+                path,
+                a,
+                format!("protected groups must have approval annotation \"{APPROVAL}\" with either a URL or a reason starting with \"unapproved\", {see}"),
+            ));
+        }
+        _ => {}
     }
 }
 
