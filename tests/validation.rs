@@ -5,6 +5,8 @@
 
 #[path = "validation/admission.rs"]
 mod admission;
+#[path = "validation/crd.rs"]
+mod crd;
 #[path = "validation/storage.rs"]
 mod storage;
 mod support;
@@ -388,6 +390,7 @@ async fn invalid_objects_are_refused_as_kube_refuses_them() {
         .chain(core_area::cases())
         .chain(storage::cases())
         .chain(admission::cases())
+        .chain(crd::cases())
     {
         let name = case.body["metadata"]["name"].as_str().unwrap().to_string();
         let r = s

@@ -296,7 +296,7 @@ fn validate_review_versions(
 }
 
 /// `webhook.ValidateWebhookURL` with https forced.
-fn validate_url(raw: &str, path: &str, errs: &mut Vec<FieldError>) {
+pub(crate) fn validate_url(raw: &str, path: &str, errs: &mut Vec<FieldError>) {
     let u = match GoUrl::parse(raw) {
         Ok(u) => u,
         Err(e) => {
@@ -345,7 +345,7 @@ fn validate_url(raw: &str, path: &str, errs: &mut Vec<FieldError>) {
 }
 
 /// `webhook.ValidateWebhookService`.
-fn validate_service(svc: &Value, path: &str, errs: &mut Vec<FieldError>) {
+pub(crate) fn validate_service(svc: &Value, path: &str, errs: &mut Vec<FieldError>) {
     for (f, what) in [("name", "service name"), ("namespace", "service namespace")] {
         if str_of(svc, f).is_empty() {
             errs.push(FieldError::required(
@@ -403,6 +403,11 @@ fn validate_service(svc: &Value, path: &str, errs: &mut Vec<FieldError>) {
 }
 
 /// The parts of Go's `url.Parse` result the webhook URL check reads.
+/// Whether `raw` is a URL with a scheme and a host (as `url.ParseRequestURI` would have it).
+pub(crate) fn is_absolute_url(raw: &str) -> bool {
+    GoUrl::parse(raw).is_ok_and(|u| !u.scheme.is_empty() && !u.host.is_empty())
+}
+
 struct GoUrl {
     scheme: String,
     host: String,

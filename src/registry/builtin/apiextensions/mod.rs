@@ -1,12 +1,18 @@
 //! The apiextensions.k8s.io group's strategy: CustomResourceDefinitions (defaults, the
-//! initial status, and `ValidateCustomResourceDefinition` for the definition's shape).
+//! initial status, and `ValidateCustomResourceDefinition`: the definition's shape, its
+//! versions, schemas (see `schema`), conversion and stored versions).
+
+mod schema;
 
 use serde_json::{json, Map, Value};
 
 use crate::registry::builtin::checks::str_at as text;
 
-use crate::meta::field_error::FieldError;
+use crate::meta::field_error::{go_is_print, FieldError};
 use crate::meta::validation::{is_dns1035_label, is_dns1123_subdomain};
+use crate::registry::builtin::admissionregistration::webhook::{
+    is_absolute_url, validate_service, validate_url,
+};
 use crate::registry::object::meta;
 use crate::registry::strategy::{obj_entry, Strategy};
 
@@ -69,8 +75,37 @@ impl Strategy for CustomResourceDefinitions {
         });
     }
 
+    /// PrepareForUpdate beyond the kept status: a new storage version joins
+    /// `status.storedVersions`.
+    fn prepare_for_update(&self, new: &mut Value, _old: &Value) {
+        let Some(storage) = versions(new)
+            .iter()
+            .find(|v| v.get("storage") == Some(&json!(true)))
+            .and_then(|v| v.get("name").cloned())
+        else {
+            return;
+        };
+        let stored = obj_entry(new, "status")
+            .entry("storedVersions")
+            .or_insert_with(|| json!([]));
+        if !stored.is_array() {
+            *stored = json!([]);
+        }
+        if let Some(list) = stored.as_array_mut() {
+            if !list.contains(&storage) {
+                list.push(storage);
+            }
+        }
+    }
+
     fn validate(&self, obj: &Value) -> Vec<FieldError> {
-        validate(obj)
+        validate(obj, None)
+    }
+
+    /// `ValidateCustomResourceDefinitionUpdate`: as on create, plus the immutable group and
+    /// plural (and, once established, scope and kind).
+    fn validate_update(&self, new: &Value, old: &Value) -> Vec<FieldError> {
+        validate(new, Some(old))
     }
 
     fn returns_deleted_object(&self) -> bool {
@@ -94,13 +129,14 @@ fn go_versions(obj: &Value) -> String {
 }
 
 /// `ValidateCustomResourceDefinition`, in upstream's order, for what Rafter checks of it.
-fn validate(obj: &Value) -> Vec<FieldError> {
+fn validate(obj: &Value, old: Option<&Value>) -> Vec<FieldError> {
     let mut errs = Vec::new();
     let spec = obj.get("spec").unwrap_or(&Value::Null);
     let group = text(spec, "/group");
     let plural = text(spec, "/names/plural");
     let name = meta(obj).get("name").and_then(Value::as_str).unwrap_or("");
-    if !name.is_empty() && name != format!("{plural}.{group}") {
+    // Only a create checks the name (an update runs ValidateObjectMetaUpdate instead).
+    if old.is_none() && !name.is_empty() && name != format!("{plural}.{group}") {
         errs.push(FieldError::invalid(
             "metadata.name",
             name,
@@ -140,6 +176,32 @@ fn validate(obj: &Value) -> Vec<FieldError> {
             ));
         }
     }
+    // As kube's conversion to the internal type does, identical per-version schemas are
+    // validated once, as the top-level `spec.validation`.
+    let schema_of = |v: &Value| v.get("schema").filter(|s| !s.is_null()).cloned();
+    let shared_schema = vs
+        .first()
+        .map(schema_of)
+        .filter(|first| vs.iter().all(|v| schema_of(v) == *first));
+    let status_of = |v: &Value| {
+        v.pointer("/subresources/status")
+            .is_some_and(|s| !s.is_null())
+    };
+    let subresources_of = |v: &Value| v.get("subresources").filter(|s| !s.is_null()).cloned();
+    let shared_subresources = vs
+        .first()
+        .map(subresources_of)
+        .filter(|first| vs.iter().all(|v| subresources_of(v) == *first));
+    // Semantic equality: an empty list is no list.
+    let columns_of = |v: &Value| {
+        v.get("additionalPrinterColumns")
+            .filter(|c| !c.is_null() && c.as_array().is_none_or(|a| !a.is_empty()))
+            .cloned()
+    };
+    let shared_columns = vs
+        .first()
+        .map(columns_of)
+        .filter(|first| vs.iter().all(|v| columns_of(v) == *first));
     let mut seen = std::collections::BTreeSet::new();
     let mut unique = true;
     for (i, v) in vs.iter().enumerate() {
@@ -153,6 +215,26 @@ fn validate(obj: &Value) -> Vec<FieldError> {
             ));
         }
         unique &= seen.insert(n);
+        validate_deprecation_warning(v, i, &mut errs);
+        if shared_schema.is_none() {
+            if let Some(s) = v.pointer("/schema/openAPIV3Schema") {
+                errs.extend(schema::validate(
+                    s,
+                    status_of(v),
+                    &format!("spec.versions[{i}].schema"),
+                ));
+            }
+        }
+        if shared_subresources.is_none() {
+            if let Some(s) = v.get("subresources") {
+                validate_subresources(s, &format!("spec.versions[{i}].subresources"), &mut errs);
+            }
+        }
+        if shared_columns.is_none() {
+            if let Some(c) = v.get("additionalPrinterColumns") {
+                validate_columns(c, &format!("spec.versions[{i}]"), &mut errs);
+            }
+        }
     }
     if !unique {
         errs.push(FieldError::invalid_rendered(
@@ -171,6 +253,17 @@ fn validate(obj: &Value) -> Vec<FieldError> {
             &go_versions(obj),
             "must have exactly one version marked as storage version",
         ));
+    }
+    // The internal `spec.version` is the first version's name.
+    if let Some(first) = vs
+        .first()
+        .map(|v| text(v, "/name"))
+        .filter(|n| !n.is_empty())
+    {
+        let msgs = is_dns1035_label(first);
+        if !msgs.is_empty() {
+            errs.push(FieldError::invalid("spec.version", first, msgs.join(",")));
+        }
     }
     let names = spec
         .get("names")
@@ -206,7 +299,7 @@ fn validate(obj: &Value) -> Vec<FieldError> {
             ));
         }
     }
-    for list in ["shortNames", "categories"] {
+    let dns1035_list = |list: &str, errs: &mut Vec<FieldError>| {
         for (i, v) in names
             .get(list)
             .and_then(Value::as_array)
@@ -224,7 +317,8 @@ fn validate(obj: &Value) -> Vec<FieldError> {
                 ));
             }
         }
-    }
+    };
+    dns1035_list("shortNames", &mut errs);
     let kind = text(&names, "/kind");
     if !kind.is_empty() && kind == text(&names, "/listKind") {
         errs.push(FieldError::invalid(
@@ -233,36 +327,46 @@ fn validate(obj: &Value) -> Vec<FieldError> {
             "kind and listKind may not be the same",
         ));
     }
-    match text(spec, "/conversion/strategy") {
-        "" | "None" => {}
-        "Webhook" => {
-            if spec.pointer("/conversion/webhook/clientConfig").is_none() {
-                errs.push(FieldError::required(
-                    "spec.conversion.webhookClientConfig",
-                    "required when strategy is set to Webhook",
-                ));
-            }
-        }
-        s => errs.push(FieldError::not_supported(
-            "spec.conversion.strategy",
+    dns1035_list("categories", &mut errs);
+    if let Some(s) = shared_schema
+        .as_ref()
+        .and_then(Option::as_ref)
+        .and_then(|s| s.get("openAPIV3Schema"))
+    {
+        errs.extend(schema::validate(
             s,
-            &["None", "Webhook"],
-        )),
-    }
-    let stored = obj
-        .pointer("/status/storedVersions")
-        .and_then(Value::as_array);
-    if stored.is_none_or(Vec::is_empty) {
-        let rendered = match stored {
-            None => "[]string(nil)",
-            Some(_) => "[]string{}",
-        };
-        errs.push(FieldError::invalid_rendered(
-            "status.storedVersions",
-            rendered,
-            "must have at least one stored version",
+            vs.iter().any(status_of),
+            "spec.validation",
         ));
     }
+    if let Some(s) = shared_subresources.as_ref().and_then(Option::as_ref) {
+        validate_subresources(s, "spec.subresources", &mut errs);
+    }
+    if let Some(c) = shared_columns.as_ref().and_then(Option::as_ref) {
+        validate_columns(c, "spec", &mut errs);
+    }
+    validate_conversion(spec, &mut errs);
+    if let Some(old) = old {
+        let old_spec = old.get("spec").unwrap_or(&Value::Null);
+        let mut fixed = vec![
+            ("/group", "spec.group"),
+            ("/names/plural", "spec.names.plural"),
+        ];
+        if crate::registry::custom::established(old) {
+            fixed.splice(
+                0..0,
+                [("/scope", "spec.scope"), ("/names/kind", "spec.names.kind")],
+            );
+        }
+        for (ptr, path) in fixed {
+            let v = text(spec, ptr);
+            if v != text(old_spec, ptr) {
+                errs.push(FieldError::invalid(path, v, "field is immutable"));
+            }
+        }
+    }
+    validate_stored_versions(obj, vs, &mut errs);
+    validate_api_approval(obj, old, group, &mut errs);
     if spec.get("preserveUnknownFields") == Some(&json!(true)) {
         errs.push(FieldError::invalid(
             "spec.preserveUnknownFields",
@@ -271,6 +375,324 @@ fn validate(obj: &Value) -> Vec<FieldError> {
         ));
     }
     errs
+}
+
+/// `validateDeprecationWarning` for version `i`.
+fn validate_deprecation_warning(v: &Value, i: usize, errs: &mut Vec<FieldError>) {
+    let Some(w) = v.get("deprecationWarning").and_then(Value::as_str) else {
+        return;
+    };
+    let path = format!("spec.versions[{i}].deprecationWarning");
+    if v.get("deprecated") != Some(&json!(true)) {
+        errs.push(FieldError::invalid(
+            path,
+            w,
+            "can only be set for deprecated versions",
+        ));
+        return;
+    }
+    if w.len() > 256 {
+        errs.push(FieldError::invalid(
+            &path,
+            w,
+            "must be <= 256 characters long",
+        ));
+    }
+    if w.is_empty() {
+        errs.push(FieldError::invalid(&path, w, "must not be an empty string"));
+    }
+    // Upstream tests printability first, so its "control character" branch never fires.
+    if let Some((at, _)) = w.char_indices().find(|(_, c)| !go_is_print(*c)) {
+        errs.push(FieldError::invalid(
+            &path,
+            w,
+            format!("must only contain printable UTF-8 characters; non-printable character found at index {at}"),
+        ));
+    }
+}
+
+/// `apihelpers.GetAPIApprovalState`: 0 invalid, 1 approved, 2 bypassed, 3 missing.
+fn approval_state(obj: &Value) -> u8 {
+    let a = meta(obj)
+        .get("annotations")
+        .and_then(|a| a.get(APPROVAL))
+        .and_then(Value::as_str)
+        .unwrap_or("");
+    if a.is_empty() {
+        3
+    } else if a.starts_with("unapproved") {
+        2
+    } else if is_absolute_url(a) {
+        1
+    } else {
+        0
+    }
+}
+
+const APPROVAL: &str = "api-approved.kubernetes.io";
+
+/// `validateAPIApproval`: definitions in the k8s.io and kubernetes.io groups need the
+/// approval annotation (an update that leaves its state alone passes).
+fn validate_api_approval(
+    obj: &Value,
+    old: Option<&Value>,
+    group: &str,
+    errs: &mut Vec<FieldError>,
+) {
+    let protected = ["k8s.io", "kubernetes.io"]
+        .iter()
+        .any(|g| group == *g || group.ends_with(&format!(".{g}")));
+    let state = approval_state(obj);
+    if !protected || old.is_some_and(|o| approval_state(o) == state) {
+        return;
+    }
+    let path = format!("metadata.annotations[{APPROVAL}]");
+    let see = "see https://github.com/kubernetes/enhancements/pull/1111";
+    match state {
+        3 => errs.push(FieldError::required(
+            path,
+            format!("protected groups must have approval annotation \"{APPROVAL}\", {see}"),
+        )),
+        0 => {
+            let a = meta(obj)
+                .get("annotations")
+                .and_then(|a| a.get(APPROVAL))
+                .and_then(Value::as_str)
+                .unwrap_or("");
+            errs.push(FieldError::invalid(
+                path,
+                a,
+                format!("protected groups must have approval annotation \"{APPROVAL}\" with either a URL or a reason starting with \"unapproved\", {see}"),
+            ));
+        }
+        _ => {}
+    }
+}
+
+/// `validateSimpleJSONPath`; false when it refused `s`.
+fn validate_simple_json_path(s: &str, path: &str, errs: &mut Vec<FieldError>) -> bool {
+    let detail = if s.is_empty() {
+        "must not be empty"
+    } else if !s.starts_with('.') {
+        "must be a simple json path starting with ."
+    } else {
+        return true;
+    };
+    errs.push(FieldError::invalid(path, s, detail));
+    false
+}
+
+/// `ValidateCustomResourceDefinitionSubresources`: the scale subresource's paths.
+fn validate_subresources(sub: &Value, path: &str, errs: &mut Vec<FieldError>) {
+    let Some(scale) = sub.get("scale").filter(|s| !s.is_null()) else {
+        return;
+    };
+    for (f, prefix, under) in [
+        ("specReplicasPath", ".spec.", ".spec"),
+        ("statusReplicasPath", ".status.", ".status"),
+    ] {
+        let p = format!("{path}.scale.{f}");
+        let v = text(scale, &format!("/{f}"));
+        if v.is_empty() {
+            errs.push(FieldError::required(p, ""));
+        } else if validate_simple_json_path(v, &p, errs) && !v.starts_with(prefix) {
+            errs.push(FieldError::invalid(
+                p,
+                v,
+                format!("should be a json path under {under}"),
+            ));
+        }
+    }
+    let sel = text(scale, "/labelSelectorPath");
+    let p = format!("{path}.scale.labelSelectorPath");
+    if !sel.is_empty()
+        && validate_simple_json_path(sel, &p, errs)
+        && !sel.starts_with(".spec.")
+        && !sel.starts_with(".status.")
+    {
+        errs.push(FieldError::invalid(
+            p,
+            sel,
+            "should be a json path under either .spec or .status",
+        ));
+    }
+}
+
+/// `ValidateCustomResourceColumnDefinition` for each of `additionalPrinterColumns` under
+/// `parent` (the internal type names the path field `JSONPath`).
+fn validate_columns(cols: &Value, parent: &str, errs: &mut Vec<FieldError>) {
+    const TYPES: &str = "boolean,date,integer,number,string";
+    const FORMATS: &str = "byte,date,date-time,double,float,int32,int64,password";
+    for (i, c) in cols.as_array().into_iter().flatten().enumerate() {
+        let p = format!("{parent}.additionalPrinterColumns[{i}]");
+        if text(c, "/name").is_empty() {
+            errs.push(FieldError::required(format!("{p}.name"), ""));
+        }
+        let ty = text(c, "/type");
+        let types_msg = format!("must be one of {TYPES}");
+        if ty.is_empty() {
+            errs.push(FieldError::required(format!("{p}.type"), types_msg));
+        } else if !TYPES.split(',').any(|t| t == ty) {
+            errs.push(FieldError::invalid(format!("{p}.type"), ty, types_msg));
+        }
+        let format = text(c, "/format");
+        if !format.is_empty() && !FORMATS.split(',').any(|f| f == format) {
+            errs.push(FieldError::invalid(
+                format!("{p}.format"),
+                format,
+                format!("must be one of {FORMATS}"),
+            ));
+        }
+        let jp = text(c, "/jsonPath");
+        if jp.is_empty() {
+            errs.push(FieldError::required(format!("{p}.JSONPath"), ""));
+        } else {
+            validate_simple_json_path(jp, &format!("{p}.JSONPath"), errs);
+        }
+    }
+}
+
+/// `validateCustomResourceConversion` over the v1 shape (`webhook.clientConfig` is the
+/// internal `webhookClientConfig`, `webhook.conversionReviewVersions` its review versions).
+fn validate_conversion(spec: &Value, errs: &mut Vec<FieldError>) {
+    let Some(conv) = spec.get("conversion").filter(|c| c.is_object()) else {
+        return;
+    };
+    let strategy = text(conv, "/strategy");
+    if strategy != "None" && spec.get("preserveUnknownFields") == Some(&json!(true)) {
+        errs.push(FieldError::invalid(
+            "spec.conversion.strategy",
+            strategy,
+            "must be None if spec.preserveUnknownFields is true",
+        ));
+    }
+    match strategy {
+        "" => errs.push(FieldError::required("spec.conversion.strategy", "")),
+        "None" | "Webhook" => {}
+        s => errs.push(FieldError::not_supported(
+            "spec.conversion.strategy",
+            s,
+            &["None", "Webhook"],
+        )),
+    }
+    let cc = conv
+        .pointer("/webhook/clientConfig")
+        .filter(|c| !c.is_null());
+    let review: Vec<&str> = conv
+        .pointer("/webhook/conversionReviewVersions")
+        .and_then(Value::as_array)
+        .map(|a| a.iter().map(|v| v.as_str().unwrap_or("")).collect())
+        .unwrap_or_default();
+    const CC: &str = "spec.conversion.webhookClientConfig";
+    const RV: &str = "spec.conversion.conversionReviewVersions";
+    if strategy != "Webhook" {
+        if cc.is_some() {
+            errs.push(FieldError::forbidden(
+                CC,
+                "should not be set when strategy is not set to Webhook",
+            ));
+        }
+        if !review.is_empty() {
+            errs.push(FieldError::forbidden(
+                RV,
+                "should not be set when strategy is not set to Webhook",
+            ));
+        }
+        return;
+    }
+    match cc {
+        None => errs.push(FieldError::required(
+            CC,
+            "required when strategy is set to Webhook",
+        )),
+        Some(cc) => {
+            let url = cc.get("url").filter(|u| !u.is_null());
+            let svc = cc.get("service").filter(|s| !s.is_null());
+            match (url, svc) {
+                (Some(u), None) => {
+                    validate_url(u.as_str().unwrap_or(""), &format!("{CC}.url"), errs)
+                }
+                (None, Some(s)) => validate_service(s, &format!("{CC}.service"), errs),
+                _ => errs.push(FieldError::required(
+                    CC,
+                    "exactly one of url or service is required",
+                )),
+            }
+        }
+    }
+    if review.is_empty() {
+        errs.push(FieldError::required(RV, ""));
+        return;
+    }
+    let mut seen = Vec::new();
+    let mut recognized = false;
+    for (i, v) in review.iter().enumerate() {
+        let p = format!("{RV}[{i}]");
+        if seen.contains(v) {
+            errs.push(FieldError::invalid(p, *v, "duplicate version"));
+            continue;
+        }
+        seen.push(v);
+        for m in is_dns1035_label(v) {
+            errs.push(FieldError::invalid(&p, *v, m));
+        }
+        recognized |= ["v1", "v1beta1"].contains(v);
+    }
+    if !recognized {
+        errs.push(FieldError::invalid(
+            RV,
+            json!(review),
+            "must include at least one of v1, v1beta1",
+        ));
+    }
+}
+
+/// `ValidateCustomResourceDefinitionStoredVersions`.
+fn validate_stored_versions(obj: &Value, vs: &[Value], errs: &mut Vec<FieldError>) {
+    const PATH: &str = "status.storedVersions";
+    let stored = obj
+        .pointer("/status/storedVersions")
+        .and_then(Value::as_array);
+    let Some(stored) = stored.filter(|s| !s.is_empty()) else {
+        let rendered = match stored {
+            None => "[]string(nil)",
+            Some(_) => "[]string{}",
+        };
+        errs.push(FieldError::invalid_rendered(
+            PATH,
+            rendered,
+            "must have at least one stored version",
+        ));
+        return;
+    };
+    let names: Vec<&str> = stored.iter().map(|v| v.as_str().unwrap_or("")).collect();
+    // Go keeps the last index of a repeated name.
+    let mut left: Vec<(usize, &str)> = Vec::new();
+    for (i, n) in names.iter().enumerate() {
+        left.retain(|(_, m)| m != n);
+        left.push((i, n));
+    }
+    for v in vs {
+        let n = text(v, "/name");
+        let listed = left.iter().any(|(_, m)| *m == n);
+        if v.get("storage") == Some(&json!(true)) && !listed {
+            errs.push(FieldError::invalid(
+                PATH,
+                json!(names),
+                format!("must have the storage version {n}"),
+            ));
+        }
+        left.retain(|(_, m)| *m != n);
+    }
+    // Upstream walks a map here; Rafter reports in index order.
+    left.sort();
+    for (i, v) in left {
+        errs.push(FieldError::invalid(
+            format!("{PATH}[{i}]"),
+            v,
+            format!("missing from spec.versions; {v} was previously a storage version, and must remain in spec.versions until a storage migration ensures no data remains persisted in {v} and removes {v} from status.storedVersions"),
+        ));
+    }
 }
 
 #[cfg(test)]
