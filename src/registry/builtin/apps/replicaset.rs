@@ -1,5 +1,6 @@
 //! ReplicaSets (apps/v1): defaults, validation and the printer.
 
+use crate::registry::builtin::core::pod_warnings as pw;
 use serde_json::{json, Value};
 
 use super::nonneg;
@@ -12,19 +13,11 @@ pub struct ReplicaSets;
 
 impl Strategy for ReplicaSets {
     fn warnings_on_create(&self, obj: &Value) -> Vec<String> {
-        crate::registry::builtin::core::pod_warnings::template_warnings(
-            obj,
-            "/spec/template",
-            "spec.template.",
-        )
+        pw::on_create(obj, pw::SPEC_TEMPLATE)
     }
 
     fn warnings_on_update(&self, new: &Value, old: &Value) -> Vec<String> {
-        use crate::registry::builtin::core::pod_warnings::{only_new, template_warnings};
-        only_new(
-            template_warnings(new, "/spec/template", "spec.template."),
-            template_warnings(old, "/spec/template", "spec.template."),
-        )
+        pw::on_update(new, old, pw::SPEC_TEMPLATE)
     }
 
     fn default(&self, obj: &mut Value) {

@@ -1,5 +1,6 @@
 //! CronJobs (batch/v1): defaults and the printer.
 
+use crate::registry::builtin::core::pod_warnings as pw;
 use serde_json::{json, Value};
 
 use super::cron;
@@ -15,23 +16,20 @@ pub struct CronJobs;
 
 impl Strategy for CronJobs {
     fn warnings_on_create(&self, obj: &Value) -> Vec<String> {
-        crate::registry::builtin::core::pod_warnings::template_warnings(
+        pw::on_create(
             obj,
-            "/spec/jobTemplate/spec/template",
-            "spec.jobTemplate.spec.template.",
+            (
+                "/spec/jobTemplate/spec/template",
+                "spec.jobTemplate.spec.template.",
+            ),
         )
     }
 
     fn warnings_on_update(&self, new: &Value, old: &Value) -> Vec<String> {
-        use crate::registry::builtin::core::pod_warnings::{only_new, template_warnings};
-        only_new(
-            template_warnings(
-                new,
-                "/spec/jobTemplate/spec/template",
-                "spec.jobTemplate.spec.template.",
-            ),
-            template_warnings(
-                old,
+        pw::on_update(
+            new,
+            old,
+            (
                 "/spec/jobTemplate/spec/template",
                 "spec.jobTemplate.spec.template.",
             ),

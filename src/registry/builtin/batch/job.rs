@@ -1,6 +1,7 @@
 //! Jobs (batch/v1): the generated selector, defaults, the orphaning GC default and its
 //! warning, field selectors and the printer.
 
+use crate::registry::builtin::core::pod_warnings as pw;
 use serde_json::{json, Map, Value};
 
 use crate::meta::field_error::FieldError;
@@ -18,19 +19,11 @@ pub struct Jobs;
 
 impl Strategy for Jobs {
     fn warnings_on_create(&self, obj: &Value) -> Vec<String> {
-        crate::registry::builtin::core::pod_warnings::template_warnings(
-            obj,
-            "/spec/template",
-            "spec.template.",
-        )
+        pw::on_create(obj, pw::SPEC_TEMPLATE)
     }
 
     fn warnings_on_update(&self, new: &Value, old: &Value) -> Vec<String> {
-        use crate::registry::builtin::core::pod_warnings::{only_new, template_warnings};
-        only_new(
-            template_warnings(new, "/spec/template", "spec.template."),
-            template_warnings(old, "/spec/template", "spec.template."),
-        )
+        pw::on_update(new, old, pw::SPEC_TEMPLATE)
     }
 
     fn prepare_for_create(&self, obj: &mut Value) {

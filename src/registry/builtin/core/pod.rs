@@ -1,6 +1,7 @@
 //! Pods (core/v1): defaults, the initial status, validation, graceful deletion, field
 //! selectors and the printer.
 
+use crate::registry::builtin::core::pod_warnings as pw;
 use serde_json::{json, Map, Value};
 
 use super::pod_spec::default_pod_spec;
@@ -14,15 +15,11 @@ pub struct Pods;
 
 impl Strategy for Pods {
     fn warnings_on_create(&self, obj: &Value) -> Vec<String> {
-        crate::registry::builtin::core::pod_warnings::template_warnings(obj, "", "")
+        pw::on_create(obj, pw::POD)
     }
 
     fn warnings_on_update(&self, new: &Value, old: &Value) -> Vec<String> {
-        use crate::registry::builtin::core::pod_warnings::{only_new, template_warnings};
-        only_new(
-            template_warnings(new, "", ""),
-            template_warnings(old, "", ""),
-        )
+        pw::on_update(new, old, pw::POD)
     }
 
     fn default(&self, obj: &mut Value) {

@@ -132,6 +132,27 @@ pub fn template_warnings(obj: &Value, at: &str, path: &str) -> Vec<String> {
     )
 }
 
+/// Where a kind keeps its pod: (JSON pointer, field path with a trailing dot).
+pub type At = (&'static str, &'static str);
+
+/// A pod itself.
+pub const POD: At = ("", "");
+/// A workload's `spec.template`.
+pub const SPEC_TEMPLATE: At = ("/spec/template", "spec.template.");
+
+/// WarningsOnCreate of a kind whose pod is at `at`.
+pub fn on_create(obj: &Value, at: At) -> Vec<String> {
+    template_warnings(obj, at.0, at.1)
+}
+
+/// WarningsOnUpdate of a kind whose pod is at `at`: what the update adds.
+pub fn on_update(new: &Value, old: &Value, at: At) -> Vec<String> {
+    only_new(
+        template_warnings(new, at.0, at.1),
+        template_warnings(old, at.0, at.1),
+    )
+}
+
 /// The warnings of `new` that `old` did not have (kube warns on update only about what the
 /// update brings).
 pub fn only_new(new: Vec<String>, old: Vec<String>) -> Vec<String> {

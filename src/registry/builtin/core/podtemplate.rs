@@ -1,5 +1,6 @@
 //! PodTemplates (core/v1): the template's PodSpec defaults and the printer.
 
+use crate::registry::builtin::core::pod_warnings as pw;
 use serde_json::Value;
 
 use super::pod_spec::default_template_object;
@@ -10,19 +11,11 @@ pub struct PodTemplates;
 
 impl Strategy for PodTemplates {
     fn warnings_on_create(&self, obj: &Value) -> Vec<String> {
-        crate::registry::builtin::core::pod_warnings::template_warnings(
-            obj,
-            "/template",
-            "template.",
-        )
+        pw::on_create(obj, ("/template", "template."))
     }
 
     fn warnings_on_update(&self, new: &Value, old: &Value) -> Vec<String> {
-        use crate::registry::builtin::core::pod_warnings::{only_new, template_warnings};
-        only_new(
-            template_warnings(new, "/template", "template."),
-            template_warnings(old, "/template", "template."),
-        )
+        pw::on_update(new, old, ("/template", "template."))
     }
 
     fn default(&self, obj: &mut Value) {

@@ -1,6 +1,7 @@
 //! ReplicationControllers (core/v1): selector and labels defaulted from the template, the
 //! orphaning GC default, field selectors and the printer.
 
+use crate::registry::builtin::core::pod_warnings as pw;
 use serde_json::{json, Map, Value};
 
 use super::pod_spec::default_template;
@@ -13,19 +14,11 @@ pub struct ReplicationControllers;
 
 impl Strategy for ReplicationControllers {
     fn warnings_on_create(&self, obj: &Value) -> Vec<String> {
-        crate::registry::builtin::core::pod_warnings::template_warnings(
-            obj,
-            "/spec/template",
-            "spec.template.",
-        )
+        pw::on_create(obj, pw::SPEC_TEMPLATE)
     }
 
     fn warnings_on_update(&self, new: &Value, old: &Value) -> Vec<String> {
-        use crate::registry::builtin::core::pod_warnings::{only_new, template_warnings};
-        only_new(
-            template_warnings(new, "/spec/template", "spec.template."),
-            template_warnings(old, "/spec/template", "spec.template."),
-        )
+        pw::on_update(new, old, pw::SPEC_TEMPLATE)
     }
 
     /// SetDefaults_ReplicationController: selector and labels from the template's labels.
