@@ -272,6 +272,22 @@ fn validate_review_versions(
         ));
         return;
     }
+    if !review_version_items(versions, path, errs) && require_recognized {
+        errs.push(FieldError::invalid(
+            path,
+            json!(versions),
+            format!("must include at least one of {accepted}"),
+        ));
+    }
+}
+
+/// The per-item checks of a review-version list (admission webhooks and CRD conversion
+/// webhooks): no duplicates, DNS-1035 labels. Whether one of them is a version kube knows.
+pub(crate) fn review_version_items(
+    versions: &[&str],
+    path: &str,
+    errs: &mut Vec<FieldError>,
+) -> bool {
     let mut seen: Vec<&str> = Vec::new();
     let mut recognized = false;
     for (i, v) in versions.iter().enumerate() {
@@ -286,13 +302,7 @@ fn validate_review_versions(
         }
         recognized |= ACCEPTED_REVIEW_VERSIONS.contains(v);
     }
-    if require_recognized && !recognized {
-        errs.push(FieldError::invalid(
-            path,
-            json!(versions),
-            format!("must include at least one of {accepted}"),
-        ));
-    }
+    recognized
 }
 
 /// `webhook.ValidateWebhookURL` with https forced.

@@ -11,7 +11,7 @@ use crate::registry::builtin::checks::str_at as text;
 use crate::meta::field_error::{go_is_print, FieldError};
 use crate::meta::validation::{is_dns1035_label, is_dns1123_subdomain};
 use crate::registry::builtin::admissionregistration::webhook::{
-    is_absolute_url, validate_service, validate_url,
+    is_absolute_url, review_version_items, validate_service, validate_url,
 };
 use crate::registry::object::meta;
 use crate::registry::strategy::{obj_entry, Strategy};
@@ -624,21 +624,7 @@ fn validate_conversion(spec: &Value, errs: &mut Vec<FieldError>) {
         errs.push(FieldError::required(RV, ""));
         return;
     }
-    let mut seen = Vec::new();
-    let mut recognized = false;
-    for (i, v) in review.iter().enumerate() {
-        let p = format!("{RV}[{i}]");
-        if seen.contains(v) {
-            errs.push(FieldError::invalid(p, *v, "duplicate version"));
-            continue;
-        }
-        seen.push(v);
-        for m in is_dns1035_label(v) {
-            errs.push(FieldError::invalid(&p, *v, m));
-        }
-        recognized |= ["v1", "v1beta1"].contains(v);
-    }
-    if !recognized {
+    if !review_version_items(&review, RV, errs) {
         errs.push(FieldError::invalid(
             RV,
             json!(review),
