@@ -1076,3 +1076,65 @@ async fn webhook_authorizer() {
         .unwrap();
     assert_eq!(r.status(), StatusCode::OK);
 }
+
+/// A PUT that would create a missing object (AllowCreateOnUpdate) needs the create
+/// permission too, as kube's update handler checks: update rights alone update existing
+/// objects only.
+#[tokio::test]
+async fn create_on_update_needs_create_permission() {
+    let c = Cluster::start(&[]);
+    c.admin_create(
+        "/api/v1/namespaces",
+        json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "team"}}),
+    )
+    .await;
+    c.admin_create(
+        "/apis/rbac.authorization.k8s.io/v1/namespaces/team/roles",
+        json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "Role",
+            "metadata": {"name": "lease-updater"},
+            "rules": [{"apiGroups": ["coordination.k8s.io"], "resources": ["leases"],
+                "verbs": ["get", "update"]}]}),
+    )
+    .await;
+    c.admin_create(
+        "/apis/rbac.authorization.k8s.io/v1/namespaces/team/rolebindings",
+        binding(Some("team"), "lu", "Role", "lease-updater", user("alice")),
+    )
+    .await;
+    let lease = |name: &str| {
+        json!({"apiVersion": "coordination.k8s.io/v1", "kind": "Lease",
+            "metadata": {"name": name}, "spec": {"holderIdentity": "alice"}})
+    };
+    let path = "/apis/coordination.k8s.io/v1/namespaces/team/leases";
+    let (code, body) = c
+        .call(
+            Some("tok-alice"),
+            Method::PUT,
+            &format!("{path}/new"),
+            Some(lease("new")),
+            &[],
+        )
+        .await;
+    assert_eq!(code, StatusCode::FORBIDDEN, "{body}");
+    let (code, _) = c
+        .call(
+            Some("admin"),
+            Method::GET,
+            &format!("{path}/new"),
+            None,
+            &[],
+        )
+        .await;
+    assert_eq!(code, StatusCode::NOT_FOUND, "nothing was created");
+    c.admin_create(path, lease("held")).await;
+    let (code, body) = c
+        .call(
+            Some("tok-alice"),
+            Method::PUT,
+            &format!("{path}/held"),
+            Some(lease("held")),
+            &[],
+        )
+        .await;
+    assert_eq!(code, StatusCode::OK, "{body}");
+}

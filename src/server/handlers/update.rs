@@ -37,6 +37,19 @@ pub async fn handle(ctx: &Ctx, part: Part) -> Result<Response<Body>, Status> {
                 && part == Part::Main
                 && ctx.info.strategy.allow_create_on_update() =>
         {
+            // kube authorizes the create such an update makes, not only the update.
+            let ri = &ctx.ri;
+            let attrs = crate::authz::Attributes::Resource(crate::authz::ResourceAttributes {
+                verb: "create",
+                group: &ri.group,
+                version: &ri.version,
+                resource: &ri.resource,
+                subresource: None,
+                namespace: ri.path_namespace.as_deref(),
+                name: ri.name.as_deref(),
+                field_selector: None,
+            });
+            ctx.app.authz.authorize(&ctx.user, &attrs).await?;
             let mut obj = obj;
             if let Some(m) = obj
                 .get_mut("metadata")
