@@ -661,3 +661,95 @@ async fn writes_warn_as_kube_warns() {
         Some("299 - \"annotation \\\"kubernetes.io/ingress.class\\\" is deprecated, please use 'spec.ingressClassName' instead\"")
     );
 }
+
+/// A PUT without a resourceVersion replaces the object only where kube's strategy allows
+/// unconditional updates (most built-ins); leases, CSI objects, webhook configurations,
+/// CRDs and custom resources need one.
+#[tokio::test]
+async fn unconditional_updates_as_kube_allows_them() {
+    let s = Server::start();
+    let c = s.client();
+    let send = |m: Method, path: String, body: Option<Value>| {
+        let (s, c) = (&s, &c);
+        async move { s.json(c, m, &path, body).await }
+    };
+    let cm = json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "u"},
+                    "data": {"a": "1"}});
+    let r = send(Method::POST, format!("{NS}/configmaps"), Some(cm.clone())).await;
+    assert_eq!(r.code, StatusCode::CREATED, "{}", r.body);
+    let r = send(Method::PUT, format!("{NS}/configmaps/u"), Some(cm)).await;
+    assert_eq!(r.code, StatusCode::OK, "{}", r.body);
+
+    // Leases may be created by a PUT, but not replaced without a resourceVersion.
+    let lease = json!({"apiVersion": "coordination.k8s.io/v1", "kind": "Lease",
+                       "metadata": {"name": "l"}, "spec": {"holderIdentity": "a"}});
+    let leases = "/apis/coordination.k8s.io/v1/namespaces/default/leases/l".to_string();
+    let r = send(Method::PUT, leases.clone(), Some(lease.clone())).await;
+    assert_eq!(r.code, StatusCode::CREATED, "{}", r.body);
+    let rv = r.body["metadata"]["resourceVersion"].clone();
+    let r = send(Method::PUT, leases.clone(), Some(lease.clone())).await;
+    assert_eq!(r.code, StatusCode::UNPROCESSABLE_ENTITY, "{}", r.body);
+    assert_eq!(
+        r.body["message"],
+        "leases.coordination.k8s.io \"l\" is invalid: metadata.resourceVersion: Invalid value: 0x0: must be specified for an update"
+    );
+    assert_eq!(r.body["details"]["kind"], "leases");
+    assert_eq!(r.body["details"]["group"], "coordination.k8s.io");
+    assert_eq!(
+        r.body["details"]["causes"][0],
+        json!({"reason": "FieldValueInvalid", "field": "metadata.resourceVersion",
+               "message": "Invalid value: 0x0: must be specified for an update"})
+    );
+    let mut with_rv = lease;
+    with_rv["metadata"]["resourceVersion"] = rv;
+    let r = send(Method::PUT, leases, Some(with_rv)).await;
+    assert_eq!(r.code, StatusCode::OK, "{}", r.body);
+
+    // RuntimeClasses are created by a PUT too (kube's AllowCreateOnUpdate).
+    let rc = json!({"apiVersion": "node.k8s.io/v1", "kind": "RuntimeClass",
+                    "metadata": {"name": "gvisor"}, "handler": "runsc"});
+    let path = "/apis/node.k8s.io/v1/runtimeclasses/gvisor".to_string();
+    let r = send(Method::PUT, path.clone(), Some(rc.clone())).await;
+    assert_eq!(r.code, StatusCode::CREATED, "{}", r.body);
+    let r = send(Method::PUT, path, Some(rc)).await;
+    assert_eq!(r.code, StatusCode::UNPROCESSABLE_ENTITY, "{}", r.body);
+
+    // Custom resources always need one.
+    let crd = json!({"apiVersion": "apiextensions.k8s.io/v1",
+        "kind": "CustomResourceDefinition", "metadata": {"name": "gadgets.example.com"},
+        "spec": {"group": "example.com", "scope": "Namespaced",
+            "names": {"plural": "gadgets", "singular": "gadget", "kind": "Gadget"},
+            "versions": [{"name": "v1", "served": true, "storage": true,
+                "schema": {"openAPIV3Schema": {"type": "object",
+                    "x-kubernetes-preserve-unknown-fields": true}}}]}});
+    let crds = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions";
+    let r = send(Method::POST, crds.to_string(), Some(crd.clone())).await;
+    assert_eq!(r.code, StatusCode::CREATED, "{}", r.body);
+    let r = send(
+        Method::PUT,
+        format!("{crds}/gadgets.example.com"),
+        Some(crd),
+    )
+    .await;
+    assert_eq!(r.code, StatusCode::UNPROCESSABLE_ENTITY, "{}", r.body);
+    assert_eq!(
+        r.body["message"],
+        "customresourcedefinitions.apiextensions.k8s.io \"gadgets.example.com\" is invalid: metadata.resourceVersion: Invalid value: 0x0: must be specified for an update"
+    );
+    let gadgets = "/apis/example.com/v1/namespaces/default/gadgets";
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(15);
+    while send(Method::GET, gadgets.to_string(), None).await.code != StatusCode::OK {
+        assert!(std::time::Instant::now() < deadline, "gadgets never served");
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    let g = json!({"apiVersion": "example.com/v1", "kind": "Gadget",
+                   "metadata": {"name": "g"}, "spec": {"size": 1}});
+    let r = send(Method::POST, gadgets.to_string(), Some(g.clone())).await;
+    assert_eq!(r.code, StatusCode::CREATED, "{}", r.body);
+    let r = send(Method::PUT, format!("{gadgets}/g"), Some(g)).await;
+    assert_eq!(r.code, StatusCode::UNPROCESSABLE_ENTITY, "{}", r.body);
+    assert_eq!(
+        r.body["message"],
+        "gadgets.example.com \"g\" is invalid: metadata.resourceVersion: Invalid value: 0x0: must be specified for an update"
+    );
+}

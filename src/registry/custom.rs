@@ -27,7 +27,11 @@ use crate::meta::validation::NameRule;
 /// the version has one, is handled by the generic store from the entry's `has_status`).
 pub struct CustomResources;
 
-impl Strategy for CustomResources {}
+impl Strategy for CustomResources {
+    fn allow_unconditional_update(&self) -> bool {
+        false
+    }
+}
 
 /// Whether a definition's `Established` condition is `True`.
 pub fn established(crd: &Value) -> bool {

@@ -102,6 +102,13 @@ pub trait Strategy: Send + Sync {
         false
     }
 
+    /// A PUT without `metadata.resourceVersion` replaces the current object (kube's
+    /// `AllowUnconditionalUpdate`). When false such a PUT of an existing object is a 422 (the
+    /// resourceVersion "must be specified for an update").
+    fn allow_unconditional_update(&self) -> bool {
+        true
+    }
+
     /// ValidateUpdate of the `approval` subresource (only `status.conditions` changed).
     fn validate_approval(&self, new: &Value, old: &Value) -> Vec<FieldError> {
         self.validate_update(new, old)

@@ -3,6 +3,7 @@
 use http::{Response, StatusCode};
 
 use super::{respond_object, Ctx};
+use crate::meta::field_error::FieldError;
 use crate::meta::status::Status;
 use crate::registry::store::{self, Part};
 use crate::server::Body;
@@ -17,11 +18,26 @@ pub async fn handle(ctx: &Ctx, part: Part) -> Result<Response<Body>, Status> {
             ctx.name()
         )));
     }
+    let unconditional = store::meta_str(&obj, "resourceVersion").is_empty();
     let mut old = None;
     let updated = ctx
         .app
         .store
         .update_with(ctx.scope(), ctx.name(), part, &opts, |current| {
+            if unconditional && !ctx.info.strategy.allow_unconditional_update() {
+                // kube names the resource, not the kind, in this error.
+                let ri = &ctx.ri;
+                return Err(Status::invalid(
+                    &ri.resource,
+                    &ri.group,
+                    ctx.name(),
+                    &[FieldError::invalid_rendered(
+                        "metadata.resourceVersion",
+                        "0x0",
+                        "must be specified for an update",
+                    )],
+                ));
+            }
             old = Some(current.clone());
             Ok(obj.clone())
         })

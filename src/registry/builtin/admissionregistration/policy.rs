@@ -271,6 +271,10 @@ impl ValidatingAdmissionPolicies {
 }
 
 impl Strategy for ValidatingAdmissionPolicies {
+    fn allow_unconditional_update(&self) -> bool {
+        false
+    }
+
     fn default(&self, obj: &mut Value) {
         let Some(spec) = obj.get_mut("spec").filter(|s| s.is_object()) else {
             return;
@@ -369,6 +373,10 @@ fn validate_actions(actions: &[&str], errs: &mut Vec<FieldError>) {
 }
 
 impl Strategy for ValidatingAdmissionPolicyBindings {
+    fn allow_unconditional_update(&self) -> bool {
+        false
+    }
+
     fn default(&self, obj: &mut Value) {
         if let Some(m) = obj.pointer_mut("/spec/matchResources") {
             default_match_resources(m);

@@ -194,6 +194,10 @@ impl WebhookConfigurations {
 }
 
 impl Strategy for WebhookConfigurations {
+    fn allow_unconditional_update(&self) -> bool {
+        false
+    }
+
     fn default(&self, obj: &mut Value) {
         let Some(hooks) = obj.get_mut("webhooks").and_then(Value::as_array_mut) else {
             return;

@@ -19,6 +19,10 @@ use crate::registry::strategy::{obj_entry, Strategy};
 pub struct CustomResourceDefinitions;
 
 impl Strategy for CustomResourceDefinitions {
+    fn allow_unconditional_update(&self) -> bool {
+        false
+    }
+
     /// `SetDefaults_CustomResourceDefinition(Spec)`.
     fn default(&self, obj: &mut Value) {
         let spec = obj_entry(obj, "spec");

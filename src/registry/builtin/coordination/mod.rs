@@ -9,6 +9,10 @@ use crate::registry::table::{printers, Printer};
 pub struct Leases;
 
 impl Strategy for Leases {
+    fn allow_unconditional_update(&self) -> bool {
+        false
+    }
+
     fn allow_create_on_update(&self) -> bool {
         true
     }

@@ -29,6 +29,14 @@ fn go_toleration(t: &Value) -> String {
 }
 
 impl Strategy for RuntimeClasses {
+    fn allow_create_on_update(&self) -> bool {
+        true
+    }
+
+    fn allow_unconditional_update(&self) -> bool {
+        false
+    }
+
     fn validate(&self, obj: &Value) -> Vec<FieldError> {
         let mut errs = Vec::new();
         let handler = text(obj, "handler");

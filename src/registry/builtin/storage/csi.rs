@@ -112,6 +112,10 @@ fn validate_driver_spec(obj: &Value) -> Vec<FieldError> {
 }
 
 impl Strategy for CSIDrivers {
+    fn allow_unconditional_update(&self) -> bool {
+        false
+    }
+
     fn prepare_for_create(&self, obj: &mut Value) {
         drop_allocatable_period(obj, None);
     }
@@ -244,6 +248,10 @@ fn go_csinode_driver(d: &Value) -> String {
 }
 
 impl Strategy for CSINodes {
+    fn allow_unconditional_update(&self) -> bool {
+        false
+    }
+
     fn validate(&self, obj: &Value) -> Vec<FieldError> {
         validate_csinode(obj)
     }
@@ -283,6 +291,10 @@ impl Strategy for CSINodes {
 pub struct CSIStorageCapacities;
 
 impl Strategy for CSIStorageCapacities {
+    fn allow_unconditional_update(&self) -> bool {
+        false
+    }
+
     fn validate(&self, obj: &Value) -> Vec<FieldError> {
         let mut errs = Vec::new();
         if let Some(sel) = obj.get("nodeTopology") {

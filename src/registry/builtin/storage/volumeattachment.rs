@@ -94,6 +94,10 @@ fn go_spec(spec: &Value) -> String {
 }
 
 impl Strategy for VolumeAttachments {
+    fn allow_unconditional_update(&self) -> bool {
+        false
+    }
+
     /// PrepareForCreate resets the status: `attached` is always encoded.
     fn initialize(&self, obj: &mut Value) {
         obj["status"] = serde_json::json!({"attached": false});
