@@ -631,17 +631,61 @@ async fn writes_warn_as_kube_warns() {
         "{}",
         support::stderr(&out)
     );
-    // Changing something else: the label was already there, so no warning.
+    // An update that leaves the spec alone (the generation stays) gets no warnings; one that
+    // changes it gets the template's again, as in kube.
+    let patch = |body: Value| {
+        let (s, c) = (&s, &c);
+        async move {
+            let path = format!("{APPS}/deployments/old-labels");
+            s.json(c, Method::PATCH, &path, Some(body)).await
+        }
+    };
+    let r = patch(json!({"metadata": {"annotations": {"a": "b"}}})).await;
+    assert_eq!(r.code, StatusCode::OK, "{}", r.body);
+    assert!(r.headers.get("warning").is_none(), "{:?}", r.headers);
+    let r = patch(json!({"spec": {"replicas": 2}})).await;
+    assert_eq!(r.code, StatusCode::OK, "{}", r.body);
+    assert_eq!(
+        r.headers.get_all("warning").iter().count(),
+        1,
+        "{:?}",
+        r.headers
+    );
+
+    // Names that are not DNS labels, fractional byte sizes.
     let r = s
         .json(
             &c,
-            Method::PATCH,
-            &format!("{APPS}/deployments/old-labels"),
-            Some(json!({"spec": {"replicas": 2}})),
+            Method::POST,
+            &format!("{APPS}/deployments"),
+            Some(deployment(
+                "web.v1",
+                json!({"matchLabels": {"app": "w"}}),
+                labels_template("w"),
+            )),
         )
         .await;
-    assert_eq!(r.code, StatusCode::OK, "{}", r.body);
-    assert!(r.headers.get("warning").is_none(), "{:?}", r.headers);
+    assert_eq!(r.code, StatusCode::CREATED, "{}", r.body);
+    assert_eq!(
+        r.headers.get("warning").and_then(|v| v.to_str().ok()),
+        Some("299 - \"metadata.name: this is used in Pod names and hostnames, which can result in surprising behavior; a DNS label is recommended: [must not contain dots]\"")
+    );
+    let r = s
+        .json(
+            &c,
+            Method::POST,
+            &format!("{NS}/persistentvolumeclaims"),
+            Some(json!({"apiVersion": "v1", "kind": "PersistentVolumeClaim",
+                "metadata": {"name": "half"},
+                "spec": {"accessModes": ["ReadWriteOnce"],
+                         "resources": {"requests": {"storage": "1500m"}}}})),
+        )
+        .await;
+    assert_eq!(r.code, StatusCode::CREATED, "{}", r.body);
+    assert_eq!(
+        r.headers.get("warning").and_then(|v| v.to_str().ok()),
+        Some("299 - \"spec.resources.requests[storage]: fractional byte value \\\"1500m\\\" is invalid, must be an integer\"")
+    );
 
     let r = s
         .json(

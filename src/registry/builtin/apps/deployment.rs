@@ -15,7 +15,7 @@ pub struct Deployments;
 
 impl Strategy for Deployments {
     fn warnings_on_create(&self, obj: &Value) -> Vec<String> {
-        pw::on_create(obj, pw::SPEC_TEMPLATE)
+        pw::workload_on_create(obj, pw::SPEC_TEMPLATE)
     }
 
     fn warnings_on_update(&self, new: &Value, old: &Value) -> Vec<String> {

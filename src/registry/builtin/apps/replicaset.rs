@@ -13,7 +13,7 @@ pub struct ReplicaSets;
 
 impl Strategy for ReplicaSets {
     fn warnings_on_create(&self, obj: &Value) -> Vec<String> {
-        pw::on_create(obj, pw::SPEC_TEMPLATE)
+        pw::workload_on_create(obj, pw::SPEC_TEMPLATE)
     }
 
     fn warnings_on_update(&self, new: &Value, old: &Value) -> Vec<String> {

@@ -14,26 +14,16 @@ use crate::registry::table::{printers, Printer};
 
 pub struct CronJobs;
 
+/// Where a CronJob keeps its job spec: (JSON pointer, field path).
+const JOB_SPEC: (&str, &str) = ("/spec/jobTemplate/spec", "spec.jobTemplate.spec");
+
 impl Strategy for CronJobs {
     fn warnings_on_create(&self, obj: &Value) -> Vec<String> {
-        pw::on_create(
-            obj,
-            (
-                "/spec/jobTemplate/spec/template",
-                "spec.jobTemplate.spec.template.",
-            ),
-        )
+        pw::job_on_create(obj, JOB_SPEC.0, JOB_SPEC.1)
     }
 
     fn warnings_on_update(&self, new: &Value, old: &Value) -> Vec<String> {
-        pw::on_update(
-            new,
-            old,
-            (
-                "/spec/jobTemplate/spec/template",
-                "spec.jobTemplate.spec.template.",
-            ),
-        )
+        pw::job_on_update(new, old, JOB_SPEC.0, JOB_SPEC.1)
     }
 
     fn default(&self, obj: &mut Value) {

@@ -19,11 +19,11 @@ pub struct Jobs;
 
 impl Strategy for Jobs {
     fn warnings_on_create(&self, obj: &Value) -> Vec<String> {
-        pw::on_create(obj, pw::SPEC_TEMPLATE)
+        pw::job_on_create(obj, "/spec", "spec")
     }
 
     fn warnings_on_update(&self, new: &Value, old: &Value) -> Vec<String> {
-        pw::on_update(new, old, pw::SPEC_TEMPLATE)
+        pw::job_on_update(new, old, "/spec", "spec")
     }
 
     fn prepare_for_create(&self, obj: &mut Value) {

@@ -578,7 +578,34 @@ const ACCESS_MODES: &[&str] = &[
     "ReadWriteOncePod",
 ];
 
+/// kube's `GetWarningsForPersistentVolumeClaim`: the beta storage-class annotation and
+/// fractional sizes.
+fn claim_warnings(obj: &Value) -> Vec<String> {
+    let mut out = Vec::new();
+    let beta = "volume.beta.kubernetes.io/storage-class";
+    if obj
+        .pointer("/metadata/annotations")
+        .and_then(|a| a.get(beta))
+        .is_some()
+    {
+        out.push(format!(
+            "metadata.annotations[{beta}]: deprecated since v1.8; use \"storageClassName\" attribute instead"
+        ));
+    }
+    let spec = obj.get("spec").unwrap_or(&Value::Null);
+    out.extend(super::pod_warnings::claim_spec_warnings(spec, "spec"));
+    out
+}
+
 impl Strategy for PersistentVolumeClaims {
+    fn warnings_on_create(&self, obj: &Value) -> Vec<String> {
+        claim_warnings(obj)
+    }
+
+    fn warnings_on_update(&self, new: &Value, _old: &Value) -> Vec<String> {
+        claim_warnings(new)
+    }
+
     /// `SetDefaults_PersistentVolumeClaimSpec`.
     fn default(&self, obj: &mut Value) {
         if let Some(spec) = obj.get_mut("spec").and_then(Value::as_object_mut) {

@@ -15,12 +15,11 @@ pub struct Pods;
 
 impl Strategy for Pods {
     fn warnings_on_create(&self, obj: &Value) -> Vec<String> {
-        pw::on_create(obj, pw::POD)
+        pw::pod_on_create(obj)
     }
 
-    fn warnings_on_update(&self, new: &Value, old: &Value) -> Vec<String> {
-        pw::on_update(new, old, pw::POD)
-    }
+    // No warnings on update: kube skips them for pods (a high-frequency path that humans
+    // rarely drive).
 
     fn default(&self, obj: &mut Value) {
         if let Some(spec) = obj.get_mut("spec").and_then(Value::as_object_mut) {

@@ -14,7 +14,7 @@ pub struct ReplicationControllers;
 
 impl Strategy for ReplicationControllers {
     fn warnings_on_create(&self, obj: &Value) -> Vec<String> {
-        pw::on_create(obj, pw::SPEC_TEMPLATE)
+        pw::workload_on_create(obj, pw::SPEC_TEMPLATE)
     }
 
     fn warnings_on_update(&self, new: &Value, old: &Value) -> Vec<String> {
