@@ -392,6 +392,10 @@ pub async fn run(
             app.watch.clone(),
         ))
     });
+    let crd_finalizing = cfg
+        .controllers
+        .contains(&"crd-finalizer")
+        .then(|| tokio::spawn(controllers::crd::finalize(store.clone(), app.watch.clone())));
     let ns_controller = cfg.controllers.contains(&"namespace").then(|| {
         tokio::spawn(controllers::namespace::run(
             store.clone(),
@@ -483,6 +487,7 @@ pub async fn run(
         aggregation,
         crd_serving,
         crd_establishing,
+        crd_finalizing,
     ]
     .into_iter()
     .flatten()

@@ -462,3 +462,135 @@ fn kubectl_orphan_delete_finishes() {
         support::stdout(&out)
     );
 }
+
+/// Deleting a CRD marks it Terminating under kube's cleanup finalizer, refuses new objects,
+/// deletes the existing ones (in every namespace), then lets the definition go; kubectl waits
+/// for all of it.
+#[tokio::test]
+async fn crd_deletion_removes_its_objects_first() {
+    let s = Server::start();
+    let c = s.client();
+    let crd = json!({"apiVersion": "apiextensions.k8s.io/v1",
+        "kind": "CustomResourceDefinition", "metadata": {"name": "gizmos.example.com"},
+        "spec": {"group": "example.com", "scope": "Namespaced",
+            "names": {"plural": "gizmos", "singular": "gizmo", "kind": "Gizmo"},
+            "versions": [{"name": "v1", "served": true, "storage": true,
+                "schema": {"openAPIV3Schema": {"type": "object",
+                    "x-kubernetes-preserve-unknown-fields": true}}}]}});
+    let crds = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions";
+    let r = s.json(&c, Method::POST, crds, Some(crd)).await;
+    assert_eq!(r.code, StatusCode::CREATED, "{}", r.body);
+    let path = |ns: &str| format!("/apis/example.com/v1/namespaces/{ns}/gizmos");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(15);
+    while s.json(&c, Method::GET, &path("default"), None).await.code != StatusCode::OK {
+        assert!(std::time::Instant::now() < deadline, "gizmos never served");
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    let ns = json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "other"}});
+    let r = s
+        .json(&c, Method::POST, "/api/v1/namespaces", Some(ns))
+        .await;
+    assert_eq!(r.code, StatusCode::CREATED, "{}", r.body);
+    for (ns, name) in [("default", "a"), ("default", "b"), ("other", "c")] {
+        let g = json!({"apiVersion": "example.com/v1", "kind": "Gizmo",
+                       "metadata": {"name": name}});
+        let r = s.json(&c, Method::POST, &path(ns), Some(g)).await;
+        assert_eq!(r.code, StatusCode::CREATED, "{}", r.body);
+    }
+    // One object waits for a finalizer of its own: the definition waits for it.
+    let r = s
+        .json(
+            &c,
+            Method::PATCH,
+            &format!("{}/c", path("other")),
+            Some(json!({"metadata": {"finalizers": ["example.com/hold"]}})),
+        )
+        .await;
+    assert_eq!(r.code, StatusCode::OK, "{}", r.body);
+
+    let r = s
+        .json(
+            &c,
+            Method::DELETE,
+            &format!("{crds}/gizmos.example.com"),
+            None,
+        )
+        .await;
+    assert_eq!(r.code, StatusCode::OK, "{}", r.body);
+    assert_eq!(
+        r.body["metadata"]["finalizers"],
+        json!(["customresourcecleanup.apiextensions.k8s.io"])
+    );
+    let terminating = r.body["status"]["conditions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["type"] == "Terminating")
+        .cloned()
+        .unwrap();
+    assert_eq!(terminating["status"], "True");
+    assert_eq!(terminating["reason"], "InstanceDeletionPending");
+
+    // No new objects while it terminates.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(15);
+    loop {
+        let g = json!({"apiVersion": "example.com/v1", "kind": "Gizmo",
+                       "metadata": {"name": "late"}});
+        let r = s.json(&c, Method::POST, &path("default"), Some(g)).await;
+        if r.code == StatusCode::METHOD_NOT_ALLOWED {
+            assert_eq!(
+                r.body["message"],
+                "create not allowed while custom resource definition is terminating"
+            );
+            break;
+        }
+        assert!(std::time::Instant::now() < deadline, "{}", r.body);
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    // The finalizer deletes what it can; the held object stays, and so does the definition.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    loop {
+        let r = s
+            .json(&c, Method::GET, "/apis/example.com/v1/gizmos", None)
+            .await;
+        let left: Vec<&str> = r.body["items"]
+            .as_array()
+            .map(|a| {
+                a.iter()
+                    .filter_map(|i| i["metadata"]["name"].as_str())
+                    .collect()
+            })
+            .unwrap_or_default();
+        if left == ["c"] {
+            break;
+        }
+        assert!(std::time::Instant::now() < deadline, "{left:?}");
+        tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+    }
+    let r = s
+        .json(&c, Method::GET, &format!("{crds}/gizmos.example.com"), None)
+        .await;
+    assert_eq!(r.code, StatusCode::OK, "{}", r.body);
+    let r = s
+        .json(
+            &c,
+            Method::PATCH,
+            &format!("{}/c", path("other")),
+            Some(json!({"metadata": {"finalizers": null}})),
+        )
+        .await;
+    assert_eq!(r.code, StatusCode::OK, "{}", r.body);
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(90);
+    while s
+        .json(&c, Method::GET, &format!("{crds}/gizmos.example.com"), None)
+        .await
+        .code
+        != StatusCode::NOT_FOUND
+    {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the definition stayed"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+    }
+}

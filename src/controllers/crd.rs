@@ -2,7 +2,8 @@
 //! it follows from its watch cache (`serve`: the runtime registry gets one entry per served
 //! version, within a moment of the definition changing), and the leader accepts the names of
 //! new definitions and marks them `Established` (`establish`, kube's naming and establishing
-//! controllers).
+//! controllers), and deletes the objects of a definition being deleted before letting it go
+//! (`finalize`, kube's CRD finalizer).
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -10,9 +11,11 @@ use std::time::Duration;
 
 use serde_json::{json, Value};
 
+use crate::meta::status::Status;
+use crate::registry::builtin::apiextensions::{set_condition, CLEANUP_FINALIZER};
 use crate::registry::custom;
-use crate::registry::object::{meta_str, Part};
-use crate::registry::store::{Scope, Store, WriteOptions};
+use crate::registry::object::{finalizers, meta_str, Part};
+use crate::registry::store::{DeleteOptions, ListOptions, ReadAt, Scope, Store, WriteOptions};
 use crate::registry::Resource;
 
 type Definitions = super::ByName;
@@ -215,6 +218,211 @@ pub async fn establish(store: Store, cache: crate::watch::Cache) {
                 .await;
             if let Err(e) = res {
                 tracing::warn!(crd = %name, "establishing: {}", e.message);
+            }
+        }
+    }
+}
+
+/// How long the finalizer waits for a definition's objects to be gone (kube: one minute,
+/// checking every five seconds), per attempt.
+const INSTANCES_GONE_WITHIN: Duration = Duration::from_secs(60);
+
+fn leader_write_options(now: &str) -> WriteOptions {
+    WriteOptions {
+        now: now.to_string(),
+        field_manager: Some("kube-apiserver".into()),
+        ..Default::default()
+    }
+}
+
+/// Sets a condition of the stored definition `name` (a status write).
+async fn write_condition(
+    store: &Store,
+    info: &Arc<Resource>,
+    name: &str,
+    cond: (bool, &str, &str),
+) -> Result<(), Status> {
+    let now = crate::server::handlers::now_rfc3339();
+    let scope = Scope {
+        info,
+        namespace: None,
+    };
+    store
+        .update_with(
+            scope,
+            name,
+            Part::Status,
+            &leader_write_options(&now),
+            |cur| {
+                let mut next = cur.clone();
+                set_condition(&mut next, "Terminating", cond.0, cond.1, cond.2, &now);
+                Ok(next)
+            },
+        )
+        .await
+        .map(|_| ())
+}
+
+/// Deletes every object of the definition and waits until none is left; the condition to
+/// record (status, reason, message).
+async fn delete_instances(store: &Store, crd: &Value) -> (bool, &'static str, String) {
+    let group = meta_str_at(crd, "/spec/group");
+    let plural = meta_str_at(crd, "/spec/names/plural");
+    let version = crd["spec"]["versions"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .find(|v| v["storage"] == json!(true))
+        .and_then(|v| v["name"].as_str())
+        .unwrap_or_default();
+    let Some(info) = store.registry().get(group, version, plural) else {
+        return (
+            true,
+            "InstanceDeletionFailed",
+            format!("could not list instances: unable to find a custom resource client for {plural}.{group}"),
+        );
+    };
+    let scope = Scope {
+        info: &info,
+        namespace: None,
+    };
+    let now = crate::server::handlers::now_rfc3339();
+    let opts = DeleteOptions {
+        write: leader_write_options(&now),
+        ..Default::default()
+    };
+    let list = ListOptions {
+        read_at: Some(ReadAt::Any),
+        ..Default::default()
+    };
+    if let Err(e) = store.delete_collection(scope, &list, &opts).await {
+        return (
+            true,
+            "InstanceDeletionFailed",
+            format!("could not issue all deletes: {}", e.message),
+        );
+    }
+    let deadline = tokio::time::Instant::now() + INSTANCES_GONE_WITHIN;
+    loop {
+        match store.list(scope, &ListOptions::default()).await {
+            Ok(l) if l.items.is_empty() => {
+                return (
+                    false,
+                    "InstanceDeletionCompleted",
+                    "removed all instances".into(),
+                )
+            }
+            Ok(_) if tokio::time::Instant::now() < deadline => {
+                tokio::time::sleep(Duration::from_millis(500)).await;
+            }
+            Ok(l) => {
+                return (
+                    true,
+                    "InstanceDeletionCheck",
+                    format!(
+                        "could not confirm zero CustomResources remaining: {} remaining",
+                        l.items.len()
+                    ),
+                )
+            }
+            Err(e) => {
+                return (
+                    true,
+                    "InstanceDeletionCheck",
+                    format!(
+                        "could not confirm zero CustomResources remaining: {}",
+                        e.message
+                    ),
+                )
+            }
+        }
+    }
+}
+
+fn meta_str_at<'a>(v: &'a Value, pointer: &str) -> &'a str {
+    v.pointer(pointer)
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+}
+
+/// One definition being deleted: its objects go, then its cleanup finalizer (kube's
+/// `CRDFinalizer.sync`).
+async fn finalize_one(store: &Store, info: &Arc<Resource>, name: &str, crd: &Value) {
+    let step = async {
+        write_condition(
+            store,
+            info,
+            name,
+            (
+                true,
+                "InstanceDeletionInProgress",
+                "CustomResource deletion is in progress",
+            ),
+        )
+        .await?;
+        let (status, reason, message) = if custom::established(crd) {
+            delete_instances(store, crd).await
+        } else {
+            (
+                false,
+                "NeverEstablished",
+                "resource was never established".into(),
+            )
+        };
+        write_condition(store, info, name, (status, reason, &message)).await?;
+        if status {
+            // Not done: the next round tries again.
+            return Ok(());
+        }
+        let now = crate::server::handlers::now_rfc3339();
+        let scope = Scope {
+            info,
+            namespace: None,
+        };
+        store
+            .update_with(
+                scope,
+                name,
+                Part::Main,
+                &leader_write_options(&now),
+                |cur| {
+                    let mut next = cur.clone();
+                    let kept: Vec<String> = finalizers(cur)
+                        .into_iter()
+                        .filter(|f| f != CLEANUP_FINALIZER)
+                        .collect();
+                    next["metadata"]["finalizers"] = json!(kept);
+                    Ok(next)
+                },
+            )
+            .await
+            .map(|_| ())
+    };
+    match step.await {
+        Ok(()) => {}
+        // Gone or changed meanwhile: the next round looks again.
+        Err(e) if e.code == 404 || e.code == 409 => {}
+        Err(e) => tracing::warn!(crd = %name, "finalizing: {}", e.message),
+    }
+}
+
+/// Deletes the objects of definitions being deleted while this replica leads, then lets the
+/// definitions go (kube's CRD finalizer).
+pub async fn finalize(store: Store, cache: crate::watch::Cache) {
+    let defs: Definitions = Default::default();
+    let changed = Arc::new(tokio::sync::Notify::new());
+    let _follower = super::follow_by_name(cache, crds(&store), defs.clone(), changed.clone());
+    let info = crds(&store);
+    loop {
+        let _ = tokio::time::timeout(Duration::from_secs(5), changed.notified()).await;
+        if !store.kv().is_leader() {
+            continue;
+        }
+        let all = defs.lock().unwrap_or_else(|e| e.into_inner()).clone();
+        for (name, crd) in &all {
+            let deleting = !meta_str(crd, "deletionTimestamp").is_empty();
+            if deleting && finalizers(crd).iter().any(|f| f == CLEANUP_FINALIZER) {
+                finalize_one(&store, &info, name, crd).await;
             }
         }
     }

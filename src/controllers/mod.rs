@@ -64,6 +64,7 @@ pub(crate) fn follow_by_name(
 pub const KNOWN: &[&str] = &[
     "namespace",
     "crd-establishing",
+    "crd-finalizer",
     "clusterrole-aggregation",
     "serviceaccount-token",
     "tokencleaner",
@@ -111,6 +112,7 @@ mod tests {
             vec![
                 "namespace",
                 "crd-establishing",
+                "crd-finalizer",
                 "clusterrole-aggregation",
                 "serviceaccount-token"
             ]
@@ -119,6 +121,7 @@ mod tests {
             super::parse_enabled("*,-namespace").unwrap(),
             vec![
                 "crd-establishing",
+                "crd-finalizer",
                 "clusterrole-aggregation",
                 "serviceaccount-token"
             ]

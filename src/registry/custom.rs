@@ -35,11 +35,16 @@ impl Strategy for CustomResources {
 
 /// Whether a definition's `Established` condition is `True`.
 pub fn established(crd: &Value) -> bool {
+    condition_true(crd, "Established")
+}
+
+/// Whether a definition's condition `ty` is `True`.
+pub fn condition_true(crd: &Value, ty: &str) -> bool {
     crd.pointer("/status/conditions")
         .and_then(Value::as_array)
         .into_iter()
         .flatten()
-        .any(|c| c["type"] == "Established" && c["status"] == "True")
+        .any(|c| c["type"] == ty && c["status"] == "True")
 }
 
 /// kube's `version.CompareKubeAwareVersionStrings`: v2 > v1 > v1beta2 > v1beta1 > v1alpha1 >
@@ -91,9 +96,10 @@ pub fn definition_name(group: &str, version: &str, kind: &str) -> String {
 
 /// The entries an established definition stands for (none otherwise), in version priority.
 pub fn resources_of(crd: &Value) -> Vec<Resource> {
-    if !established(crd) || crd.pointer("/metadata/deletionTimestamp").is_some() {
+    if !established(crd) {
         return Vec::new();
     }
+    let terminating = condition_true(crd, "Terminating");
     let spec = &crd["spec"];
     let group = text(spec, "/group");
     let names = &spec["names"];
@@ -153,6 +159,7 @@ pub fn resources_of(crd: &Value) -> Vec<Resource> {
                 storage_version_hash: Some(storage_version_hash(group, &storage, kind)),
                 schema: v.pointer("/schema/openAPIV3Schema").cloned().map(Arc::new),
                 origin: Some(origin.clone()),
+                terminating,
                 strategy: Arc::new(CustomResources),
                 version,
             }

@@ -58,6 +58,9 @@ pub fn plan(info: &Resource, obj: &Value, req: &Request, now: &str) -> Plan {
     }
     let mut new = obj.clone();
     let terminating = !meta_str(obj, "deletionTimestamp").is_empty();
+    if !terminating {
+        info.strategy.prepare_for_delete(&mut new, now);
+    }
     let mut graceful = false;
     let mut grace = 0;
     if let Some(period) = info
@@ -92,7 +95,7 @@ pub fn plan(info: &Resource, obj: &Value, req: &Request, now: &str) -> Plan {
             grace = period;
         }
     }
-    let (changed, fins) = gc_finalizers(info, obj, &req);
+    let (changed, fins) = gc_finalizers(info, &new, &req);
     if changed {
         meta_mut(&mut new).insert("finalizers".into(), json!(fins));
     }

@@ -82,6 +82,9 @@ pub struct Resource {
     /// Where a run-time entry came from (a definition's uid and resourceVersion); `None` for
     /// built-ins. Entries with the same origin are the same.
     pub origin: Option<String>,
+    /// Its definition is being deleted (a custom resource whose CRD is `Terminating`): objects
+    /// are still served, but no new ones are created.
+    pub terminating: bool,
     /// Per-resource behaviour.
     pub strategy: Arc<dyn Strategy>,
 }
@@ -142,6 +145,7 @@ impl Resource {
             }),
             schema: None,
             origin: None,
+            terminating: false,
             strategy,
         }
     }

@@ -114,6 +114,11 @@ pub trait Strategy: Send + Sync {
         self.validate_update(new, old)
     }
 
+    /// kube's registry-specific Delete: the first DELETE of a live object may add finalizers
+    /// and conditions to it (`now` is RFC 3339) before the generic rules run (CRDs get their
+    /// cleanup finalizer and `Terminating`).
+    fn prepare_for_delete(&self, _obj: &mut Value, _now: &str) {}
+
     /// The default garbage-collection policy of a DELETE that names none.
     fn gc_policy(&self) -> GcPolicy {
         GcPolicy::DeleteDependents

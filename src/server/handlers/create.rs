@@ -7,6 +7,15 @@ use crate::meta::status::Status;
 use crate::server::Body;
 
 pub async fn handle(ctx: &Ctx) -> Result<Response<Body>, Status> {
+    if ctx.info.terminating {
+        // kube's custom resource handler, before it decodes anything.
+        return Err(Status::new(
+            405,
+            "MethodNotAllowed",
+            "create not allowed while custom resource definition is terminating",
+        )
+        .with_details(serde_json::json!({"group": ctx.ri.group, "kind": ctx.ri.resource})));
+    }
     let opts = ctx.write_options("CreateOptions")?;
     let obj = ctx.decode_object()?;
     let created = ctx.app.store.create(ctx.scope(), obj, &opts).await?;

@@ -18,9 +18,68 @@ use crate::registry::strategy::{obj_entry, Strategy};
 
 pub struct CustomResourceDefinitions;
 
+/// The finalizer under which the definition's objects are deleted before it goes.
+pub const CLEANUP_FINALIZER: &str = "customresourcecleanup.apiextensions.k8s.io";
+
+/// Sets (or replaces) the condition `ty` of a definition's status, keeping its transition time
+/// when the status does not change (kube's `SetCRDCondition`).
+pub fn set_condition(
+    crd: &mut Value,
+    ty: &str,
+    status: bool,
+    reason: &str,
+    message: &str,
+    now: &str,
+) {
+    let status_text = if status { "True" } else { "False" };
+    let conditions = obj_entry(crd, "status")
+        .entry("conditions")
+        .or_insert_with(|| json!([]));
+    if !conditions.is_array() {
+        *conditions = json!([]);
+    }
+    let Some(list) = conditions.as_array_mut() else {
+        return;
+    };
+    let mut next = json!({"type": ty, "status": status_text, "lastTransitionTime": now,
+                          "reason": reason, "message": message});
+    match list.iter_mut().find(|c| c["type"] == ty) {
+        Some(c) => {
+            if c["status"] == status_text {
+                next["lastTransitionTime"] = c["lastTransitionTime"].clone();
+            }
+            *c = next;
+        }
+        None => list.push(next),
+    }
+}
+
 impl Strategy for CustomResourceDefinitions {
     fn allow_unconditional_update(&self) -> bool {
         false
+    }
+
+    /// kube's CRD REST Delete: the cleanup finalizer and `Terminating`, so the definition
+    /// stays until the finalizing controller has deleted its objects.
+    fn prepare_for_delete(&self, obj: &mut Value, now: &str) {
+        let m = crate::registry::object::meta_mut(obj);
+        let fins = m.entry("finalizers").or_insert_with(|| json!([]));
+        if !fins.is_array() {
+            *fins = json!([]);
+        }
+        if let Some(list) = fins.as_array_mut() {
+            if !list.iter().any(|f| f == CLEANUP_FINALIZER) {
+                list.push(json!(CLEANUP_FINALIZER));
+            }
+        }
+        set_condition(
+            obj,
+            "Terminating",
+            true,
+            "InstanceDeletionPending",
+            "CustomResourceDefinition marked for deletion; CustomResource deletion will begin soon",
+            now,
+        );
     }
 
     /// `SetDefaults_CustomResourceDefinition(Spec)`.
