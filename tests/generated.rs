@@ -199,3 +199,21 @@ fn openapi_facts_are_current() {
     out.push_str(&openapi_facts::facts_table(&defs));
     check_or_write("src/generated/openapi_facts.rs", &out);
 }
+
+#[path = "generated/resources.rs"]
+mod resources;
+
+/// The built-in resource table, from the OpenAPI document's paths and
+/// `tests/generated/resources_input.txt`.
+#[test]
+fn resources_are_current() {
+    let Some(swagger) = input(SWAGGER) else {
+        return;
+    };
+    let doc: serde_json::Value = serde_json::from_str(&swagger).unwrap();
+    let table = include_str!("generated/resources_input.txt");
+    let mut out = include_str!("generated/resources_head.txt").to_string();
+    out.push_str(&resources::resources_table(&doc, table));
+    out.push_str("];\n");
+    check_or_write("src/generated/resources.rs", &out);
+}

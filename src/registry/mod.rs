@@ -15,6 +15,7 @@ pub mod managed;
 pub mod object;
 pub mod prepare;
 pub mod resource;
+pub mod resource_info;
 pub mod resources;
 pub mod store;
 pub mod strategy;
