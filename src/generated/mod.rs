@@ -8,3 +8,4 @@
 pub mod openapi_descriptions;
 pub mod openapi_facts;
 pub mod protobuf_schema;
+pub mod table_columns;
