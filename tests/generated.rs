@@ -217,3 +217,129 @@ fn resources_are_current() {
     out.push_str("];\n");
     check_or_write("src/generated/resources.rs", &out);
 }
+
+const TABLE_COLUMNS_INPUT: &str = "tests/generated/table_columns.txt";
+
+/// The name of the constant holding a property's description:
+/// `io.k8s.api.apps.v1.ReplicaSetSpec.replicas` -> `APPS_V1_REPLICA_SET_SPEC_REPLICAS`.
+fn description_const(source: &str) -> String {
+    let short = source
+        .strip_prefix("io.k8s.api.")
+        .or_else(|| source.strip_prefix("io.k8s.apimachinery.pkg.apis."))
+        .unwrap_or(source);
+    let mut out = String::new();
+    for part in short.split('.') {
+        if !out.is_empty() {
+            out.push('_');
+        }
+        let ch: Vec<char> = part.chars().collect();
+        for (i, &c) in ch.iter().enumerate() {
+            if i > 0 && c.is_ascii_uppercase() {
+                let prev = ch[i - 1];
+                let next = ch.get(i + 1).copied();
+                // "IPs" stays one word; "CIDRSpec" is "CIDR" + "Spec".
+                let plural =
+                    next == Some('s') && ch.get(i + 2).is_none_or(|n| n.is_ascii_uppercase());
+                let word_start = prev.is_ascii_uppercase()
+                    && next.is_some_and(|n| n.is_ascii_lowercase())
+                    && !plural;
+                if prev.is_ascii_lowercase() || prev.is_ascii_digit() || word_start {
+                    out.push('_');
+                }
+            }
+            out.push(c.to_ascii_uppercase());
+        }
+    }
+    out
+}
+
+/// `src/generated/table_columns.rs` from the transcription of kube's column definitions
+/// (format at the top of `tests/generated/table_columns.txt`), with each `SwaggerDoc()`
+/// description read from the OpenAPI definitions.
+fn table_columns_source(input: &str, defs: &serde_json::Map<String, serde_json::Value>) -> String {
+    use std::collections::BTreeMap;
+    // constant name -> (source, text)
+    let mut descs: BTreeMap<String, (String, String)> = BTreeMap::new();
+    let mut slices = String::new();
+    let mut open = false;
+    for (n, raw) in input.lines().enumerate() {
+        let line = raw.trim();
+        let at = format!("{TABLE_COLUMNS_INPUT}:{}", n + 1);
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        if let Some(name) = line.strip_prefix('[').and_then(|l| l.strip_suffix(']')) {
+            assert!(
+                !name.is_empty() && name.chars().all(|c| c.is_ascii_uppercase() || c == '_'),
+                "{at}: bad printer name {name:?}"
+            );
+            if open {
+                slices.push_str("];\n\n");
+            }
+            slices.push_str(&format!(
+                "#[rustfmt::skip]\npub const {name}: &[Col] = &[\n"
+            ));
+            open = true;
+            continue;
+        }
+        assert!(open, "{at}: a column before the first [PRINTER]");
+        let fields: Vec<&str> = line.splitn(5, '|').map(str::trim).collect();
+        let [name, ty, format, priority, desc] = fields[..] else {
+            panic!("{at}: expected `name | type | format | priority | description`");
+        };
+        let priority: i64 = priority
+            .parse()
+            .unwrap_or_else(|_| panic!("{at}: bad priority {priority:?}"));
+        let desc = if desc.starts_with('"') {
+            let text: String = serde_json::from_str(desc)
+                .unwrap_or_else(|e| panic!("{at}: bad literal {desc}: {e}"));
+            lit(&text)
+        } else {
+            let (def, prop) = desc
+                .rsplit_once('.')
+                .unwrap_or_else(|| panic!("{at}: bad description source {desc:?}"));
+            let text = defs
+                .get(def)
+                .and_then(|d| d["properties"][prop]["description"].as_str())
+                .unwrap_or_else(|| panic!("{at}: {desc} has no description in {SWAGGER}"));
+            let konst = description_const(desc);
+            if let Some((other, _)) = descs.get(&konst) {
+                assert_eq!(other, desc, "{at}: {konst} names two sources");
+            }
+            descs.insert(konst.clone(), (desc.to_string(), text.to_string()));
+            konst
+        };
+        slices.push_str(&format!(
+            "    Col {{ name: {}, ty: {}, format: {}, priority: {priority}, desc: {desc} }},\n",
+            lit(name),
+            lit(ty),
+            lit(format)
+        ));
+    }
+    if open {
+        slices.push_str("];\n");
+    }
+    let mut out = include_str!("generated/table_columns_head.txt").to_string();
+    for (konst, (source, text)) in &descs {
+        out.push_str(&format!(
+            "\n/// `{source}`\n#[rustfmt::skip]\npub const {konst}: &str = {};\n",
+            lit(text)
+        ));
+    }
+    out.push('\n');
+    out.push_str(&slices);
+    out
+}
+
+/// The Table column definitions of the built-in printers.
+#[test]
+fn table_columns_are_current() {
+    let Some(defs) = swagger_definitions() else {
+        return;
+    };
+    let input = std::fs::read_to_string(root().join(TABLE_COLUMNS_INPUT)).unwrap();
+    check_or_write(
+        "src/generated/table_columns.rs",
+        &table_columns_source(&input, &defs),
+    );
+}

@@ -9,3 +9,4 @@ pub mod openapi_descriptions;
 pub mod openapi_facts;
 pub mod protobuf_schema;
 pub mod resources;
+pub mod table_columns;

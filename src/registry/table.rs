@@ -2,10 +2,13 @@
 //! equivalent of kube-apiserver's `pkg/printers/internalversion` printers plus the default
 //! table convertor (Name + "Created At") for everything without a printer.
 //!
-//! Input is plain JSON objects as stored; output is a `meta.k8s.io` Table document. Column
-//! definitions and cells follow upstream exactly, including the "wide" (priority 1) columns,
-//! which the server always fills. Ages are computed from the `now` parameter with upstream's
-//! `duration.HumanDuration` rules.
+//! Input is plain JSON objects as stored; output is a `meta.k8s.io` Table document. Cells
+//! follow upstream exactly, including the "wide" (priority 1) columns, which the server always
+//! fills. Ages are computed from the `now` parameter with upstream's `duration.HumanDuration`
+//! rules. The column definitions (names, types, priorities, descriptions) are generated
+//! (`crate::generated::table_columns`, from `tests/generated/table_columns.txt`, see
+//! `docs/generated.md`); the row functions here are hand-written and fill the cells in the
+//! order of their printer's columns.
 //!
 //! This module is pure: no clock, no storage, no HTTP. It does not know about custom resources'
 //! `additionalPrinterColumns` (the CRD layer renders those), content negotiation, or how the list
@@ -13,6 +16,8 @@
 
 use jiff::{SignedDuration, Timestamp};
 use serde_json::{json, Map, Value};
+
+use crate::generated::table_columns::{self as cols, Col};
 
 /// `?includeObject=` of a Table request.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -194,47 +199,8 @@ impl Row {
     }
 }
 
-struct Col {
-    name: &'static str,
-    ty: &'static str,
-    format: &'static str,
-    desc: &'static str,
-    priority: i64,
-}
-
-const fn col(name: &'static str, ty: &'static str, desc: &'static str) -> Col {
-    Col {
-        name,
-        ty,
-        format: "",
-        desc,
-        priority: 0,
-    }
-}
-
-const fn wide(name: &'static str, ty: &'static str, desc: &'static str) -> Col {
-    Col {
-        name,
-        ty,
-        format: "",
-        desc,
-        priority: 1,
-    }
-}
-
-const NAME: Col = Col {
-    name: "Name",
-    ty: "string",
-    format: "name",
-    desc: D_NAME,
-    priority: 0,
-};
-const AGE: Col = col("Age", "string", D_CREATED);
-const D_CONTAINERS: &str = "Names of each container in the template.";
-const D_IMAGES: &str = "Images referenced by each container in the template.";
-
-/// How one kind renders as a Table: its columns, its row function and, for a few kinds, the
-/// order rows are printed in.
+/// How one kind renders as a Table: its columns (the generated slice of the same name), its
+/// row function and, for a few kinds, the order rows are printed in.
 #[derive(Clone, Copy)]
 pub struct Printer {
     columns: &'static [Col],
@@ -405,130 +371,6 @@ fn bool_ptr(v: Option<bool>) -> &'static str {
     }
 }
 
-// Column descriptions: the OpenAPI (godoc) descriptions of the fields each column shows.
-const D_NAME: &str = "Name must be unique within a namespace. Is required when creating resources, although some resources may allow a client to request the generation of an appropriate name automatically. Name is primarily intended for creation idempotence and configuration definition. Cannot be updated. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/names#names";
-const D_CREATED: &str = "CreationTimestamp is a timestamp representing the server time when this object was created. It is not guaranteed to be set in happens-before order across separate operations. Clients may not set this value. It is represented in RFC3339 form and is in UTC.\n\nPopulated by the system. Read-only. Null for lists. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata";
-const D_POD_IP: &str = "podIP address allocated to the pod. Routable at least within the cluster. Empty if not yet allocated.";
-const D_POD_NODE: &str = "NodeName indicates in which node this pod is scheduled. If empty, this pod is a candidate for scheduling by the scheduler defined in schedulerName. Once this field is set, the kubelet for this node becomes responsible for the lifecycle of this pod. This field should not be used to express a desire for the pod to be scheduled on a specific node. https://kubernetes.io/docs/concepts/scheduling-eviction/assign-pod-node/#nodename";
-const D_POD_NOMINATED: &str = "nominatedNodeName is set only when this pod preempts other pods on the node, but it cannot be scheduled right away as preemption victims receive their graceful termination periods. This field does not guarantee that the pod will be scheduled on this node. Scheduler may decide to place the pod elsewhere if other nodes become available sooner. Scheduler may also decide to give the resources on this node to a higher priority pod that is created after preemption. As a result, this field may be different than PodSpec.nodeName when the pod is scheduled.";
-const D_POD_GATES: &str = "If specified, all readiness gates will be evaluated for pod readiness. A pod is ready when all its containers are ready AND all conditions specified in the readiness gates have status equal to \"True\" More info: https://git.k8s.io/enhancements/keps/sig-network/580-pod-readiness-gates";
-const D_RC_DESIRED: &str = "Replicas is the number of desired replicas. This is a pointer to distinguish between explicit zero and unspecified. Defaults to 1. More info: https://kubernetes.io/docs/concepts/workloads/controllers/replicationcontroller#what-is-a-replicationcontroller";
-const D_RC_CURRENT: &str = "Replicas is the most recently observed number of replicas. More info: https://kubernetes.io/docs/concepts/workloads/controllers/replicationcontroller#what-is-a-replicationcontroller";
-const D_RC_READY: &str = "The number of ready replicas for this replication controller.";
-const D_RC_SELECTOR: &str = "Selector is a label query over pods that should match the Replicas count. If Selector is empty, it is defaulted to the labels present on the Pod template. Label keys and values that must match in order to be controlled by this replication controller, if empty defaulted to labels on Pod template. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/labels/#label-selectors";
-const D_RS_DESIRED: &str = "Replicas is the number of desired pods. This is a pointer to distinguish between explicit zero and unspecified. Defaults to 1. More info: https://kubernetes.io/docs/concepts/workloads/controllers/replicaset";
-const D_RS_CURRENT: &str = "Replicas is the most recently observed number of non-terminating pods. More info: https://kubernetes.io/docs/concepts/workloads/controllers/replicaset";
-const D_RS_READY: &str =
-    "The number of non-terminating pods targeted by this ReplicaSet with a Ready Condition.";
-const D_RS_SELECTOR: &str = "Selector is a label query over pods that should match the replica count. Label keys and values that must match in order to be controlled by this replica set. It must match the pod template's labels. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/labels/#label-selectors";
-const D_DS_DESIRED: &str = "The total number of nodes that should be running the daemon pod (including nodes correctly running the daemon pod). More info: https://kubernetes.io/docs/concepts/workloads/controllers/daemonset/";
-const D_DS_CURRENT: &str = "The number of nodes that are running at least 1 daemon pod and are supposed to run the daemon pod. More info: https://kubernetes.io/docs/concepts/workloads/controllers/daemonset/";
-const D_DS_READY: &str = "numberReady is the number of nodes that should be running the daemon pod and have one or more of the daemon pod running with a Ready Condition.";
-const D_DS_UPDATED: &str = "The total number of nodes that are running updated daemon pod";
-const D_DS_AVAILABLE: &str = "The number of nodes that should be running the daemon pod and have one or more of the daemon pod running and available (ready for at least spec.minReadySeconds)";
-const D_POD_NODE_SELECTOR: &str = "NodeSelector is a selector which must be true for the pod to fit on a node. Selector which must match a node's labels for the pod to be scheduled on that node. More info: https://kubernetes.io/docs/concepts/configuration/assign-pod-node/";
-const D_DS_SELECTOR: &str = "A label query over pods that are managed by the daemon set. Must match in order to be controlled. It must match the pod template's labels. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/labels/#label-selectors";
-const D_JOB_SUCCEEDED: &str = "The number of pods which reached phase Succeeded. The value increases monotonically for a given spec. However, it may decrease in reaction to scale down of elastic indexed jobs.";
-const D_JOB_SELECTOR: &str = "A label query over pods that should match the pod count. Normally, the system sets this field for you. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/labels/#label-selectors";
-const D_CJ_SCHEDULE: &str = "The schedule in Cron format, see https://en.wikipedia.org/wiki/Cron.";
-const D_CJ_TZ: &str = "The time zone name for the given schedule, see https://en.wikipedia.org/wiki/List_of_tz_database_time_zones. If not specified, this will default to the time zone of the kube-controller-manager process. The set of valid time zone names and the time zone offset is loaded from the system-wide time zone database by the API server during CronJob validation and the controller manager during execution. If no system-wide time zone database can be found a bundled version of the database is used instead. If the time zone name becomes invalid during the lifetime of a CronJob or due to a change in host configuration, the controller will stop creating new new Jobs and will create a system event with the reason UnknownTimeZone. More information can be found in https://kubernetes.io/docs/concepts/workloads/controllers/cron-jobs/#time-zones";
-const D_CJ_SUSPEND: &str = "This flag tells the controller to suspend subsequent executions, it does not apply to already started executions.  Defaults to false.";
-const D_CJ_ACTIVE: &str = "A list of pointers to currently running jobs.";
-const D_CJ_LAST: &str = "Information when was the last time the job was successfully scheduled.";
-const D_SVC_TYPE: &str = "type determines how the Service is exposed. Defaults to ClusterIP. Valid options are ExternalName, ClusterIP, NodePort, and LoadBalancer. \"ClusterIP\" allocates a cluster-internal IP address for load-balancing to endpoints. Endpoints are determined by the selector or if that is not specified, by manual construction of an Endpoints object or EndpointSlice objects. If clusterIP is \"None\", no virtual IP is allocated and the endpoints are published as a set of endpoints rather than a virtual IP. \"NodePort\" builds on ClusterIP and allocates a port on every node which routes to the same endpoints as the clusterIP. \"LoadBalancer\" builds on NodePort and creates an external load-balancer (if supported in the current cloud) which routes to the same endpoints as the clusterIP. \"ExternalName\" aliases this service to the specified externalName. Several other fields do not apply to ExternalName services. More info: https://kubernetes.io/docs/concepts/services-networking/service/#publishing-services-service-types";
-const D_SVC_CLUSTER_IP: &str = "clusterIP is the IP address of the service and is usually assigned randomly. If an address is specified manually, is in-range (as per system configuration), and is not in use, it will be allocated to the service; otherwise creation of the service will fail. This field may not be changed through updates unless the type field is also being changed to ExternalName (which requires this field to be blank) or the type field is being changed from ExternalName (in which case this field may optionally be specified, as describe above).  Valid values are \"None\", empty string (\"\"), or a valid IP address. Setting this to \"None\" makes a \"headless service\" (no virtual IP), which is useful when direct endpoint connections are preferred and proxying is not required.  Only applies to types ClusterIP, NodePort, and LoadBalancer. If this field is specified when creating a Service of type ExternalName, creation will fail. This field will be wiped when updating a Service to type ExternalName. More info: https://kubernetes.io/docs/concepts/services-networking/service/#virtual-ips-and-service-proxies";
-const D_SVC_EXTERNAL_IPS: &str = "externalIPs is a list of IP addresses for which nodes in the cluster will also accept traffic for this service.  These IPs are not managed by Kubernetes.  The user is responsible for ensuring that traffic arrives at a node with this IP.  A common example is external load-balancers that are not part of the Kubernetes system.";
-const D_SVC_PORTS: &str = "The list of ports that are exposed by this service. More info: https://kubernetes.io/docs/concepts/services-networking/service/#virtual-ips-and-service-proxies";
-const D_SVC_SELECTOR: &str = "Route service traffic to pods with label keys and values matching this selector. If empty or not present, the service is assumed to have an external process managing its endpoints, which Kubernetes will not modify. Only applies to types ClusterIP, NodePort, and LoadBalancer. Ignored if type is ExternalName. More info: https://kubernetes.io/docs/concepts/services-networking/service/";
-const D_EP_SUBSETS: &str = "The set of all endpoints is the union of all subsets. Addresses are placed into subsets according to the IPs they share. A single address with multiple ports, some of which are ready and some of which are not (because they come from different containers) will result in the address being displayed in different subsets for the different ports. No address will appear in both Addresses and NotReadyAddresses in the same subset. Sets of addresses and ports that comprise a service.";
-const D_NODE_KUBELET: &str = "Kubelet Version reported by the node.";
-const D_NODE_ADDRESSES: &str = "List of addresses reachable to the node. Queried from cloud provider, if available. More info: https://kubernetes.io/docs/reference/node/node-status/#addresses Note: This field is declared as mergeable, but the merge key is not sufficiently unique, which can cause data corruption when it is merged. Callers should instead use a full-replacement patch. See https://pr.k8s.io/79391 for an example. Consumers should assume that addresses can change during the lifetime of a Node. However, there are some exceptions where this may not be possible, such as Pods that inherit a Node's address in its own status or consumers of the downward API (status.hostIP).";
-const D_NODE_OS: &str =
-    "OS Image reported by the node from /etc/os-release (e.g. Debian GNU/Linux 7 (wheezy)).";
-const D_NODE_KERNEL: &str =
-    "Kernel Version reported by the node from 'uname -r' (e.g. 3.16.0-0.bpo.4-amd64).";
-const D_NODE_CR: &str = "ContainerRuntime Version reported by the node through runtime remote API (e.g. containerd://1.4.2).";
-const D_EV_LAST: &str = "The time at which the most recent occurrence of this event was recorded.";
-const D_EV_TYPE: &str =
-    "Type of this event (Normal, Warning), new types could be added in the future";
-const D_EV_REASON: &str = "This should be a short, machine understandable string that gives the reason for the transition into the object's current status.";
-const D_EV_OBJECT: &str = "The object that this event is about.";
-const D_EV_FIELDPATH: &str = "If referring to a piece of an object instead of an entire object, this string should contain a valid JSON/Go field access statement, such as desiredState.manifest.containers[2]. For example, if the object reference is to a container within a pod, this would take on a value like: \"spec.containers{name}\" (where \"name\" refers to the name of the container that triggered the event) or if no container name is specified \"spec.containers[2]\" (container with index 2 in this pod). This syntax is chosen only to have some well-defined way of referencing a part of an object.";
-const D_EV_SOURCE: &str =
-    "The component reporting this event. Should be a short machine understandable string.";
-const D_EV_MESSAGE: &str = "A human-readable description of the status of this operation.";
-const D_EV_FIRST: &str =
-    "The time at which the event was first recorded. (Time of server receipt is in TypeMeta.)";
-const D_EV_COUNT: &str = "The number of times this event has occurred.";
-const D_SECRET_TYPE: &str = "Used to facilitate programmatic handling of secret data. More info: https://kubernetes.io/docs/concepts/configuration/secret/#secret-types";
-const D_SECRET_DATA: &str = "Data contains the secret data. Each key must consist of alphanumeric characters, '-', '_' or '.'. The serialized form of the secret data is a base64 encoded string, representing the arbitrary (possibly non-string) data value here. Described in https://tools.ietf.org/html/rfc4648#section-4";
-const D_SA_SECRETS: &str = "Secrets is a list of the secrets in the same namespace that pods running using this ServiceAccount are allowed to use. Pods are only limited to this list if this service account has a \"kubernetes.io/enforce-mountable-secrets\" annotation set to \"true\". The \"kubernetes.io/enforce-mountable-secrets\" annotation is deprecated since v1.32. Prefer separate namespaces to isolate access to mounted secrets. This field should not be used to find auto-generated service account token secrets for use outside of pods. Instead, tokens can be requested directly using the TokenRequest API, or service account token secrets can be manually created. More info: https://kubernetes.io/docs/concepts/configuration/secret";
-const D_PV_CAPACITY: &str = "capacity is the description of the persistent volume's resources and capacity. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#capacity";
-const D_PV_ACCESS: &str = "accessModes contains all ways the volume can be mounted. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#access-modes";
-const D_PV_RECLAIM: &str = "persistentVolumeReclaimPolicy defines what happens to a persistent volume when released from its claim. Valid options are Retain (default for manually created PersistentVolumes), Delete (default for dynamically provisioned PersistentVolumes), and Recycle (deprecated). Recycle must be supported by the volume plugin underlying this PersistentVolume. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#reclaiming";
-const D_PV_PHASE: &str = "phase indicates if a volume is available, bound to a claim, or released by a claim. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#phase";
-const D_PV_CLAIM: &str = "claimRef is part of a bi-directional binding between PersistentVolume and PersistentVolumeClaim. Expected to be non-nil when bound. claim.VolumeName is the authoritative bind between PV and PVC. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#binding";
-const D_PV_REASON: &str = "reason is a brief CamelCase string that describes any failure and is meant for machine parsing and tidy display in the CLI.";
-const D_PV_MODE: &str = "volumeMode defines if a volume is intended to be used with a formatted filesystem or to remain in raw block state. Value of Filesystem is implied when not included in spec.";
-const D_PVC_PHASE: &str = "phase represents the current phase of PersistentVolumeClaim.";
-const D_PVC_VOLUME: &str =
-    "volumeName is the binding reference to the PersistentVolume backing this claim.";
-const D_PVC_CAPACITY: &str = "capacity represents the actual resources of the underlying volume.";
-const D_PVC_ACCESS: &str = "accessModes contains the actual access modes the volume backing the PVC has. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#access-modes-1";
-const D_PVC_MODE: &str = "volumeMode defines what type of volume is required by the claim. Value of Filesystem is implied when not included in claim spec.";
-const D_DEP_UPDATED: &str = "Total number of non-terminating pods targeted by this deployment that have the desired template spec.";
-const D_DEP_AVAILABLE: &str = "Total number of available non-terminating pods (ready for at least minReadySeconds) targeted by this deployment.";
-const D_DEP_SELECTOR: &str = "Label selector for pods. Existing ReplicaSets whose pods are selected by this will be the ones affected by this deployment. It must match the pod template's labels.";
-const D_HPA_REF: &str = "scaleTargetRef points to the target resource to scale, and is used to the pods for which metrics should be collected, as well as to actually change the replica count.";
-const D_HPA_METRICS: &str = "metrics contains the specifications for which to use to calculate the desired replica count (the maximum replica count across all metrics will be used).  The desired replica count is calculated multiplying the ratio between the target value and the current value by the current number of pods.  Ergo, metrics used must decrease as the pod count is increased, and vice-versa.  See the individual metric source types for more information about how each type of metric must respond. If not set, the default metric will be set to 80% average CPU utilization.";
-const D_HPA_MIN: &str = "minReplicas is the lower limit for the number of replicas to which the autoscaler can scale down.  It defaults to 1 pod.  minReplicas is allowed to be 0 if the alpha feature gate HPAScaleToZero is enabled and at least one Object or External metric is configured.  Scaling is active as long as at least one metric value is available.";
-const D_HPA_MAX: &str = "maxReplicas is the upper limit for the number of replicas to which the autoscaler can scale up. It cannot be less that minReplicas.";
-const D_HPA_CURRENT: &str = "currentReplicas is current number of replicas of pods managed by this autoscaler, as last seen by the autoscaler.";
-const D_CM_DATA: &str = "Data contains the configuration data. Each key must consist of alphanumeric characters, '-', '_' or '.'. Values with non-UTF-8 byte sequences must use the BinaryData field. The keys stored in Data must not overlap with the keys in the BinaryData field, this is enforced during validation process.";
-const D_NP_POD_SELECTOR: &str = "podSelector selects the pods to which this NetworkPolicy object applies. The array of ingress rules is applied to any pods selected by this field. Multiple network policies can select the same set of pods. In this case, the ingress rules for each are combined additively. This field is NOT optional and follows standard label selector semantics. An empty podSelector matches all pods in this namespace.";
-const D_RB_ROLEREF: &str = "RoleRef can reference a Role in the current namespace or a ClusterRole in the global namespace. If the RoleRef cannot be resolved, the Authorizer must return an error. This field is immutable.";
-const D_CRB_ROLEREF: &str = "RoleRef can only reference a ClusterRole in the global namespace. If the RoleRef cannot be resolved, the Authorizer must return an error. This field is immutable.";
-const D_CSR_SIGNER: &str = "signerName indicates the requested signer, and is a qualified name.\n\nList/watch requests for CertificateSigningRequests can filter on this field using a \"spec.signerName=NAME\" fieldSelector.\n\nWell-known Kubernetes signers are:\n 1. \"kubernetes.io/kube-apiserver-client\": issues client certificates that can be used to authenticate to kube-apiserver.\n  Requests for this signer are never auto-approved by kube-controller-manager, can be issued by the \"csrsigning\" controller in kube-controller-manager.\n 2. \"kubernetes.io/kube-apiserver-client-kubelet\": issues client certificates that kubelets use to authenticate to kube-apiserver.\n  Requests for this signer can be auto-approved by the \"csrapproving\" controller in kube-controller-manager, and can be issued by the \"csrsigning\" controller in kube-controller-manager.\n 3. \"kubernetes.io/kubelet-serving\" issues serving certificates that kubelets use to serve TLS endpoints, which kube-apiserver can connect to securely.\n  Requests for this signer are never auto-approved by kube-controller-manager, and can be issued by the \"csrsigning\" controller in kube-controller-manager.\n\nMore details are available at https://k8s.io/docs/reference/access-authn-authz/certificate-signing-requests/#kubernetes-signers\n\nCustom signerNames can also be specified. The signer defines:\n 1. Trust distribution: how trust (CA bundles) are distributed.\n 2. Permitted subjects: and behavior when a disallowed subject is requested.\n 3. Required, permitted, or forbidden x509 extensions in the request (including whether subjectAltNames are allowed, which types, restrictions on allowed values) and behavior when a disallowed extension is requested.\n 4. Required, permitted, or forbidden key usages / extended key usages.\n 5. Expiration/certificate lifetime: whether it is fixed by the signer, configurable by the admin.\n 6. Whether or not requests for CA certificates are allowed.";
-const D_CSR_REQUEST: &str = "request contains an x509 certificate signing request encoded in a \"CERTIFICATE REQUEST\" PEM block. When serialized as JSON or YAML, the data is additionally base64-encoded.";
-const D_CSR_EXPIRATION: &str = "expirationSeconds is the requested duration of validity of the issued certificate. The certificate signer may issue a certificate with a different validity duration so a client must check the delta between the notBefore and and notAfter fields in the issued certificate to determine the actual duration.\n\nThe v1.22+ in-tree implementations of the well-known Kubernetes signers will honor this field as long as the requested duration is not greater than the maximum duration they will honor per the --cluster-signing-duration CLI flag to the Kubernetes controller manager.\n\nCertificate signers may not honor this field for various reasons:\n\n  1. Old signer that is unaware of the field (such as the in-tree\n     implementations prior to v1.22)\n  2. Signer whose configured maximum is shorter than the requested duration\n  3. Signer whose configured minimum is longer than the requested duration\n\nThe minimum valid value for expirationSeconds is 600, i.e. 10 minutes.";
-const D_CSR_CONDITIONS: &str = "conditions applied to the request. Known conditions are \"Approved\", \"Denied\", and \"Failed\".";
-const D_LEASE_HOLDER: &str = "holderIdentity contains the identity of the holder of a current lease. If Coordinated Leader Election is used, the holder identity must be equal to the elected LeaseCandidate.metadata.name field.";
-const D_SC_PROVISIONER: &str = "provisioner indicates the type of the provisioner.";
-const D_SC_RECLAIM: &str = "reclaimPolicy controls the reclaimPolicy for dynamically provisioned PersistentVolumes of this storage class. Defaults to Delete.";
-const D_SC_BINDING: &str = "volumeBindingMode indicates how PersistentVolumeClaims should be provisioned and bound.  When unset, VolumeBindingImmediate is used. This field is only honored by servers that enable the VolumeScheduling feature.";
-const D_SC_EXPANSION: &str =
-    "allowVolumeExpansion shows whether the storage class allow volume expand.";
-const D_CR_REVISION: &str = "Revision indicates the revision of the state represented by Data.";
-const D_PC_VALUE: &str = "value represents the integer value of this priority class. This is the actual priority that pods receive when they have the name of this class in their pod spec.";
-const D_PC_DEFAULT: &str = "globalDefault specifies whether this PriorityClass should be considered as the default priority for pods that do not have any priority class. Only one PriorityClass can be marked as `globalDefault`. However, if more than one PriorityClasses exists with their `globalDefault` field set to true, the smallest value of such global default PriorityClasses will be used as the default priority.";
-const D_PC_PREEMPTION: &str = "preemptionPolicy is the Policy for preempting pods with lower priority. One of Never, PreemptLowerPriority. Defaults to PreemptLowerPriority if unset.";
-const D_VA_ATTACHER: &str = "attacher indicates the name of the volume driver that MUST handle this request. This is the name returned by GetPluginName().";
-const D_VA_PV: &str =
-    "persistentVolumeName represents the name of the persistent volume to attach.";
-const D_VA_NODE: &str = "nodeName represents the node that the volume should be attached to.";
-const D_VA_ATTACHED: &str = "attached indicates the volume is successfully attached. This field must only be set by the entity completing the attach operation, i.e. the external-attacher.";
-const D_ES_ADDRESS_TYPE: &str = "addressType specifies the type of address carried by this EndpointSlice. All addresses in this slice must be the same type. This field is immutable after creation. The following address types are currently supported: * IPv4: Represents an IPv4 Address. * IPv6: Represents an IPv6 Address. * FQDN: Represents a Fully Qualified Domain Name. (Deprecated) The EndpointSlice controller only generates, and kube-proxy only processes, slices of addressType \"IPv4\" and \"IPv6\". No semantics are defined for the \"FQDN\" type.";
-const D_ES_PORTS: &str = "ports specifies the list of network ports exposed by each endpoint in this slice. Each port must have a unique name. Each slice may include a maximum of 100 ports. Services always have at least 1 port, so EndpointSlices generated by the EndpointSlice controller will likewise always have at least 1 port. EndpointSlices used for other purposes may have an empty ports list.";
-const D_ES_ENDPOINTS: &str = "endpoints is a list of unique endpoints in this slice. Each slice may include a maximum of 1000 endpoints.";
-const D_CSID_ATTACH: &str = "attachRequired indicates this CSI volume driver requires an attach operation (because it implements the CSI ControllerPublishVolume() method), and that the Kubernetes attach detach controller should call the attach volume interface which checks the volumeattachment status and waits until the volume is attached before proceeding to mounting. The CSI external-attacher coordinates with CSI volume driver and updates the volumeattachment status when the attach operation is complete. If the CSIDriverRegistry feature gate is enabled and the value is specified to false, the attach operation will be skipped. Otherwise the attach operation will be called.\n\nThis field is immutable.";
-const D_CSID_PODINFO: &str = "podInfoOnMount indicates this CSI volume driver requires additional pod information (like podName, podUID, etc.) during mount operations, if set to true. If set to false, pod information will not be passed on mount. Default is false.\n\nThe CSI driver specifies podInfoOnMount as part of driver deployment. If true, Kubelet will pass pod information as VolumeContext in the CSI NodePublishVolume() calls. The CSI driver is responsible for parsing and validating the information passed in as VolumeContext.\n\nThe following VolumeContext will be passed if podInfoOnMount is set to true. This list might grow, but the prefix will be used. \"csi.storage.k8s.io/pod.name\": pod.Name \"csi.storage.k8s.io/pod.namespace\": pod.Namespace \"csi.storage.k8s.io/pod.uid\": string(pod.UID) \"csi.storage.k8s.io/ephemeral\": \"true\" if the volume is an ephemeral inline volume\n                                defined by a CSIVolumeSource, otherwise \"false\"\n\n\"csi.storage.k8s.io/ephemeral\" is a new feature in Kubernetes 1.16. It is only required for drivers which support both the \"Persistent\" and \"Ephemeral\" VolumeLifecycleMode. Other drivers can leave pod info disabled and/or ignore this field. As Kubernetes 1.15 doesn't support this field, drivers can only support one mode when deployed on such a cluster and the deployment determines which mode that is, for example via a command line parameter of the driver.\n\nThis field was immutable in Kubernetes < 1.29 and now is mutable.";
-const D_CSID_CAPACITY: &str = "storageCapacity indicates that the CSI volume driver wants pod scheduling to consider the storage capacity that the driver deployment will report by creating CSIStorageCapacity objects with capacity information, if set to true.\n\nThe check can be enabled immediately when deploying a driver. In that case, provisioning new volumes with late binding will pause until the driver deployment has published some suitable CSIStorageCapacity object.\n\nAlternatively, the driver can be deployed with the field unset or false and it can be flipped later when storage capacity information has been published.\n\nThis field was immutable in Kubernetes <= 1.22 and now is mutable.";
-const D_CSID_TOKENS: &str = "tokenRequests indicates the CSI driver needs pods' service account tokens it is mounting volume for to do necessary authentication. Kubelet will pass the tokens in VolumeContext in the CSI NodePublishVolume calls. The CSI driver should parse and validate the following VolumeContext: \"csi.storage.k8s.io/serviceAccount.tokens\": {\n  \"<audience>\": {\n    \"token\": <token>,\n    \"expirationTimestamp\": <expiration timestamp in RFC3339>,\n  },\n  ...\n}\n\nNote: Audience in each TokenRequest should be different and at most one token is empty string. To receive a new token after expiry, RequiresRepublish can be used to trigger NodePublishVolume periodically.";
-const D_CSID_REPUBLISH: &str = "requiresRepublish indicates the CSI driver wants `NodePublishVolume` being periodically called to reflect any possible change in the mounted volume. This field defaults to false.\n\nNote: After a successful initial NodePublishVolume call, subsequent calls to NodePublishVolume should only update the contents of the volume. New mount points will not be seen by a running container.";
-const D_CSID_MODES: &str = "volumeLifecycleModes defines what kind of volumes this CSI volume driver supports. The default if the list is empty is \"Persistent\", which is the usage defined by the CSI specification and implemented in Kubernetes via the usual PV/PVC mechanism.\n\nThe other mode is \"Ephemeral\". In this mode, volumes are defined inline inside the pod spec with CSIVolumeSource and their lifecycle is tied to the lifecycle of that pod. A driver has to be aware of this because it is only going to get a NodePublishVolume call for such a volume.\n\nFor more information about implementing this mode, see https://kubernetes-csi.github.io/docs/ephemeral-local-volumes.html A driver can support one or more of these modes and more modes may be added in the future.\n\nThis field is beta. This field is immutable.";
-const D_CSC_CLASS: &str = "storageClassName represents the name of the StorageClass that the reported capacity applies to. It must meet the same requirements as the name of a StorageClass object (non-empty, DNS subdomain). If that object no longer exists, the CSIStorageCapacity object is obsolete and should be removed by its creator. This field is immutable.";
-const D_CSC_CAPACITY: &str = "capacity is the value reported by the CSI driver in its GetCapacityResponse for a GetCapacityRequest with topology and parameters that match the previous fields.\n\nThe semantic is currently (CSI spec 1.2) defined as: The available capacity, in bytes, of the storage that can be used to provision volumes. If not set, that information is currently unavailable.";
-const D_FS_PL: &str =
-    "`name` is the name of the priority level configuration being referenced Required.";
-const D_FS_PRECEDENCE: &str = "`matchingPrecedence` is used to choose among the FlowSchemas that match a given request. The chosen FlowSchema is among those with the numerically lowest (which we take to be logically highest) MatchingPrecedence.  Each MatchingPrecedence value must be ranged in [1,10000]. Note that if the precedence is not specified, it will be set to 1000 as default.";
-const D_FS_DISTINGUISHER: &str = "`distinguisherMethod` defines how to compute the flow distinguisher for requests that match this schema. `nil` specifies that the distinguisher is disabled and thus will always be the empty string.";
-const D_PL_TYPE: &str = "`type` indicates whether this priority level is subject to limitation on request execution.  A value of `\"Exempt\"` means that requests of this priority level are not subject to a limit (and thus are never queued) and do not detract from the capacity made available to other priority levels.  A value of `\"Limited\"` means that (a) requests of this priority level _are_ subject to limits and (b) some of the server's limited capacity is made available exclusively to this priority level. Required.";
-const D_PL_NCS: &str = "`nominalConcurrencyShares` (NCS) contributes to the computation of the NominalConcurrencyLimit (NominalCL) of this level. This is the number of execution seats available at this priority level. This is used both for requests dispatched from this priority level as well as requests dispatched from other priority levels borrowing seats from this level. The server's concurrency limit (ServerCL) is divided among the Limited priority levels in proportion to their NCS values:\n\nNominalCL(i)  = ceil( ServerCL * NCS(i) / sum_ncs ) sum_ncs = sum[priority level k] NCS(k)\n\nBigger numbers mean a larger nominal concurrency limit, at the expense of every other priority level.\n\nIf not specified, this field defaults to a value of 30.\n\nSetting this field to zero supports the construction of a \"jail\" for this priority level that is used to hold some request(s)";
-const D_PL_QUEUES: &str = "`queues` is the number of queues for this priority level. The queues exist independently at each apiserver. The value must be positive.  Setting it to 1 effectively precludes shufflesharding and thus makes the distinguisher method of associated flow schemas irrelevant.  This field has a default value of 64.";
-const D_PL_HANDSIZE: &str = "`handSize` is a small positive number that configures the shuffle sharding of requests into queues.  When enqueuing a request at this priority level the request's flow identifier (a string pair) is hashed and the hash value is used to shuffle the list of queues and deal a hand of the size specified here.  The request is put into one of the shortest queues in that hand. `handSize` must be no larger than `queues`, and should be significantly smaller (so that a few heavy flows do not saturate most of the queues).  See the user-facing documentation for more extensive guidance on setting this field.  This field has a default value of 8.";
-const D_PL_QLL: &str = "`queueLengthLimit` is the maximum number of requests allowed to be waiting in a given queue of this priority level at a time; excess requests are rejected.  This value must be positive.  If not specified, it will be defaulted to 50.";
-const D_SCIDR_CIDRS: &str = "CIDRs defines the IP blocks in CIDR notation (e.g. \"192.168.0.0/24\" or \"2001:db8::/64\") from which to assign service cluster IPs. Max of two CIDRs is allowed, one of each IP family. This field is immutable.";
-const D_IP_PARENT: &str = "ParentRef references the resource that an IPAddress is attached to. An IPAddress must reference a parent object.";
 // ---------------------------------------------------------------------------------------------
 // Dispatch
 
@@ -538,232 +380,232 @@ pub mod printers {
     use super::*;
 
     pub const POD: Printer = Printer {
-        columns: POD_COLS,
+        columns: cols::POD,
         row: pod_row,
         sort: None,
     };
     pub const POD_TEMPLATE: Printer = Printer {
-        columns: POD_TEMPLATE_COLS,
+        columns: cols::POD_TEMPLATE,
         row: pod_template_row,
         sort: None,
     };
     pub const PDB: Printer = Printer {
-        columns: PDB_COLS,
+        columns: cols::PDB,
         row: pdb_row,
         sort: None,
     };
     pub const RC: Printer = Printer {
-        columns: RC_COLS,
+        columns: cols::RC,
         row: rc_row,
         sort: None,
     };
     pub const RS: Printer = Printer {
-        columns: RS_COLS,
+        columns: cols::RS,
         row: rs_row,
         sort: None,
     };
     pub const DS: Printer = Printer {
-        columns: DS_COLS,
+        columns: cols::DS,
         row: ds_row,
         sort: None,
     };
     pub const JOB: Printer = Printer {
-        columns: JOB_COLS,
+        columns: cols::JOB,
         row: job_row,
         sort: None,
     };
     pub const CRONJOB: Printer = Printer {
-        columns: CRONJOB_COLS,
+        columns: cols::CRONJOB,
         row: cronjob_row,
         sort: None,
     };
     pub const SERVICE: Printer = Printer {
-        columns: SERVICE_COLS,
+        columns: cols::SERVICE,
         row: service_row,
         sort: None,
     };
     pub const INGRESS: Printer = Printer {
-        columns: INGRESS_COLS,
+        columns: cols::INGRESS,
         row: ingress_row,
         sort: None,
     };
     pub const INGRESS_CLASS: Printer = Printer {
-        columns: INGRESS_CLASS_COLS,
+        columns: cols::INGRESS_CLASS,
         row: ingress_class_row,
         sort: None,
     };
     pub const STS: Printer = Printer {
-        columns: STS_COLS,
+        columns: cols::STS,
         row: sts_row,
         sort: None,
     };
     pub const ENDPOINTS: Printer = Printer {
-        columns: ENDPOINTS_COLS,
+        columns: cols::ENDPOINTS,
         row: endpoints_row,
         sort: None,
     };
     pub const NODE: Printer = Printer {
-        columns: NODE_COLS,
+        columns: cols::NODE,
         row: node_row,
         sort: None,
     };
     pub const EVENT: Printer = Printer {
-        columns: EVENT_COLS,
+        columns: cols::EVENT,
         row: event_row,
         sort: None,
     };
     pub const NAMESPACE: Printer = Printer {
-        columns: NAMESPACE_COLS,
+        columns: cols::NAMESPACE,
         row: namespace_row,
         sort: None,
     };
     pub const SECRET: Printer = Printer {
-        columns: SECRET_COLS,
+        columns: cols::SECRET,
         row: secret_row,
         sort: None,
     };
     pub const SA: Printer = Printer {
-        columns: SA_COLS,
+        columns: cols::SA,
         row: sa_row,
         sort: None,
     };
     pub const PV: Printer = Printer {
-        columns: PV_COLS,
+        columns: cols::PV,
         row: pv_row,
         sort: None,
     };
     pub const PVC: Printer = Printer {
-        columns: PVC_COLS,
+        columns: cols::PVC,
         row: pvc_row,
         sort: None,
     };
     pub const DEPLOYMENT: Printer = Printer {
-        columns: DEPLOYMENT_COLS,
+        columns: cols::DEPLOYMENT,
         row: deployment_row,
         sort: None,
     };
     pub const HPA: Printer = Printer {
-        columns: HPA_COLS,
+        columns: cols::HPA,
         row: hpa_row,
         sort: None,
     };
     pub const CONFIGMAP: Printer = Printer {
-        columns: CONFIGMAP_COLS,
+        columns: cols::CONFIGMAP,
         row: configmap_row,
         sort: None,
     };
     pub const NETPOL: Printer = Printer {
-        columns: NETPOL_COLS,
+        columns: cols::NETPOL,
         row: netpol_row,
         sort: None,
     };
     pub const RB: Printer = Printer {
-        columns: RB_COLS,
+        columns: cols::RB,
         row: binding_row,
         sort: None,
     };
     pub const CRB: Printer = Printer {
-        columns: CRB_COLS,
+        columns: cols::CRB,
         row: binding_row,
         sort: None,
     };
     pub const CSR: Printer = Printer {
-        columns: CSR_COLS,
+        columns: cols::CSR,
         row: csr_row,
         sort: None,
     };
     pub const LEASE: Printer = Printer {
-        columns: LEASE_COLS,
+        columns: cols::LEASE,
         row: lease_row,
         sort: None,
     };
     pub const SC: Printer = Printer {
-        columns: SC_COLS,
+        columns: cols::SC,
         row: sc_row,
         sort: None,
     };
     pub const CR: Printer = Printer {
-        columns: CR_COLS,
+        columns: cols::CR,
         row: controller_revision_row,
         sort: None,
     };
     pub const QUOTA: Printer = Printer {
-        columns: QUOTA_COLS,
+        columns: cols::QUOTA,
         row: quota_row,
         sort: None,
     };
     pub const PC: Printer = Printer {
-        columns: PC_COLS,
+        columns: cols::PC,
         row: pc_row,
         sort: None,
     };
     pub const RUNTIMECLASS: Printer = Printer {
-        columns: RUNTIMECLASS_COLS,
+        columns: cols::RUNTIMECLASS,
         row: runtimeclass_row,
         sort: None,
     };
     pub const VA: Printer = Printer {
-        columns: VA_COLS,
+        columns: cols::VA,
         row: va_row,
         sort: None,
     };
     pub const ES: Printer = Printer {
-        columns: ES_COLS,
+        columns: cols::ES,
         row: es_row,
         sort: None,
     };
     pub const CSINODE: Printer = Printer {
-        columns: CSINODE_COLS,
+        columns: cols::CSINODE,
         row: csinode_row,
         sort: None,
     };
     pub const CSIDRIVER: Printer = Printer {
-        columns: CSIDRIVER_COLS,
+        columns: cols::CSIDRIVER,
         row: csidriver_row,
         sort: None,
     };
     pub const CSC: Printer = Printer {
-        columns: CSC_COLS,
+        columns: cols::CSC,
         row: csc_row,
         sort: None,
     };
     pub const WEBHOOK: Printer = Printer {
-        columns: WEBHOOK_COLS,
+        columns: cols::WEBHOOK,
         row: webhook_row,
         sort: None,
     };
     pub const VAP: Printer = Printer {
-        columns: VAP_COLS,
+        columns: cols::VAP,
         row: vap_row,
         sort: None,
     };
     pub const VAPB: Printer = Printer {
-        columns: VAPB_COLS,
+        columns: cols::VAPB,
         row: vapb_row,
         sort: None,
     };
     pub const FS: Printer = Printer {
-        columns: FS_COLS,
+        columns: cols::FS,
         row: fs_row,
         sort: Some(flowschema_order),
     };
     pub const PL: Printer = Printer {
-        columns: PL_COLS,
+        columns: cols::PL,
         row: pl_row,
         sort: None,
     };
     pub const SCIDR: Printer = Printer {
-        columns: SCIDR_COLS,
+        columns: cols::SCIDR,
         row: scidr_row,
         sort: None,
     };
     pub const IP: Printer = Printer {
-        columns: IP_COLS,
+        columns: cols::IP,
         row: ip_row,
         sort: None,
     };
     pub const DEFAULT: Printer = Printer {
-        columns: DEFAULT_COLS,
+        columns: cols::DEFAULT,
         row: default_row,
         sort: None,
     };
@@ -779,8 +621,6 @@ fn flowschema_order(a: &Value, b: &Value) -> std::cmp::Ordering {
 // ---------------------------------------------------------------------------------------------
 // Default table convertor (k8s.io/apiserver rest.NewDefaultTableConvertor)
 
-static DEFAULT_COLS: &[Col] = &[NAME, col("Created At", "date", D_CREATED)];
-
 fn default_row(o: &Value, _: &Ctx) -> Row {
     let created = get(o, &["metadata", "creationTimestamp"])
         .and_then(parse_ts)
@@ -791,18 +631,6 @@ fn default_row(o: &Value, _: &Ctx) -> Row {
 
 // ---------------------------------------------------------------------------------------------
 // Pods
-
-static POD_COLS: &[Col] = &[
-    NAME,
-    col("Ready", "string", "The aggregate readiness state of this pod for accepting traffic."),
-    col("Status", "string", "The aggregate status of the containers in this pod."),
-    col("Restarts", "string", "The number of times the containers in this pod have been restarted and when the last container in this pod has restarted."),
-    AGE,
-    wide("IP", "string", D_POD_IP),
-    wide("Node", "string", D_POD_NODE),
-    wide("Nominated Node", "string", D_POD_NOMINATED),
-    wide("Readiness Gates", "string", D_POD_GATES),
-];
 
 fn condition_true(conds: &[Value], ty: &str) -> bool {
     conds
@@ -992,13 +820,6 @@ fn pod_row(pod: &Value, ctx: &Ctx) -> Row {
     }
 }
 
-static POD_TEMPLATE_COLS: &[Col] = &[
-    NAME,
-    col("Containers", "string", D_CONTAINERS),
-    col("Images", "string", D_IMAGES),
-    col("Pod Labels", "string", "The labels for the pod template."),
-];
-
 fn pod_template_row(o: &Value, _: &Ctx) -> Row {
     let (names, images) = containers_cells(arr(o, &["template", "spec", "containers"]));
     Row::new(vec![
@@ -1012,26 +833,6 @@ fn pod_template_row(o: &Value, _: &Ctx) -> Row {
 // ---------------------------------------------------------------------------------------------
 // Workloads
 
-static PDB_COLS: &[Col] = &[
-    NAME,
-    col(
-        "Min Available",
-        "string",
-        "The minimum number of pods that must be available.",
-    ),
-    col(
-        "Max Unavailable",
-        "string",
-        "The maximum number of pods that may be unavailable.",
-    ),
-    col(
-        "Allowed Disruptions",
-        "integer",
-        "Calculated number of pods that may be disrupted at this time.",
-    ),
-    AGE,
-];
-
 fn pdb_row(o: &Value, ctx: &Ctx) -> Row {
     let min = scalar_text(get(o, &["spec", "minAvailable"])).unwrap_or_else(|| "N/A".into());
     let max = scalar_text(get(o, &["spec", "maxUnavailable"])).unwrap_or_else(|| "N/A".into());
@@ -1043,17 +844,6 @@ fn pdb_row(o: &Value, ctx: &Ctx) -> Row {
         ctx.age(o),
     ])
 }
-
-static RC_COLS: &[Col] = &[
-    NAME,
-    col("Desired", "integer", D_RC_DESIRED),
-    col("Current", "integer", D_RC_CURRENT),
-    col("Ready", "integer", D_RC_READY),
-    AGE,
-    wide("Containers", "string", D_CONTAINERS),
-    wide("Images", "string", D_IMAGES),
-    wide("Selector", "string", D_RC_SELECTOR),
-];
 
 /// spec.replicas as the internal (defaulted) value: 1 when unset.
 fn replicas(o: &Value) -> i64 {
@@ -1081,34 +871,9 @@ fn replica_row(o: &Value, ctx: &Ctx, selector: String) -> Row {
     ])
 }
 
-static RS_COLS: &[Col] = &[
-    NAME,
-    col("Desired", "integer", D_RS_DESIRED),
-    col("Current", "integer", D_RS_CURRENT),
-    col("Ready", "integer", D_RS_READY),
-    AGE,
-    wide("Containers", "string", D_CONTAINERS),
-    wide("Images", "string", D_IMAGES),
-    wide("Selector", "string", D_RS_SELECTOR),
-];
-
 fn rs_row(o: &Value, ctx: &Ctx) -> Row {
     replica_row(o, ctx, format_label_selector(get(o, &["spec", "selector"])))
 }
-
-static DS_COLS: &[Col] = &[
-    NAME,
-    col("Desired", "integer", D_DS_DESIRED),
-    col("Current", "integer", D_DS_CURRENT),
-    col("Ready", "integer", D_DS_READY),
-    col("Up-to-date", "integer", D_DS_UPDATED),
-    col("Available", "integer", D_DS_AVAILABLE),
-    col("Node Selector", "string", D_POD_NODE_SELECTOR),
-    AGE,
-    wide("Containers", "string", D_CONTAINERS),
-    wide("Images", "string", D_IMAGES),
-    wide("Selector", "string", D_DS_SELECTOR),
-];
 
 fn ds_row(o: &Value, ctx: &Ctx) -> Row {
     let (names, images) = containers_cells(arr(o, &["spec", "template", "spec", "containers"]));
@@ -1130,14 +895,6 @@ fn ds_row(o: &Value, ctx: &Ctx) -> Row {
     ])
 }
 
-static STS_COLS: &[Col] = &[
-    NAME,
-    col("Ready", "string", "Number of the pod with ready state"),
-    AGE,
-    wide("Containers", "string", D_CONTAINERS),
-    wide("Images", "string", D_IMAGES),
-];
-
 fn sts_row(o: &Value, ctx: &Ctx) -> Row {
     let (names, images) = containers_cells(arr(o, &["spec", "template", "spec", "containers"]));
     Row::new(vec![
@@ -1152,17 +909,6 @@ fn sts_row(o: &Value, ctx: &Ctx) -> Row {
         images,
     ])
 }
-
-static DEPLOYMENT_COLS: &[Col] = &[
-    NAME,
-    col("Ready", "string", "Number of the pod with ready state"),
-    col("Up-to-date", "string", D_DEP_UPDATED),
-    col("Available", "string", D_DEP_AVAILABLE),
-    AGE,
-    wide("Containers", "string", D_CONTAINERS),
-    wide("Images", "string", D_IMAGES),
-    wide("Selector", "string", D_DEP_SELECTOR),
-];
 
 fn deployment_row(o: &Value, ctx: &Ctx) -> Row {
     let (names, images) = containers_cells(arr(o, &["spec", "template", "spec", "containers"]));
@@ -1183,17 +929,6 @@ fn deployment_row(o: &Value, ctx: &Ctx) -> Row {
         json!(selector),
     ])
 }
-
-static JOB_COLS: &[Col] = &[
-    NAME,
-    col("Status", "string", "Status of the job."),
-    col("Completions", "string", D_JOB_SUCCEEDED),
-    col("Duration", "string", "Time required to complete the job."),
-    AGE,
-    wide("Containers", "string", D_CONTAINERS),
-    wide("Images", "string", D_IMAGES),
-    wide("Selector", "string", D_JOB_SELECTOR),
-];
 
 fn job_condition(o: &Value, ty: &str) -> bool {
     arr(o, &["status", "conditions"])
@@ -1248,19 +983,6 @@ fn job_row(o: &Value, ctx: &Ctx) -> Row {
     ])
 }
 
-static CRONJOB_COLS: &[Col] = &[
-    NAME,
-    col("Schedule", "string", D_CJ_SCHEDULE),
-    col("Timezone", "string", D_CJ_TZ),
-    col("Suspend", "boolean", D_CJ_SUSPEND),
-    col("Active", "integer", D_CJ_ACTIVE),
-    col("Last Schedule", "string", D_CJ_LAST),
-    AGE,
-    wide("Containers", "string", D_CONTAINERS),
-    wide("Images", "string", D_IMAGES),
-    wide("Selector", "string", D_JOB_SELECTOR),
-];
-
 fn cronjob_row(o: &Value, ctx: &Ctx) -> Row {
     let last = match get(o, &["status", "lastScheduleTime"]) {
         Some(t) => ctx.since(Some(t)),
@@ -1287,16 +1009,6 @@ fn cronjob_row(o: &Value, ctx: &Ctx) -> Row {
 
 // ---------------------------------------------------------------------------------------------
 // Services and networking
-
-static SERVICE_COLS: &[Col] = &[
-    NAME,
-    col("Type", "string", D_SVC_TYPE),
-    col("Cluster-IP", "string", D_SVC_CLUSTER_IP),
-    col("External-IP", "string", D_SVC_EXTERNAL_IPS),
-    col("Port(s)", "string", D_SVC_PORTS),
-    AGE,
-    wide("Selector", "string", D_SVC_SELECTOR),
-];
 
 /// IPs/hostnames of a load-balancer status, sorted and de-duplicated, comma-joined. The server
 /// always renders the wide form, so nothing is truncated.
@@ -1393,27 +1105,6 @@ fn service_row(o: &Value, ctx: &Ctx) -> Row {
     ])
 }
 
-static INGRESS_COLS: &[Col] = &[
-    NAME,
-    col(
-        "Class",
-        "string",
-        "The name of the IngressClass resource that should be used for additional configuration",
-    ),
-    col(
-        "Hosts",
-        "string",
-        "Hosts that incoming requests are matched against before the ingress rule",
-    ),
-    col(
-        "Address",
-        "string",
-        "Address is a list containing ingress points for the load-balancer",
-    ),
-    col("Ports", "string", "Ports of TLS configurations that open"),
-    AGE,
-];
-
 fn ingress_row(o: &Value, ctx: &Ctx) -> Row {
     let class = get(o, &["spec", "ingressClassName"])
         .and_then(Value::as_str)
@@ -1453,21 +1144,6 @@ fn ingress_row(o: &Value, ctx: &Ctx) -> Row {
     ])
 }
 
-static INGRESS_CLASS_COLS: &[Col] = &[
-    NAME,
-    col(
-        "Controller",
-        "string",
-        "Controller that is responsible for handling this class",
-    ),
-    col(
-        "Parameters",
-        "string",
-        "A reference to a resource with additional parameters",
-    ),
-    AGE,
-];
-
 fn ingress_class_row(o: &Value, ctx: &Ctx) -> Row {
     let params = match get(o, &["spec", "parameters"]) {
         Some(p) => {
@@ -1487,8 +1163,6 @@ fn ingress_class_row(o: &Value, ctx: &Ctx) -> Row {
     ])
 }
 
-static NETPOL_COLS: &[Col] = &[NAME, col("Pod-Selector", "string", D_NP_POD_SELECTOR), AGE];
-
 fn netpol_row(o: &Value, ctx: &Ctx) -> Row {
     // podSelector is a non-pointer struct upstream: absent means the empty selector.
     let empty = json!({});
@@ -1499,8 +1173,6 @@ fn netpol_row(o: &Value, ctx: &Ctx) -> Row {
         ctx.age(o),
     ])
 }
-
-static ENDPOINTS_COLS: &[Col] = &[NAME, col("Endpoints", "string", D_EP_SUBSETS), AGE];
 
 fn host_port(ip: &str, port: i64) -> String {
     if ip.contains(':') {
@@ -1554,14 +1226,6 @@ fn endpoints_row(o: &Value, ctx: &Ctx) -> Row {
     Row::new(vec![name_cell(o), json!(text), ctx.age(o)])
 }
 
-static ES_COLS: &[Col] = &[
-    NAME,
-    col("AddressType", "string", D_ES_ADDRESS_TYPE),
-    col("Ports", "string", D_ES_PORTS),
-    col("Endpoints", "string", D_ES_ENDPOINTS),
-    AGE,
-];
-
 fn es_row(o: &Value, ctx: &Ctx) -> Row {
     let max = 3;
     let (mut list, mut more, mut count) = (Vec::new(), false, 0usize);
@@ -1602,8 +1266,6 @@ fn es_row(o: &Value, ctx: &Ctx) -> Row {
     ])
 }
 
-static SCIDR_COLS: &[Col] = &[NAME, col("CIDRs", "string", D_SCIDR_CIDRS), AGE];
-
 fn scidr_row(o: &Value, ctx: &Ctx) -> Row {
     Row::new(vec![
         name_cell(o),
@@ -1613,8 +1275,6 @@ fn scidr_row(o: &Value, ctx: &Ctx) -> Row {
 }
 
 // Upstream declares two columns but prints three cells (the age) for IPAddresses; we keep that.
-static IP_COLS: &[Col] = &[NAME, col("ParentRef", "string", D_IP_PARENT)];
-
 fn ip_row(o: &Value, ctx: &Ctx) -> Row {
     let parent = match get(o, &["spec", "parentRef"]) {
         Some(p) => {
@@ -1638,19 +1298,6 @@ fn ip_row(o: &Value, ctx: &Ctx) -> Row {
 
 // ---------------------------------------------------------------------------------------------
 // Cluster and configuration objects
-
-static NODE_COLS: &[Col] = &[
-    NAME,
-    col("Status", "string", "The status of the node"),
-    col("Roles", "string", "The roles of the node"),
-    AGE,
-    col("Version", "string", D_NODE_KUBELET),
-    wide("Internal-IP", "string", D_NODE_ADDRESSES),
-    wide("External-IP", "string", D_NODE_ADDRESSES),
-    wide("OS-Image", "string", D_NODE_OS),
-    wide("Kernel-Version", "string", D_NODE_KERNEL),
-    wide("Container-Runtime", "string", D_NODE_CR),
-];
 
 fn node_row(o: &Value, ctx: &Ctx) -> Row {
     let mut status: Vec<String> = Vec::new();
@@ -1722,25 +1369,6 @@ fn node_row(o: &Value, ctx: &Ctx) -> Row {
         json!(info("containerRuntimeVersion")),
     ])
 }
-
-static EVENT_COLS: &[Col] = &[
-    col("Last Seen", "string", D_EV_LAST),
-    col("Type", "string", D_EV_TYPE),
-    col("Reason", "string", D_EV_REASON),
-    col("Object", "string", D_EV_OBJECT),
-    wide("Subobject", "string", D_EV_FIELDPATH),
-    wide("Source", "string", D_EV_SOURCE),
-    col("Message", "string", D_EV_MESSAGE),
-    wide("First Seen", "string", D_EV_FIRST),
-    wide("Count", "string", D_EV_COUNT),
-    Col {
-        name: "Name",
-        ty: "string",
-        format: "name",
-        desc: D_NAME,
-        priority: 1,
-    },
-];
 
 /// Prints core/v1 and events.k8s.io/v1 Events alike (upstream converts both to the internal
 /// Event before printing).
@@ -1817,12 +1445,6 @@ fn event_row(o: &Value, ctx: &Ctx) -> Row {
     ])
 }
 
-static NAMESPACE_COLS: &[Col] = &[
-    NAME,
-    col("Status", "string", "The status of the namespace"),
-    AGE,
-];
-
 fn namespace_row(o: &Value, ctx: &Ctx) -> Row {
     Row::new(vec![
         name_cell(o),
@@ -1830,13 +1452,6 @@ fn namespace_row(o: &Value, ctx: &Ctx) -> Row {
         ctx.age(o),
     ])
 }
-
-static SECRET_COLS: &[Col] = &[
-    NAME,
-    col("Type", "string", D_SECRET_TYPE),
-    col("Data", "string", D_SECRET_DATA),
-    AGE,
-];
 
 fn secret_row(o: &Value, ctx: &Ctx) -> Row {
     // Internal Secret.Data merges stringData (write-only) into data.
@@ -1854,8 +1469,6 @@ fn secret_row(o: &Value, ctx: &Ctx) -> Row {
     Row::new(vec![name_cell(o), json!(ty), json!(keys.len()), ctx.age(o)])
 }
 
-static SA_COLS: &[Col] = &[NAME, col("Secrets", "string", D_SA_SECRETS), AGE];
-
 fn sa_row(o: &Value, ctx: &Ctx) -> Row {
     Row::new(vec![
         name_cell(o),
@@ -1863,8 +1476,6 @@ fn sa_row(o: &Value, ctx: &Ctx) -> Row {
         ctx.age(o),
     ])
 }
-
-static CONFIGMAP_COLS: &[Col] = &[NAME, col("Data", "string", D_CM_DATA), AGE];
 
 fn configmap_row(o: &Value, ctx: &Ctx) -> Row {
     Row::new(vec![
@@ -1876,24 +1487,6 @@ fn configmap_row(o: &Value, ctx: &Ctx) -> Row {
 
 // ---------------------------------------------------------------------------------------------
 // Storage
-
-static PV_COLS: &[Col] = &[
-    NAME,
-    col("Capacity", "string", D_PV_CAPACITY),
-    col("Access Modes", "string", D_PV_ACCESS),
-    col("Reclaim Policy", "string", D_PV_RECLAIM),
-    col("Status", "string", D_PV_PHASE),
-    col("Claim", "string", D_PV_CLAIM),
-    col("StorageClass", "string", "StorageClass of the pv"),
-    col(
-        "VolumeAttributesClass",
-        "string",
-        "VolumeAttributesClass of the pv",
-    ),
-    col("Reason", "string", D_PV_REASON),
-    AGE,
-    wide("VolumeMode", "string", D_PV_MODE),
-];
 
 /// `helper.GetAccessModesAsString`.
 fn access_modes(modes: &[Value]) -> String {
@@ -1965,22 +1558,6 @@ fn pv_row(o: &Value, ctx: &Ctx) -> Row {
     ])
 }
 
-static PVC_COLS: &[Col] = &[
-    NAME,
-    col("Status", "string", D_PVC_PHASE),
-    col("Volume", "string", D_PVC_VOLUME),
-    col("Capacity", "string", D_PVC_CAPACITY),
-    col("Access Modes", "string", D_PVC_ACCESS),
-    col("StorageClass", "string", "StorageClass of the pvc"),
-    col(
-        "VolumeAttributesClass",
-        "string",
-        "VolumeAttributesClass of the pvc",
-    ),
-    AGE,
-    wide("VolumeMode", "string", D_PVC_MODE),
-];
-
 fn pvc_row(o: &Value, ctx: &Ctx) -> Row {
     let phase = if get(o, &["metadata", "deletionTimestamp"]).is_some() {
         "Terminating"
@@ -2009,15 +1586,6 @@ fn pvc_row(o: &Value, ctx: &Ctx) -> Row {
     ])
 }
 
-static SC_COLS: &[Col] = &[
-    NAME,
-    col("Provisioner", "string", D_SC_PROVISIONER),
-    col("ReclaimPolicy", "string", D_SC_RECLAIM),
-    col("VolumeBindingMode", "string", D_SC_BINDING),
-    col("AllowVolumeExpansion", "string", D_SC_EXPANSION),
-    AGE,
-];
-
 fn sc_row(o: &Value, ctx: &Ctx) -> Row {
     let ann = |k: &str| s(o, &["metadata", "annotations", k]) == "true";
     let mut name = s(o, &["metadata", "name"]).to_string();
@@ -2042,21 +1610,6 @@ fn sc_row(o: &Value, ctx: &Ctx) -> Row {
     ])
 }
 
-static VA_COLS: &[Col] = &[
-    NAME,
-    Col {
-        name: "Attacher",
-        ty: "string",
-        format: "name",
-        desc: D_VA_ATTACHER,
-        priority: 0,
-    },
-    col("PV", "string", D_VA_PV),
-    col("Node", "string", D_VA_NODE),
-    col("Attached", "boolean", D_VA_ATTACHED),
-    AGE,
-];
-
 fn va_row(o: &Value, ctx: &Ctx) -> Row {
     Row::new(vec![
         name_cell(o),
@@ -2068,16 +1621,6 @@ fn va_row(o: &Value, ctx: &Ctx) -> Row {
     ])
 }
 
-static CSINODE_COLS: &[Col] = &[
-    NAME,
-    col(
-        "Drivers",
-        "integer",
-        "Drivers indicates the number of CSI drivers registered on the node",
-    ),
-    AGE,
-];
-
 fn csinode_row(o: &Value, ctx: &Ctx) -> Row {
     Row::new(vec![
         name_cell(o),
@@ -2085,17 +1628,6 @@ fn csinode_row(o: &Value, ctx: &Ctx) -> Row {
         ctx.age(o),
     ])
 }
-
-static CSIDRIVER_COLS: &[Col] = &[
-    NAME,
-    col("AttachRequired", "boolean", D_CSID_ATTACH),
-    col("PodInfoOnMount", "boolean", D_CSID_PODINFO),
-    col("StorageCapacity", "boolean", D_CSID_CAPACITY),
-    col("TokenRequests", "string", D_CSID_TOKENS),
-    col("RequiresRepublish", "boolean", D_CSID_REPUBLISH),
-    col("Modes", "string", D_CSID_MODES),
-    AGE,
-];
 
 fn csidriver_row(o: &Value, ctx: &Ctx) -> Row {
     let modes = strings(o, &["spec", "volumeLifecycleModes"]).join(",");
@@ -2119,12 +1651,6 @@ fn csidriver_row(o: &Value, ctx: &Ctx) -> Row {
     ])
 }
 
-static CSC_COLS: &[Col] = &[
-    NAME,
-    col("StorageClassName", "string", D_CSC_CLASS),
-    col("Capacity", "string", D_CSC_CAPACITY),
-];
-
 fn csc_row(o: &Value, _: &Ctx) -> Row {
     Row::new(vec![
         name_cell(o),
@@ -2135,16 +1661,6 @@ fn csc_row(o: &Value, _: &Ctx) -> Row {
 
 // ---------------------------------------------------------------------------------------------
 // Autoscaling, policy, RBAC, certificates, coordination, scheduling, node
-
-static HPA_COLS: &[Col] = &[
-    NAME,
-    col("Reference", "string", D_HPA_REF),
-    col("Targets", "string", D_HPA_METRICS),
-    col("MinPods", "string", D_HPA_MIN),
-    col("MaxPods", "string", D_HPA_MAX),
-    col("Replicas", "string", D_HPA_CURRENT),
-    AGE,
-];
 
 /// `formatHPAMetrics` over autoscaling/v2 metric specs and statuses.
 fn hpa_metrics(specs: &[Value], statuses: &[Value]) -> String {
@@ -2267,32 +1783,6 @@ fn hpa_row(o: &Value, ctx: &Ctx) -> Row {
     ])
 }
 
-static RB_COLS: &[Col] = &[
-    NAME,
-    col("Role", "string", D_RB_ROLEREF),
-    AGE,
-    wide("Users", "string", "Users in the roleBinding"),
-    wide("Groups", "string", "Groups in the roleBinding"),
-    wide(
-        "ServiceAccounts",
-        "string",
-        "ServiceAccounts in the roleBinding",
-    ),
-];
-
-static CRB_COLS: &[Col] = &[
-    NAME,
-    col("Role", "string", D_CRB_ROLEREF),
-    AGE,
-    wide("Users", "string", "Users in the clusterRoleBinding"),
-    wide("Groups", "string", "Groups in the clusterRoleBinding"),
-    wide(
-        "ServiceAccounts",
-        "string",
-        "ServiceAccounts in the clusterRoleBinding",
-    ),
-];
-
 fn binding_row(o: &Value, ctx: &Ctx) -> Row {
     let (mut users, mut groups, mut sas) = (Vec::new(), Vec::new(), Vec::new());
     for subj in arr(o, &["subjects"]) {
@@ -2317,15 +1807,6 @@ fn binding_row(o: &Value, ctx: &Ctx) -> Row {
         json!(sas.join(", ")),
     ])
 }
-
-static CSR_COLS: &[Col] = &[
-    NAME,
-    AGE,
-    col("SignerName", "string", D_CSR_SIGNER),
-    col("Requestor", "string", D_CSR_REQUEST),
-    col("RequestedDuration", "string", D_CSR_EXPIRATION),
-    col("Condition", "string", D_CSR_CONDITIONS),
-];
 
 fn csr_row(o: &Value, ctx: &Ctx) -> Row {
     let conds = arr(o, &["status", "conditions"]);
@@ -2357,8 +1838,6 @@ fn csr_row(o: &Value, ctx: &Ctx) -> Row {
     ])
 }
 
-static LEASE_COLS: &[Col] = &[NAME, col("Holder", "string", D_LEASE_HOLDER), AGE];
-
 fn lease_row(o: &Value, ctx: &Ctx) -> Row {
     Row::new(vec![
         name_cell(o),
@@ -2366,13 +1845,6 @@ fn lease_row(o: &Value, ctx: &Ctx) -> Row {
         ctx.age(o),
     ])
 }
-
-static CR_COLS: &[Col] = &[
-    NAME,
-    col("Controller", "string", "Controller of the object"),
-    col("Revision", "string", D_CR_REVISION),
-    AGE,
-];
 
 fn controller_revision_row(o: &Value, ctx: &Ctx) -> Row {
     let controller = arr(o, &["metadata", "ownerReferences"])
@@ -2403,13 +1875,6 @@ fn controller_revision_row(o: &Value, ctx: &Ctx) -> Row {
     ])
 }
 
-static QUOTA_COLS: &[Col] = &[
-    NAME,
-    col("Request", "string", "Request represents a minimum amount of cpu/memory that a container may consume."),
-    col("Limit", "string", "Limits control the maximum amount of cpu/memory that a container may use independent of contention on the node."),
-    AGE,
-];
-
 fn quota_row(o: &Value, ctx: &Ctx) -> Row {
     let mut names: Vec<&String> = get(o, &["status", "hard"])
         .and_then(Value::as_object)
@@ -2436,14 +1901,6 @@ fn quota_row(o: &Value, ctx: &Ctx) -> Row {
     ])
 }
 
-static PC_COLS: &[Col] = &[
-    NAME,
-    col("Value", "integer", D_PC_VALUE),
-    col("Global-Default", "boolean", D_PC_DEFAULT),
-    AGE,
-    wide("PreemptionPolicy", "string", D_PC_PREEMPTION),
-];
-
 fn pc_row(o: &Value, ctx: &Ctx) -> Row {
     Row::new(vec![
         name_cell(o),
@@ -2455,24 +1912,12 @@ fn pc_row(o: &Value, ctx: &Ctx) -> Row {
 }
 
 // Upstream's description for "Handler" is ObjectMeta's (nonexistent) "handler" doc: empty.
-static RUNTIMECLASS_COLS: &[Col] = &[NAME, col("Handler", "string", ""), AGE];
-
 fn runtimeclass_row(o: &Value, ctx: &Ctx) -> Row {
     Row::new(vec![name_cell(o), json!(s(o, &["handler"])), ctx.age(o)])
 }
 
 // ---------------------------------------------------------------------------------------------
 // Admission and flow control
-
-static WEBHOOK_COLS: &[Col] = &[
-    NAME,
-    col(
-        "Webhooks",
-        "integer",
-        "Webhooks indicates the number of webhooks registered in this configuration",
-    ),
-    AGE,
-];
 
 fn webhook_row(o: &Value, ctx: &Ctx) -> Row {
     Row::new(vec![
@@ -2481,21 +1926,6 @@ fn webhook_row(o: &Value, ctx: &Ctx) -> Row {
         ctx.age(o),
     ])
 }
-
-static VAP_COLS: &[Col] = &[
-    NAME,
-    col(
-        "Validations",
-        "integer",
-        "Validations indicates the number of validation rules defined in this configuration",
-    ),
-    col(
-        "ParamKind",
-        "string",
-        "ParamKind specifies the kind of resources used to parameterize this policy",
-    ),
-    AGE,
-];
 
 fn vap_row(o: &Value, ctx: &Ctx) -> Row {
     let param_kind = match get(o, &["spec", "paramKind"]) {
@@ -2509,21 +1939,6 @@ fn vap_row(o: &Value, ctx: &Ctx) -> Row {
         ctx.age(o),
     ])
 }
-
-static VAPB_COLS: &[Col] = &[
-    NAME,
-    col(
-        "PolicyName",
-        "string",
-        "PolicyName indicates the policy definition which the policy binding binded to",
-    ),
-    col(
-        "ParamRef",
-        "string",
-        "ParamRef indicates the param resource which sets the configration param",
-    ),
-    AGE,
-];
 
 /// Go's generated `(*LabelSelector).String()` rendering.
 fn go_label_selector(sel: &Value) -> String {
@@ -2580,19 +1995,6 @@ fn vapb_row(o: &Value, ctx: &Ctx) -> Row {
     ])
 }
 
-static FS_COLS: &[Col] = &[
-    NAME,
-    col("PriorityLevel", "string", D_FS_PL),
-    col("MatchingPrecedence", "string", D_FS_PRECEDENCE),
-    col("DistinguisherMethod", "string", D_FS_DISTINGUISHER),
-    AGE,
-    col(
-        "MissingPL",
-        "string",
-        "references a broken or non-existent PriorityLevelConfiguration",
-    ),
-];
-
 fn fs_row(o: &Value, ctx: &Ctx) -> Row {
     let dist = get(o, &["spec", "distinguisherMethod"])
         .map(|d| s(d, &["type"]).to_string())
@@ -2611,16 +2013,6 @@ fn fs_row(o: &Value, ctx: &Ctx) -> Row {
         json!(missing),
     ])
 }
-
-static PL_COLS: &[Col] = &[
-    NAME,
-    col("Type", "string", D_PL_TYPE),
-    col("NominalConcurrencyShares", "string", D_PL_NCS),
-    col("Queues", "string", D_PL_QUEUES),
-    col("HandSize", "string", D_PL_HANDSIZE),
-    col("QueueLengthLimit", "string", D_PL_QLL),
-    AGE,
-];
 
 fn pl_row(o: &Value, ctx: &Ctx) -> Row {
     let none = || json!("<none>");
@@ -2924,7 +2316,7 @@ mod tests {
         assert_eq!(t["rows"], json!([]));
         assert_eq!(
             t["columnDefinitions"][0],
-            json!({"name": "Name", "type": "string", "format": "name", "description": D_NAME, "priority": 0})
+            json!({"name": "Name", "type": "string", "format": "name", "description": cols::META_V1_OBJECT_META_NAME, "priority": 0})
         );
         assert_eq!(t["columnDefinitions"][5]["priority"], 1);
         assert_eq!(IncludeObject::parse(""), Some(IncludeObject::Metadata));
