@@ -711,13 +711,16 @@ async fn put_creates_where_kube_allows_it() {
         .await;
     assert_eq!(r.code, StatusCode::CREATED, "{}", r.body);
     assert_eq!(r.body["spec"]["holderIdentity"], "a");
+    // Replacing it needs its resourceVersion (leases allow no unconditional update).
+    let rv = r.body["metadata"]["resourceVersion"].clone();
     let r = s
         .json(
             &c,
             Method::PUT,
             lease,
             Some(json!({"apiVersion": "coordination.k8s.io/v1",
-            "kind": "Lease", "metadata": {"name": "lock"}, "spec": {"holderIdentity": "b"}})),
+            "kind": "Lease", "metadata": {"name": "lock", "resourceVersion": rv},
+            "spec": {"holderIdentity": "b"}})),
         )
         .await;
     assert_eq!(r.code, StatusCode::OK, "{}", r.body);

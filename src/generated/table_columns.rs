@@ -22,14 +22,6 @@ pub struct Col {
     pub priority: i64,
 }
 
-/// `io.k8s.api.apps.v1.ControllerRevision.revision`
-#[rustfmt::skip]
-pub const APPS_V1_CONTROLLER_REVISION_REVISION: &str = "Revision indicates the revision of the state represented by Data.";
-
-/// `io.k8s.api.apps.v1.DaemonSetSpec.selector`
-#[rustfmt::skip]
-pub const APPS_V1_DAEMON_SET_SPEC_SELECTOR: &str = "A label query over pods that are managed by the daemon set. Must match in order to be controlled. It must match the pod template's labels. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/labels/#label-selectors";
-
 /// `io.k8s.api.apps.v1.DaemonSetStatus.currentNumberScheduled`
 #[rustfmt::skip]
 pub const APPS_V1_DAEMON_SET_STATUS_CURRENT_NUMBER_SCHEDULED: &str = "The number of nodes that are running at least 1 daemon pod and are supposed to run the daemon pod. More info: https://kubernetes.io/docs/concepts/workloads/controllers/daemonset/";
@@ -42,17 +34,9 @@ pub const APPS_V1_DAEMON_SET_STATUS_DESIRED_NUMBER_SCHEDULED: &str = "The total 
 #[rustfmt::skip]
 pub const APPS_V1_DAEMON_SET_STATUS_NUMBER_AVAILABLE: &str = "The number of nodes that should be running the daemon pod and have one or more of the daemon pod running and available (ready for at least spec.minReadySeconds)";
 
-/// `io.k8s.api.apps.v1.DaemonSetStatus.numberReady`
-#[rustfmt::skip]
-pub const APPS_V1_DAEMON_SET_STATUS_NUMBER_READY: &str = "numberReady is the number of nodes that should be running the daemon pod and have one or more of the daemon pod running with a Ready Condition.";
-
 /// `io.k8s.api.apps.v1.DaemonSetStatus.updatedNumberScheduled`
 #[rustfmt::skip]
 pub const APPS_V1_DAEMON_SET_STATUS_UPDATED_NUMBER_SCHEDULED: &str = "The total number of nodes that are running updated daemon pod";
-
-/// `io.k8s.api.apps.v1.DeploymentSpec.selector`
-#[rustfmt::skip]
-pub const APPS_V1_DEPLOYMENT_SPEC_SELECTOR: &str = "Label selector for pods. Existing ReplicaSets whose pods are selected by this will be the ones affected by this deployment. It must match the pod template's labels.";
 
 /// `io.k8s.api.apps.v1.DeploymentStatus.availableReplicas`
 #[rustfmt::skip]
@@ -66,10 +50,6 @@ pub const APPS_V1_DEPLOYMENT_STATUS_UPDATED_REPLICAS: &str = "Total number of no
 #[rustfmt::skip]
 pub const APPS_V1_REPLICA_SET_SPEC_REPLICAS: &str = "Replicas is the number of desired pods. This is a pointer to distinguish between explicit zero and unspecified. Defaults to 1. More info: https://kubernetes.io/docs/concepts/workloads/controllers/replicaset";
 
-/// `io.k8s.api.apps.v1.ReplicaSetSpec.selector`
-#[rustfmt::skip]
-pub const APPS_V1_REPLICA_SET_SPEC_SELECTOR: &str = "Selector is a label query over pods that should match the replica count. Label keys and values that must match in order to be controlled by this replica set. It must match the pod template's labels. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/labels/#label-selectors";
-
 /// `io.k8s.api.apps.v1.ReplicaSetStatus.readyReplicas`
 #[rustfmt::skip]
 pub const APPS_V1_REPLICA_SET_STATUS_READY_REPLICAS: &str = "The number of non-terminating pods targeted by this ReplicaSet with a Ready Condition.";
@@ -81,10 +61,6 @@ pub const APPS_V1_REPLICA_SET_STATUS_REPLICAS: &str = "Replicas is the most rece
 /// `io.k8s.api.autoscaling.v2.HorizontalPodAutoscalerSpec.maxReplicas`
 #[rustfmt::skip]
 pub const AUTOSCALING_V2_HORIZONTAL_POD_AUTOSCALER_SPEC_MAX_REPLICAS: &str = "maxReplicas is the upper limit for the number of replicas to which the autoscaler can scale up. It cannot be less that minReplicas.";
-
-/// `io.k8s.api.autoscaling.v2.HorizontalPodAutoscalerSpec.metrics`
-#[rustfmt::skip]
-pub const AUTOSCALING_V2_HORIZONTAL_POD_AUTOSCALER_SPEC_METRICS: &str = "metrics contains the specifications for which to use to calculate the desired replica count (the maximum replica count across all metrics will be used).  The desired replica count is calculated multiplying the ratio between the target value and the current value by the current number of pods.  Ergo, metrics used must decrease as the pod count is increased, and vice-versa.  See the individual metric source types for more information about how each type of metric must respond. If not set, the default metric will be set to 80% average CPU utilization.";
 
 /// `io.k8s.api.autoscaling.v2.HorizontalPodAutoscalerSpec.minReplicas`
 #[rustfmt::skip]
@@ -129,18 +105,6 @@ pub const BATCH_V1_JOB_STATUS_SUCCEEDED: &str = "The number of pods which reache
 /// `io.k8s.api.certificates.v1.CertificateSigningRequestSpec.expirationSeconds`
 #[rustfmt::skip]
 pub const CERTIFICATES_V1_CERTIFICATE_SIGNING_REQUEST_SPEC_EXPIRATION_SECONDS: &str = "expirationSeconds is the requested duration of validity of the issued certificate. The certificate signer may issue a certificate with a different validity duration so a client must check the delta between the notBefore and and notAfter fields in the issued certificate to determine the actual duration.\n\nThe v1.22+ in-tree implementations of the well-known Kubernetes signers will honor this field as long as the requested duration is not greater than the maximum duration they will honor per the --cluster-signing-duration CLI flag to the Kubernetes controller manager.\n\nCertificate signers may not honor this field for various reasons:\n\n  1. Old signer that is unaware of the field (such as the in-tree\n     implementations prior to v1.22)\n  2. Signer whose configured maximum is shorter than the requested duration\n  3. Signer whose configured minimum is longer than the requested duration\n\nThe minimum valid value for expirationSeconds is 600, i.e. 10 minutes.";
-
-/// `io.k8s.api.certificates.v1.CertificateSigningRequestSpec.request`
-#[rustfmt::skip]
-pub const CERTIFICATES_V1_CERTIFICATE_SIGNING_REQUEST_SPEC_REQUEST: &str = "request contains an x509 certificate signing request encoded in a \"CERTIFICATE REQUEST\" PEM block. When serialized as JSON or YAML, the data is additionally base64-encoded.";
-
-/// `io.k8s.api.certificates.v1.CertificateSigningRequestSpec.signerName`
-#[rustfmt::skip]
-pub const CERTIFICATES_V1_CERTIFICATE_SIGNING_REQUEST_SPEC_SIGNER_NAME: &str = "signerName indicates the requested signer, and is a qualified name.\n\nList/watch requests for CertificateSigningRequests can filter on this field using a \"spec.signerName=NAME\" fieldSelector.\n\nWell-known Kubernetes signers are:\n 1. \"kubernetes.io/kube-apiserver-client\": issues client certificates that can be used to authenticate to kube-apiserver.\n  Requests for this signer are never auto-approved by kube-controller-manager, can be issued by the \"csrsigning\" controller in kube-controller-manager.\n 2. \"kubernetes.io/kube-apiserver-client-kubelet\": issues client certificates that kubelets use to authenticate to kube-apiserver.\n  Requests for this signer can be auto-approved by the \"csrapproving\" controller in kube-controller-manager, and can be issued by the \"csrsigning\" controller in kube-controller-manager.\n 3. \"kubernetes.io/kubelet-serving\" issues serving certificates that kubelets use to serve TLS endpoints, which kube-apiserver can connect to securely.\n  Requests for this signer are never auto-approved by kube-controller-manager, and can be issued by the \"csrsigning\" controller in kube-controller-manager.\n\nMore details are available at https://k8s.io/docs/reference/access-authn-authz/certificate-signing-requests/#kubernetes-signers\n\nCustom signerNames can also be specified. The signer defines:\n 1. Trust distribution: how trust (CA bundles) are distributed.\n 2. Permitted subjects: and behavior when a disallowed subject is requested.\n 3. Required, permitted, or forbidden x509 extensions in the request (including whether subjectAltNames are allowed, which types, restrictions on allowed values) and behavior when a disallowed extension is requested.\n 4. Required, permitted, or forbidden key usages / extended key usages.\n 5. Expiration/certificate lifetime: whether it is fixed by the signer, configurable by the admin.\n 6. Whether or not requests for CA certificates are allowed.";
-
-/// `io.k8s.api.certificates.v1.CertificateSigningRequestStatus.conditions`
-#[rustfmt::skip]
-pub const CERTIFICATES_V1_CERTIFICATE_SIGNING_REQUEST_STATUS_CONDITIONS: &str = "conditions applied to the request. Known conditions are \"Approved\", \"Denied\", and \"Failed\".";
 
 /// `io.k8s.api.coordination.v1.LeaseSpec.holderIdentity`
 #[rustfmt::skip]
@@ -326,17 +290,9 @@ pub const CORE_V1_SERVICE_SPEC_SELECTOR: &str = "Route service traffic to pods w
 #[rustfmt::skip]
 pub const CORE_V1_SERVICE_SPEC_TYPE: &str = "type determines how the Service is exposed. Defaults to ClusterIP. Valid options are ExternalName, ClusterIP, NodePort, and LoadBalancer. \"ClusterIP\" allocates a cluster-internal IP address for load-balancing to endpoints. Endpoints are determined by the selector or if that is not specified, by manual construction of an Endpoints object or EndpointSlice objects. If clusterIP is \"None\", no virtual IP is allocated and the endpoints are published as a set of endpoints rather than a virtual IP. \"NodePort\" builds on ClusterIP and allocates a port on every node which routes to the same endpoints as the clusterIP. \"LoadBalancer\" builds on NodePort and creates an external load-balancer (if supported in the current cloud) which routes to the same endpoints as the clusterIP. \"ExternalName\" aliases this service to the specified externalName. Several other fields do not apply to ExternalName services. More info: https://kubernetes.io/docs/concepts/services-networking/service/#publishing-services-service-types";
 
-/// `io.k8s.api.discovery.v1.EndpointSlice.addressType`
-#[rustfmt::skip]
-pub const DISCOVERY_V1_ENDPOINT_SLICE_ADDRESS_TYPE: &str = "addressType specifies the type of address carried by this EndpointSlice. All addresses in this slice must be the same type. This field is immutable after creation. The following address types are currently supported: * IPv4: Represents an IPv4 Address. * IPv6: Represents an IPv6 Address. * FQDN: Represents a Fully Qualified Domain Name. (Deprecated) The EndpointSlice controller only generates, and kube-proxy only processes, slices of addressType \"IPv4\" and \"IPv6\". No semantics are defined for the \"FQDN\" type.";
-
 /// `io.k8s.api.discovery.v1.EndpointSlice.endpoints`
 #[rustfmt::skip]
 pub const DISCOVERY_V1_ENDPOINT_SLICE_ENDPOINTS: &str = "endpoints is a list of unique endpoints in this slice. Each slice may include a maximum of 1000 endpoints.";
-
-/// `io.k8s.api.discovery.v1.EndpointSlice.ports`
-#[rustfmt::skip]
-pub const DISCOVERY_V1_ENDPOINT_SLICE_PORTS: &str = "ports specifies the list of network ports exposed by each endpoint in this slice. Each port must have a unique name. Each slice may include a maximum of 100 ports. Services always have at least 1 port, so EndpointSlices generated by the EndpointSlice controller will likewise always have at least 1 port. EndpointSlices used for other purposes may have an empty ports list.";
 
 /// `io.k8s.api.flowcontrol.v1.FlowSchemaSpec.distinguisherMethod`
 #[rustfmt::skip]
@@ -385,18 +341,6 @@ pub const NETWORKING_V1BETA1_IP_ADDRESS_SPEC_PARENT_REF: &str = "ParentRef refer
 /// `io.k8s.api.networking.v1beta1.ServiceCIDRSpec.cidrs`
 #[rustfmt::skip]
 pub const NETWORKING_V1BETA1_SERVICE_CIDR_SPEC_CIDRS: &str = "CIDRs defines the IP blocks in CIDR notation (e.g. \"192.168.0.0/24\" or \"2001:db8::/64\") from which to assign service cluster IPs. Max of two CIDRs is allowed, one of each IP family. This field is immutable.";
-
-/// `io.k8s.api.networking.v1.NetworkPolicySpec.podSelector`
-#[rustfmt::skip]
-pub const NETWORKING_V1_NETWORK_POLICY_SPEC_POD_SELECTOR: &str = "podSelector selects the pods to which this NetworkPolicy object applies. The array of ingress rules is applied to any pods selected by this field. Multiple network policies can select the same set of pods. In this case, the ingress rules for each are combined additively. This field is NOT optional and follows standard label selector semantics. An empty podSelector matches all pods in this namespace.";
-
-/// `io.k8s.api.rbac.v1.ClusterRoleBinding.roleRef`
-#[rustfmt::skip]
-pub const RBAC_V1_CLUSTER_ROLE_BINDING_ROLE_REF: &str = "RoleRef can only reference a ClusterRole in the global namespace. If the RoleRef cannot be resolved, the Authorizer must return an error. This field is immutable.";
-
-/// `io.k8s.api.rbac.v1.RoleBinding.roleRef`
-#[rustfmt::skip]
-pub const RBAC_V1_ROLE_BINDING_ROLE_REF: &str = "RoleRef can reference a Role in the current namespace or a ClusterRole in the global namespace. If the RoleRef cannot be resolved, the Authorizer must return an error. This field is immutable.";
 
 /// `io.k8s.api.scheduling.v1.PriorityClass.globalDefault`
 #[rustfmt::skip]
@@ -525,7 +469,7 @@ pub const RS: &[Col] = &[
     Col { name: "Age", ty: "string", format: "", priority: 0, desc: META_V1_OBJECT_META_CREATION_TIMESTAMP },
     Col { name: "Containers", ty: "string", format: "", priority: 1, desc: "Names of each container in the template." },
     Col { name: "Images", ty: "string", format: "", priority: 1, desc: "Images referenced by each container in the template." },
-    Col { name: "Selector", ty: "string", format: "", priority: 1, desc: APPS_V1_REPLICA_SET_SPEC_SELECTOR },
+    Col { name: "Selector", ty: "string", format: "", priority: 1, desc: "Selector is a label query over pods that should match the replica count. If the selector is empty, it is defaulted to the labels present on the pod template. Label keys and values that must match in order to be controlled by this replica set. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/labels/#label-selectors" },
 ];
 
 #[rustfmt::skip]
@@ -533,14 +477,14 @@ pub const DS: &[Col] = &[
     Col { name: "Name", ty: "string", format: "name", priority: 0, desc: META_V1_OBJECT_META_NAME },
     Col { name: "Desired", ty: "integer", format: "", priority: 0, desc: APPS_V1_DAEMON_SET_STATUS_DESIRED_NUMBER_SCHEDULED },
     Col { name: "Current", ty: "integer", format: "", priority: 0, desc: APPS_V1_DAEMON_SET_STATUS_CURRENT_NUMBER_SCHEDULED },
-    Col { name: "Ready", ty: "integer", format: "", priority: 0, desc: APPS_V1_DAEMON_SET_STATUS_NUMBER_READY },
+    Col { name: "Ready", ty: "integer", format: "", priority: 0, desc: "The number of nodes that should be running the daemon pod and have one or more of the daemon pod running and ready." },
     Col { name: "Up-to-date", ty: "integer", format: "", priority: 0, desc: APPS_V1_DAEMON_SET_STATUS_UPDATED_NUMBER_SCHEDULED },
     Col { name: "Available", ty: "integer", format: "", priority: 0, desc: APPS_V1_DAEMON_SET_STATUS_NUMBER_AVAILABLE },
     Col { name: "Node Selector", ty: "string", format: "", priority: 0, desc: CORE_V1_POD_SPEC_NODE_SELECTOR },
     Col { name: "Age", ty: "string", format: "", priority: 0, desc: META_V1_OBJECT_META_CREATION_TIMESTAMP },
     Col { name: "Containers", ty: "string", format: "", priority: 1, desc: "Names of each container in the template." },
     Col { name: "Images", ty: "string", format: "", priority: 1, desc: "Images referenced by each container in the template." },
-    Col { name: "Selector", ty: "string", format: "", priority: 1, desc: APPS_V1_DAEMON_SET_SPEC_SELECTOR },
+    Col { name: "Selector", ty: "string", format: "", priority: 1, desc: "A label query over pods that are managed by the daemon set. Must match in order to be controlled. If empty, defaulted to labels on Pod template. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/labels/#label-selectors" },
 ];
 
 #[rustfmt::skip]
@@ -701,14 +645,14 @@ pub const DEPLOYMENT: &[Col] = &[
     Col { name: "Age", ty: "string", format: "", priority: 0, desc: META_V1_OBJECT_META_CREATION_TIMESTAMP },
     Col { name: "Containers", ty: "string", format: "", priority: 1, desc: "Names of each container in the template." },
     Col { name: "Images", ty: "string", format: "", priority: 1, desc: "Images referenced by each container in the template." },
-    Col { name: "Selector", ty: "string", format: "", priority: 1, desc: APPS_V1_DEPLOYMENT_SPEC_SELECTOR },
+    Col { name: "Selector", ty: "string", format: "", priority: 1, desc: "Label selector for pods. Existing ReplicaSets whose pods are selected by this will be the ones affected by this deployment." },
 ];
 
 #[rustfmt::skip]
 pub const HPA: &[Col] = &[
     Col { name: "Name", ty: "string", format: "name", priority: 0, desc: META_V1_OBJECT_META_NAME },
     Col { name: "Reference", ty: "string", format: "", priority: 0, desc: AUTOSCALING_V2_HORIZONTAL_POD_AUTOSCALER_SPEC_SCALE_TARGET_REF },
-    Col { name: "Targets", ty: "string", format: "", priority: 0, desc: AUTOSCALING_V2_HORIZONTAL_POD_AUTOSCALER_SPEC_METRICS },
+    Col { name: "Targets", ty: "string", format: "", priority: 0, desc: "metrics contains the specifications for which to use to calculate the desired replica count (the maximum replica count across all metrics will be used).  The desired replica count is calculated multiplying the ratio between the target value and the current value by the current number of pods.  Ergo, metrics used must decrease as the pod count is increased, and vice-versa.  See the individual metric source types for more information about how each type of metric must respond." },
     Col { name: "MinPods", ty: "string", format: "", priority: 0, desc: AUTOSCALING_V2_HORIZONTAL_POD_AUTOSCALER_SPEC_MIN_REPLICAS },
     Col { name: "MaxPods", ty: "string", format: "", priority: 0, desc: AUTOSCALING_V2_HORIZONTAL_POD_AUTOSCALER_SPEC_MAX_REPLICAS },
     Col { name: "Replicas", ty: "string", format: "", priority: 0, desc: AUTOSCALING_V2_HORIZONTAL_POD_AUTOSCALER_STATUS_CURRENT_REPLICAS },
@@ -725,14 +669,14 @@ pub const CONFIGMAP: &[Col] = &[
 #[rustfmt::skip]
 pub const NETPOL: &[Col] = &[
     Col { name: "Name", ty: "string", format: "name", priority: 0, desc: META_V1_OBJECT_META_NAME },
-    Col { name: "Pod-Selector", ty: "string", format: "", priority: 0, desc: NETWORKING_V1_NETWORK_POLICY_SPEC_POD_SELECTOR },
+    Col { name: "Pod-Selector", ty: "string", format: "", priority: 0, desc: "Selects the pods to which this NetworkPolicy object applies.  The array of ingress rules is applied to any pods selected by this field. Multiple network policies can select the same set of pods.  In this case, the ingress rules for each are combined additively. This field is NOT optional and follows standard label selector semantics. An empty podSelector matches all pods in this namespace." },
     Col { name: "Age", ty: "string", format: "", priority: 0, desc: META_V1_OBJECT_META_CREATION_TIMESTAMP },
 ];
 
 #[rustfmt::skip]
 pub const RB: &[Col] = &[
     Col { name: "Name", ty: "string", format: "name", priority: 0, desc: META_V1_OBJECT_META_NAME },
-    Col { name: "Role", ty: "string", format: "", priority: 0, desc: RBAC_V1_ROLE_BINDING_ROLE_REF },
+    Col { name: "Role", ty: "string", format: "", priority: 0, desc: "RoleRef can reference a Role in the current namespace or a ClusterRole in the global namespace. If the RoleRef cannot be resolved, the Authorizer must return an error." },
     Col { name: "Age", ty: "string", format: "", priority: 0, desc: META_V1_OBJECT_META_CREATION_TIMESTAMP },
     Col { name: "Users", ty: "string", format: "", priority: 1, desc: "Users in the roleBinding" },
     Col { name: "Groups", ty: "string", format: "", priority: 1, desc: "Groups in the roleBinding" },
@@ -742,7 +686,7 @@ pub const RB: &[Col] = &[
 #[rustfmt::skip]
 pub const CRB: &[Col] = &[
     Col { name: "Name", ty: "string", format: "name", priority: 0, desc: META_V1_OBJECT_META_NAME },
-    Col { name: "Role", ty: "string", format: "", priority: 0, desc: RBAC_V1_CLUSTER_ROLE_BINDING_ROLE_REF },
+    Col { name: "Role", ty: "string", format: "", priority: 0, desc: "RoleRef can only reference a ClusterRole in the global namespace. If the RoleRef cannot be resolved, the Authorizer must return an error." },
     Col { name: "Age", ty: "string", format: "", priority: 0, desc: META_V1_OBJECT_META_CREATION_TIMESTAMP },
     Col { name: "Users", ty: "string", format: "", priority: 1, desc: "Users in the clusterRoleBinding" },
     Col { name: "Groups", ty: "string", format: "", priority: 1, desc: "Groups in the clusterRoleBinding" },
@@ -753,10 +697,10 @@ pub const CRB: &[Col] = &[
 pub const CSR: &[Col] = &[
     Col { name: "Name", ty: "string", format: "name", priority: 0, desc: META_V1_OBJECT_META_NAME },
     Col { name: "Age", ty: "string", format: "", priority: 0, desc: META_V1_OBJECT_META_CREATION_TIMESTAMP },
-    Col { name: "SignerName", ty: "string", format: "", priority: 0, desc: CERTIFICATES_V1_CERTIFICATE_SIGNING_REQUEST_SPEC_SIGNER_NAME },
-    Col { name: "Requestor", ty: "string", format: "", priority: 0, desc: CERTIFICATES_V1_CERTIFICATE_SIGNING_REQUEST_SPEC_REQUEST },
+    Col { name: "SignerName", ty: "string", format: "", priority: 0, desc: "Requested signer for the request. It is a qualified name in the form: `scope-hostname.io/name`. If empty, it will be defaulted:\n 1. If it's a kubelet client certificate, it is assigned\n    \"kubernetes.io/kube-apiserver-client-kubelet\".\n 2. If it's a kubelet serving certificate, it is assigned\n    \"kubernetes.io/kubelet-serving\".\n 3. Otherwise, it is assigned \"kubernetes.io/legacy-unknown\".\nDistribution of trust for signers happens out of band. You can select on this field using `spec.signerName`." },
+    Col { name: "Requestor", ty: "string", format: "", priority: 0, desc: "Base64-encoded PKCS#10 CSR data" },
     Col { name: "RequestedDuration", ty: "string", format: "", priority: 0, desc: CERTIFICATES_V1_CERTIFICATE_SIGNING_REQUEST_SPEC_EXPIRATION_SECONDS },
-    Col { name: "Condition", ty: "string", format: "", priority: 0, desc: CERTIFICATES_V1_CERTIFICATE_SIGNING_REQUEST_STATUS_CONDITIONS },
+    Col { name: "Condition", ty: "string", format: "", priority: 0, desc: "Conditions applied to the request, such as approval or denial." },
 ];
 
 #[rustfmt::skip]
@@ -780,7 +724,7 @@ pub const SC: &[Col] = &[
 pub const CR: &[Col] = &[
     Col { name: "Name", ty: "string", format: "name", priority: 0, desc: META_V1_OBJECT_META_NAME },
     Col { name: "Controller", ty: "string", format: "", priority: 0, desc: "Controller of the object" },
-    Col { name: "Revision", ty: "string", format: "", priority: 0, desc: APPS_V1_CONTROLLER_REVISION_REVISION },
+    Col { name: "Revision", ty: "string", format: "", priority: 0, desc: "revision indicates the revision of the state represented by Data." },
     Col { name: "Age", ty: "string", format: "", priority: 0, desc: META_V1_OBJECT_META_CREATION_TIMESTAMP },
 ];
 
@@ -798,7 +742,7 @@ pub const PC: &[Col] = &[
     Col { name: "Value", ty: "integer", format: "", priority: 0, desc: SCHEDULING_V1_PRIORITY_CLASS_VALUE },
     Col { name: "Global-Default", ty: "boolean", format: "", priority: 0, desc: SCHEDULING_V1_PRIORITY_CLASS_GLOBAL_DEFAULT },
     Col { name: "Age", ty: "string", format: "", priority: 0, desc: META_V1_OBJECT_META_CREATION_TIMESTAMP },
-    Col { name: "PreemptionPolicy", ty: "string", format: "", priority: 1, desc: SCHEDULING_V1_PRIORITY_CLASS_PREEMPTION_POLICY },
+    Col { name: "PreemptionPolicy", ty: "string", format: "", priority: 0, desc: SCHEDULING_V1_PRIORITY_CLASS_PREEMPTION_POLICY },
 ];
 
 #[rustfmt::skip]
@@ -821,8 +765,8 @@ pub const VA: &[Col] = &[
 #[rustfmt::skip]
 pub const ES: &[Col] = &[
     Col { name: "Name", ty: "string", format: "name", priority: 0, desc: META_V1_OBJECT_META_NAME },
-    Col { name: "AddressType", ty: "string", format: "", priority: 0, desc: DISCOVERY_V1_ENDPOINT_SLICE_ADDRESS_TYPE },
-    Col { name: "Ports", ty: "string", format: "", priority: 0, desc: DISCOVERY_V1_ENDPOINT_SLICE_PORTS },
+    Col { name: "AddressType", ty: "string", format: "", priority: 0, desc: "addressType specifies the type of address carried by this EndpointSlice. All addresses in this slice must be the same type. This field is immutable after creation. The following address types are currently supported: * IPv4: Represents an IPv4 Address. * IPv6: Represents an IPv6 Address. * FQDN: Represents a Fully Qualified Domain Name." },
+    Col { name: "Ports", ty: "string", format: "", priority: 0, desc: "ports specifies the list of network ports exposed by each endpoint in this slice. Each port must have a unique name. When ports is empty, it indicates that there are no defined ports. When a port is defined with a nil port value, it indicates \"all ports\". Each slice may include a maximum of 100 ports." },
     Col { name: "Endpoints", ty: "string", format: "", priority: 0, desc: DISCOVERY_V1_ENDPOINT_SLICE_ENDPOINTS },
     Col { name: "Age", ty: "string", format: "", priority: 0, desc: META_V1_OBJECT_META_CREATION_TIMESTAMP },
 ];

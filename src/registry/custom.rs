@@ -31,6 +31,10 @@ impl Strategy for CustomResources {
     fn allow_unconditional_update(&self) -> bool {
         false
     }
+
+    fn core_object_meta(&self) -> bool {
+        false
+    }
 }
 
 /// Whether a definition's `Established` condition is `True`.

@@ -523,7 +523,12 @@ impl Store {
             let name = format!("{generate_name}{}", random_suffix());
             meta_mut(&mut obj).insert("name".into(), json!(name));
         }
-        let mut errs = validation::validate_object_meta(&obj, info.namespaced, info.name_rule);
+        let mut errs = validation::validate_object_meta_with(
+            &obj,
+            info.namespaced,
+            info.name_rule,
+            info.strategy.core_object_meta(),
+        );
         errs.extend(info.strategy.validate(&obj));
         if !errs.is_empty() {
             return Err(Status::invalid(
@@ -687,7 +692,11 @@ impl Store {
                 prepare::prepare_for_update(info, part, &mut new, &old);
             }
             drop_empty_meta(&mut new);
-            let mut errs = validation::validate_object_meta_update(&new, &old);
+            let mut errs = validation::validate_object_meta_update_with(
+                &new,
+                &old,
+                info.strategy.core_object_meta(),
+            );
             // A registry-internal write of the whole object (pods/binding) is not a client's
             // update: it is checked as an object, not against the update rules.
             if part == Part::Whole {

@@ -102,6 +102,13 @@ pub trait Strategy: Send + Sync {
         false
     }
 
+    /// Metadata is checked by kubernetes core's `ValidateObjectMeta`, whose finalizer names
+    /// must be standard or fully qualified (`example.com/x`). The API extensions kinds (CRDs,
+    /// custom resources) use apimachinery's generic check, which accepts any qualified name.
+    fn core_object_meta(&self) -> bool {
+        true
+    }
+
     /// A PUT without `metadata.resourceVersion` replaces the current object (kube's
     /// `AllowUnconditionalUpdate`). When false such a PUT of an existing object is a 422 (the
     /// resourceVersion "must be specified for an update").

@@ -59,6 +59,10 @@ impl Strategy for CustomResourceDefinitions {
         false
     }
 
+    fn core_object_meta(&self) -> bool {
+        false
+    }
+
     /// kube's CRD REST Delete: the cleanup finalizer and `Terminating`, so the definition
     /// stays until the finalizing controller has deleted its objects.
     fn prepare_for_delete(&self, obj: &mut Value, now: &str) {
