@@ -598,6 +598,8 @@ mod tests {
             storage_version_hash: None,
             schema: None,
             origin: Some("test".into()),
+            terminating: false,
+            printer_columns: None,
             protobuf: false,
             strategy: base.strategy.clone(),
         }

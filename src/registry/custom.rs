@@ -18,6 +18,7 @@ use serde_json::{json, Value};
 
 use crate::registry::builtin::checks::str_at as text;
 
+use super::printer_columns::PrinterColumns;
 use super::resource::{storage_version_hash, Resource, ScaleInfo};
 use super::resources::STANDARD_VERBS;
 use super::strategy::Strategy;
@@ -164,6 +165,7 @@ pub fn resources_of(crd: &Value) -> Vec<Resource> {
                 schema: v.pointer("/schema/openAPIV3Schema").cloned().map(Arc::new),
                 origin: Some(origin.clone()),
                 terminating,
+                printer_columns: Some(Arc::new(PrinterColumns::of_version(v))),
                 strategy: Arc::new(CustomResources),
                 version,
             }

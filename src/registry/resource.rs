@@ -10,6 +10,7 @@
 
 use std::sync::Arc;
 
+use super::printer_columns::PrinterColumns;
 use super::resources::ResourceInfo;
 use super::strategy::Strategy;
 use crate::meta::status::GroupResource;
@@ -85,6 +86,9 @@ pub struct Resource {
     /// Its definition is being deleted (a custom resource whose CRD is `Terminating`): objects
     /// are still served, but no new ones are created.
     pub terminating: bool,
+    /// Table columns from a custom resource version's `additionalPrinterColumns`; `None`:
+    /// the strategy's printer.
+    pub printer_columns: Option<Arc<PrinterColumns>>,
     /// Per-resource behaviour.
     pub strategy: Arc<dyn Strategy>,
 }
@@ -146,6 +150,7 @@ impl Resource {
             schema: None,
             origin: None,
             terminating: false,
+            printer_columns: None,
             strategy,
         }
     }

@@ -49,6 +49,29 @@ impl IncludeObject {
 /// `list_meta` becomes the Table's `metadata` (resourceVersion, continue, remainingItemCount).
 /// `api_version` selects `meta.k8s.io/v1` or `meta.k8s.io/v1beta1` (either the bare version or
 /// the full group/version may be given; anything else means v1).
+/// The Table of `items` of resource `info`: its printer columns when it has them (custom
+/// resources), else its strategy's printer.
+pub fn of_resource(
+    info: &crate::registry::Resource,
+    items: &[Value],
+    list_meta: Value,
+    include: IncludeObject,
+    api_version: &str,
+    now: Timestamp,
+) -> Value {
+    match &info.printer_columns {
+        Some(cols) => cols.table(items, list_meta, include, api_version, now),
+        None => table(
+            info.strategy.printer(),
+            items,
+            list_meta,
+            include,
+            api_version,
+            now,
+        ),
+    }
+}
+
 pub fn table(
     printer: Printer,
     items: &[Value],
@@ -57,22 +80,46 @@ pub fn table(
     api_version: &str,
     now: Timestamp,
 ) -> Value {
-    let gv = match api_version {
-        "v1beta1" | "meta.k8s.io/v1beta1" => "meta.k8s.io/v1beta1",
-        _ => "meta.k8s.io/v1",
-    };
     let ctx = Ctx { now };
     let mut ordered: Vec<&Value> = items.iter().collect();
     if let Some(order) = printer.sort {
         ordered.sort_by(|a, b| order(a, b));
     }
-    let rows: Vec<Value> = ordered
-        .into_iter()
-        .map(|item| {
-            let row = (printer.row)(item, &ctx);
+    let rows = ordered.into_iter().map(|item| {
+        let row = (printer.row)(item, &ctx);
+        (row.cells, row.conditions, item)
+    });
+    let columns: Vec<Value> = printer
+        .columns
+        .iter()
+        .map(|c| column(c.name, c.ty, c.format, c.desc, c.priority))
+        .collect();
+    assemble(columns, rows, list_meta, include, api_version)
+}
+
+/// One `columnDefinitions` entry.
+pub fn column(name: &str, ty: &str, format: &str, desc: &str, priority: i64) -> Value {
+    json!({"name": name, "type": ty, "format": format, "description": desc, "priority": priority})
+}
+
+/// A Table of `columns` whose rows are (cells, conditions, object): the part every printer
+/// shares (the object or its metadata as `includeObject` asks, the meta.k8s.io version).
+pub fn assemble<'a>(
+    columns: Vec<Value>,
+    rows: impl Iterator<Item = (Vec<Value>, Option<Value>, &'a Value)>,
+    list_meta: Value,
+    include: IncludeObject,
+    api_version: &str,
+) -> Value {
+    let gv = match api_version {
+        "v1beta1" | "meta.k8s.io/v1beta1" => "meta.k8s.io/v1beta1",
+        _ => "meta.k8s.io/v1",
+    };
+    let rows: Vec<Value> = rows
+        .map(|(cells, conditions, item)| {
             let mut r = Map::new();
-            r.insert("cells".into(), Value::Array(row.cells));
-            if let Some(c) = row.conditions {
+            r.insert("cells".into(), Value::Array(cells));
+            if let Some(c) = conditions {
                 r.insert("conditions".into(), c);
             }
             let object = match include {
@@ -88,19 +135,6 @@ pub fn table(
             Value::Object(r)
         })
         .collect();
-    let columns: Vec<Value> = printer
-        .columns
-        .iter()
-        .map(|c| {
-            json!({
-                "name": c.name,
-                "type": c.ty,
-                "format": c.format,
-                "description": c.desc,
-                "priority": c.priority,
-            })
-        })
-        .collect();
     json!({
         "kind": "Table",
         "apiVersion": gv,
@@ -110,8 +144,6 @@ pub fn table(
     })
 }
 
-/// Column names (in order) of the Table for a resource; handy for tests and callers that only
-/// need headers.
 pub fn column_names(printer: Printer) -> Vec<&'static str> {
     printer.columns.iter().map(|c| c.name).collect()
 }

@@ -237,8 +237,8 @@ pub async fn handle(ctx: &Ctx) -> Result<Response<Body>, Status> {
         Output::Table(version) => {
             let include = include_object(&ctx.query)?;
             let items: Vec<Value> = res.items.iter().map(|o| (**o).clone()).collect();
-            table::table(
-                ctx.info.strategy.printer(),
+            table::of_resource(
+                &ctx.info,
                 &items,
                 Value::Object(list_meta),
                 include,

@@ -381,8 +381,8 @@ pub fn respond_object(ctx: &Ctx, code: StatusCode, obj: &Value) -> Response<Body
                 Ok(i) => i,
                 Err(s) => return status_response(&s),
             };
-            let t = table::table(
-                ctx.info.strategy.printer(),
+            let t = table::of_resource(
+                &ctx.info,
                 std::slice::from_ref(obj),
                 json!({"resourceVersion": store::meta_str(obj, "resourceVersion")}),
                 include,

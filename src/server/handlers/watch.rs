@@ -68,8 +68,8 @@ pub async fn handle(ctx: Ctx) -> Result<Response<Body>, Status> {
             let line = match (output, out.object()) {
                 (Output::Table(version), Some((t, obj))) => {
                     let rv = crate::registry::store::meta_str(&obj, "resourceVersion").to_string();
-                    let mut tbl = table::table(
-                        info.strategy.printer(),
+                    let mut tbl = table::of_resource(
+                        &info,
                         std::slice::from_ref(&*obj),
                         json!({"resourceVersion": rv}),
                         include,
