@@ -64,9 +64,16 @@ pub fn prepare_for_update(res: &Resource, part: Part, new: &mut Value, old: &Val
                 }
             }
         }
-        if let Some(rv) = rv {
-            meta_mut(new).insert("resourceVersion".into(), rv);
+        // The sent resourceVersion, or none (some status rules require one).
+        match rv {
+            Some(rv) => {
+                meta_mut(new).insert("resourceVersion".into(), rv);
+            }
+            None => {
+                meta_mut(new).remove("resourceVersion");
+            }
         }
+        res.strategy.prepare_for_status_update(new, old);
         // kube defaults every decoded body, a status update's too.
         res.strategy.default(new);
         return;

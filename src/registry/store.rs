@@ -694,6 +694,8 @@ impl Store {
                 errs.extend(info.strategy.validate(&new));
             } else if part == Part::Approval {
                 errs.extend(info.strategy.validate_approval(&new, &old));
+            } else if part == Part::Status {
+                errs.extend(info.strategy.validate_status_update(&new, &old));
             } else {
                 errs.extend(info.strategy.validate_update(&new, &old));
             }

@@ -426,6 +426,42 @@ impl Strategy for CertificateSigningRequests {
         update_errors(new, old, false)
     }
 
+    /// The status strategy keeps the stored instances of Approved and Denied conditions
+    /// while their counts are unchanged (changing the counts is refused by validation).
+    fn prepare_for_status_update(&self, new: &mut Value, old: &Value) {
+        for t in ["Approved", "Denied"] {
+            let at = |v: &Value| -> Vec<usize> {
+                conditions(v)
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, c)| str_of(c, "type") == t)
+                    .map(|(i, _)| i)
+                    .collect()
+            };
+            let (old_at, new_at) = (at(old), at(new));
+            if old_at.len() != new_at.len() {
+                continue;
+            }
+            let old_conditions = conditions(old).to_vec();
+            let list = new
+                .pointer_mut("/status/conditions")
+                .and_then(Value::as_array_mut);
+            if let Some(list) = list {
+                for (o, n) in old_at.iter().zip(&new_at) {
+                    if let (Some(slot), Some(c)) = (list.get_mut(*n), old_conditions.get(*o)) {
+                        *slot = c.clone();
+                    }
+                }
+            }
+        }
+    }
+
+    /// `ValidateCertificateSigningRequestStatusUpdate`: Approved and Denied conditions may
+    /// not be added or removed here, nor an issued certificate changed.
+    fn validate_status_update(&self, new: &Value, old: &Value) -> Vec<FieldError> {
+        update_errors(new, old, false)
+    }
+
     /// `ValidateCertificateSigningRequestApprovalUpdate`: the approval subresource may add
     /// Approved and Denied conditions.
     fn validate_approval(&self, new: &Value, old: &Value) -> Vec<FieldError> {

@@ -2,6 +2,8 @@
 //! `ValidatePersistentVolume(Update)` (also used for a VolumeAttachment's inline spec),
 //! `ValidateCSIDriverName`, and PVC spec validation; both start `Pending`; printers.
 
+use super::quantity::Quantity;
+use crate::registry::builtin::checks;
 use serde_json::{json, Value};
 
 use crate::meta::field_error::FieldError;
@@ -486,6 +488,13 @@ impl Strategy for PersistentVolumes {
         }
     }
 
+    /// `ValidatePersistentVolumeStatusUpdate`: a resourceVersion is required.
+    fn validate_status_update(&self, new: &Value, _old: &Value) -> Vec<FieldError> {
+        let mut errs = Vec::new();
+        checks::resource_version_required(new, &mut errs);
+        errs
+    }
+
     fn validate(&self, obj: &Value) -> Vec<FieldError> {
         let mut errs = Vec::new();
         validate_pv_spec(
@@ -590,6 +599,37 @@ impl Strategy for PersistentVolumeClaims {
         obj["status"] = json!({"phase": "Pending"});
     }
 
+    /// `ValidatePersistentVolumeClaimStatusUpdate` (RecoverVolumeExpansionFailure, beta and on
+    /// in v1.33, adds the allocated resources).
+    fn validate_status_update(&self, new: &Value, _old: &Value) -> Vec<FieldError> {
+        let mut errs = Vec::new();
+        checks::resource_version_required(new, &mut errs);
+        if list(new.get("spec").unwrap_or(&Value::Null), "accessModes").is_empty() {
+            errs.push(FieldError::required("Spec.accessModes", ""));
+        }
+        let st = checks::status_of(new);
+        let map = |f: &str| st.get(f).and_then(Value::as_object);
+        for (k, q) in map("capacity").into_iter().flatten() {
+            basic_resource(q, &format!("status.capacity[{k}]"), &mut errs);
+        }
+        let path = "status.allocatedResourceStatus";
+        for (k, v) in map("allocatedResourceStatuses").into_iter().flatten() {
+            claim_resource_key(k, path, &mut errs);
+            if !RESIZE_STATUSES.contains(&v.as_str().unwrap_or("")) {
+                errs.push(FieldError::not_supported(path, k.as_str(), RESIZE_STATUSES));
+            }
+        }
+        for (k, q) in map("allocatedResources").into_iter().flatten() {
+            let mut key_errs = Vec::new();
+            claim_resource_key(k, "status.allocatedResources", &mut key_errs);
+            if key_errs.is_empty() {
+                basic_resource(q, &format!("status.allocatedResources[{k}]"), &mut errs);
+            }
+            errs.extend(key_errs);
+        }
+        errs
+    }
+
     /// `ValidatePersistentVolumeClaimSpec`, the rules users meet.
     fn validate(&self, obj: &Value) -> Vec<FieldError> {
         let mut errs = Vec::new();
@@ -656,5 +696,41 @@ impl Strategy for PersistentVolumeClaims {
 
     fn printer(&self) -> Printer {
         printers::PVC
+    }
+}
+
+/// The resize states of `status.allocatedResourceStatuses`, sorted.
+const RESIZE_STATUSES: &[&str] = &[
+    "ControllerResizeInProgress",
+    "ControllerResizeInfeasible",
+    "NodeResizeInProgress",
+    "NodeResizeInfeasible",
+    "NodeResizePending",
+];
+
+/// `validateBasicResource`: `Value()` (rounded up) not negative.
+fn basic_resource(q: &Value, path: &str, errs: &mut Vec<FieldError>) {
+    if let Some(v) = Quantity::of(q).map(|q| q.whole()).filter(|v| *v < 0) {
+        errs.push(FieldError::invalid(
+            path,
+            i64::try_from(v).unwrap_or(i64::MIN),
+            "must be a valid resource quantity",
+        ));
+    }
+}
+
+/// `validatePersistentVolumeClaimResourceKey`: a qualified name, and of the native
+/// resources only `storage`.
+fn claim_resource_key(key: &str, path: &str, errs: &mut Vec<FieldError>) {
+    let msgs = crate::meta::validation::is_qualified_name(key);
+    if !msgs.is_empty() {
+        for m in msgs {
+            errs.push(FieldError::invalid(path, key, m));
+        }
+        return;
+    }
+    let native = !key.contains('/') || key.contains("kubernetes.io/");
+    if native && key != "storage" {
+        errs.push(FieldError::not_supported(path, key, &["storage"]));
     }
 }

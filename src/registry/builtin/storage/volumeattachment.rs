@@ -133,6 +133,12 @@ impl Strategy for VolumeAttachments {
         errs
     }
 
+    /// The status strategy keeps the stored spec and validates as an update does (kube's
+    /// volumeAttachmentStatusStrategy has no rules of its own).
+    fn validate_status_update(&self, new: &Value, old: &Value) -> Vec<FieldError> {
+        self.validate_update(new, old)
+    }
+
     fn printer(&self) -> Printer {
         printers::VA
     }
