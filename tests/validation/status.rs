@@ -236,8 +236,8 @@ fn cases() -> Vec<StatusCase> {
             "/apis/storage.k8s.io/v1/volumeattachments",
             json!({"apiVersion": "storage.k8s.io/v1", "kind": "VolumeAttachment", "metadata": {"name": "va"},
                    "spec": {"attacher": "csi.example.com", "source": {"persistentVolumeName": "pv1"}, "nodeName": "node-1"}}),
-            json!({"attached": false, "attachError": {"message": "no", "errorCode": -1}}),
-            "VolumeAttachment.storage.k8s.io \"va\" is invalid: status.attachError.errorCode: Invalid value: -1: must be between 0 and 2147483647, inclusive".into(),
+            json!({"attached": false, "attachError": {"message": "x".repeat(1025)}}),
+            "VolumeAttachment.storage.k8s.io \"va\" is invalid: status.attachError.message: Too long: may not be more than 262144 bytes".into(),
         ),
         case(
             "/apis/admissionregistration.k8s.io/v1/validatingadmissionpolicies",
@@ -560,6 +560,42 @@ async fn status_writes_skip_the_object_rules() {
     assert_eq!(r.code, StatusCode::OK, "{}", r.body);
     assert_eq!(r.body["spec"]["replicas"], d["spec"]["replicas"]);
     assert_eq!(r.body["status"]["availableReplicas"], 1);
+
+    // Fields of feature gates that are off in v1.33 are dropped from a status write.
+    let r = s
+        .json(
+            &c,
+            Method::PATCH,
+            &format!("{APPS}/deployments/ok/status"),
+            Some(json!({"status": {"terminatingReplicas": 3}})),
+        )
+        .await;
+    assert_eq!(r.code, StatusCode::OK, "{}", r.body);
+    assert!(
+        r.body["status"].get("terminatingReplicas").is_none(),
+        "{}",
+        r.body
+    );
+    let vas = "/apis/storage.k8s.io/v1/volumeattachments";
+    create(
+        &s,
+        &c,
+        vas,
+        json!({"apiVersion": "storage.k8s.io/v1", "kind": "VolumeAttachment", "metadata": {"name": "va2"},
+               "spec": {"attacher": "csi.example.com", "source": {"persistentVolumeName": "pv1"}, "nodeName": "node-1"}}),
+    )
+    .await;
+    let r = s
+        .json(
+            &c,
+            Method::PATCH,
+            &format!("{vas}/va2/status"),
+            Some(json!({"status": {"attachError": {"message": "busy", "errorCode": -1}}})),
+        )
+        .await;
+    assert_eq!(r.code, StatusCode::OK, "{}", r.body);
+    assert_eq!(r.body["status"]["attachError"]["message"], "busy");
+    assert!(r.body["status"]["attachError"].get("errorCode").is_none(), "{}", r.body);
 
     // No status rules: anything the metadata allows.
     let cidrs = "/apis/networking.k8s.io/v1/servicecidrs";

@@ -599,6 +599,22 @@ impl Strategy for PersistentVolumeClaims {
         obj["status"] = json!({"phase": "Pending"});
     }
 
+    /// The status strategy drops the VolumeAttributesClass status fields (beta and off in
+    /// v1.33) unless the stored claim uses the feature.
+    fn prepare_for_status_update(&self, new: &mut Value, old: &Value) {
+        let st = checks::status_of(old);
+        let in_use = !is_unset(old.pointer("/spec/volumeAttributesClassName"))
+            || !is_unset(st.get("currentVolumeAttributesClassName"))
+            || !is_unset(st.get("modifyVolumeStatus"));
+        if in_use {
+            return;
+        }
+        if let Some(st) = new.get_mut("status").and_then(Value::as_object_mut) {
+            st.remove("currentVolumeAttributesClassName");
+            st.remove("modifyVolumeStatus");
+        }
+    }
+
     /// `ValidatePersistentVolumeClaimStatusUpdate` (RecoverVolumeExpansionFailure, beta and on
     /// in v1.33, adds the allocated resources).
     fn validate_status_update(&self, new: &Value, _old: &Value) -> Vec<FieldError> {

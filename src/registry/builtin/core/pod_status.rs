@@ -3,9 +3,10 @@
 //! class, containers that may not leave a terminated state, resource claim statuses, pod and
 //! host IPs and the reported container users.
 //!
-//! Not checked, as their feature gates are off in v1.33 (kube drops the fields): the pod's and
-//! its conditions' `observedGeneration` (PodObservedGenerationTracking) and the containers'
-//! `allocatedResourcesStatus` (ResourceHealthStatus).
+//! Not checked, as their feature gates are off in v1.33 (the status strategy drops the fields
+//! unless the stored status uses them): the pod's and its conditions' `observedGeneration`
+//! (PodObservedGenerationTracking) and the containers' `allocatedResourcesStatus`
+//! (ResourceHealthStatus).
 
 use serde_json::Value;
 
@@ -15,14 +16,55 @@ use crate::registry::builtin::checks::{
     dual_stack_pair, immutable, legacy_ip, list_of, status_of, str_at, str_of,
 };
 
+const STATUS_LISTS: [&str; 3] = [
+    "containerStatuses",
+    "initContainerStatuses",
+    "ephemeralContainerStatuses",
+];
+
 /// PrepareForUpdate of the status strategy: a status that leaves out the QoS class keeps the
-/// stored one (old kubelets dropped it).
+/// stored one (old kubelets dropped it); the fields of gates that are off are dropped unless
+/// the stored status uses them.
 pub fn prepare(new: &mut Value, old: &Value) {
-    let qos = str_at(old, "/status/qosClass");
-    if str_at(new, "/status/qosClass").is_empty() && !qos.is_empty() {
-        let qos = Value::from(qos);
-        if let Some(st) = new.get_mut("status").and_then(Value::as_object_mut) {
-            st.insert("qosClass".into(), qos);
+    let old_st = status_of(old);
+    let nonzero = |v: &Value| {
+        v.get("observedGeneration")
+            .and_then(Value::as_i64)
+            .unwrap_or(0)
+            != 0
+    };
+    let generations = nonzero(old_st) || list_of(old_st, "conditions").iter().any(|c| nonzero(c));
+    let health = STATUS_LISTS.iter().any(|l| {
+        list_of(old_st, l)
+            .iter()
+            .any(|s| !list_of(s, "allocatedResourcesStatus").is_empty())
+    });
+    let qos = str_at(old, "/status/qosClass").to_string();
+    let Some(st) = new.get_mut("status").and_then(Value::as_object_mut) else {
+        return;
+    };
+    if st
+        .get("qosClass")
+        .and_then(Value::as_str)
+        .unwrap_or("")
+        .is_empty()
+        && !qos.is_empty()
+    {
+        st.insert("qosClass".into(), Value::from(qos));
+    }
+    if !generations {
+        st.remove("observedGeneration");
+        let conds = st.get_mut("conditions").and_then(Value::as_array_mut);
+        for c in conds.into_iter().flatten().filter_map(Value::as_object_mut) {
+            c.remove("observedGeneration");
+        }
+    }
+    if !health {
+        for l in STATUS_LISTS {
+            let list = st.get_mut(l).and_then(Value::as_array_mut);
+            for s in list.into_iter().flatten().filter_map(Value::as_object_mut) {
+                s.remove("allocatedResourcesStatus");
+            }
         }
     }
 }
@@ -79,11 +121,7 @@ pub fn validate(new: &Value, old: &Value) -> Vec<FieldError> {
     pod_ips(st, &mut errs);
     host_ips(st, &mut errs);
     let windows = str_at(new, "/spec/os/name") == "windows";
-    for list in [
-        "containerStatuses",
-        "initContainerStatuses",
-        "ephemeralContainerStatuses",
-    ] {
+    for list in STATUS_LISTS {
         container_users(st, list, windows, &mut errs);
     }
     errs
