@@ -684,7 +684,7 @@ impl Store {
             if part == Part::Finalize {
                 prepare::prepare_for_finalize(&mut new, &old);
             } else {
-                prepare::prepare_for_update(info, part, &mut new, &old);
+                prepare::prepare_for_update(info, part, &mut new, &old, &opts.now);
             }
             drop_empty_meta(&mut new);
             let mut errs = validation::validate_object_meta_update(&new, &old);

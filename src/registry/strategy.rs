@@ -99,8 +99,9 @@ pub trait Strategy: Send + Sync {
 
     /// PrepareForUpdate of the `status` subresource beyond the generic part (which keeps the
     /// stored spec and metadata and takes the sent status): e.g. status fields a status write
-    /// may not clear are backfilled from `old`. Runs before defaulting.
-    fn prepare_for_status_update(&self, _new: &mut Value, _old: &Value) {}
+    /// may not clear are backfilled from `old`, timestamps a change needs are set to `now`
+    /// (the request's time, RFC 3339). Runs before defaulting.
+    fn prepare_for_status_update(&self, _new: &mut Value, _old: &Value, _now: &str) {}
 
     /// ValidateUpdate of the `status` subresource (kube's `<kind>StatusStrategy`, most often a
     /// `ValidateXStatusUpdate`): the errors of a status write, after the generic part kept the

@@ -595,7 +595,40 @@ async fn status_writes_skip_the_object_rules() {
         .await;
     assert_eq!(r.code, StatusCode::OK, "{}", r.body);
     assert_eq!(r.body["status"]["attachError"]["message"], "busy");
-    assert!(r.body["status"]["attachError"].get("errorCode").is_none(), "{}", r.body);
+    assert!(
+        r.body["status"]["attachError"].get("errorCode").is_none(),
+        "{}",
+        r.body
+    );
+
+    // A volume's lastPhaseTransitionTime stays with its phase, and is set when it changes.
+    let pvs = "/api/v1/persistentvolumes";
+    let pv = create(
+        &s,
+        &c,
+        pvs,
+        json!({"apiVersion": "v1", "kind": "PersistentVolume", "metadata": {"name": "pv2"},
+               "spec": {"capacity": {"storage": "1Gi"}, "accessModes": ["ReadWriteOnce"], "hostPath": {"path": "/data"}}}),
+    )
+    .await;
+    let since = pv["status"]["lastPhaseTransitionTime"].clone();
+    assert!(since.is_string(), "{pv}");
+    let clear = json!({"status": {"lastPhaseTransitionTime": null}});
+    let r = s
+        .json(&c, Method::PATCH, &format!("{pvs}/pv2/status"), Some(clear))
+        .await;
+    assert_eq!(r.code, StatusCode::OK, "{}", r.body);
+    assert_eq!(r.body["status"]["lastPhaseTransitionTime"], since);
+    let bound = json!({"status": {"phase": "Available", "lastPhaseTransitionTime": null}});
+    let r = s
+        .json(&c, Method::PATCH, &format!("{pvs}/pv2/status"), Some(bound))
+        .await;
+    assert_eq!(r.code, StatusCode::OK, "{}", r.body);
+    assert!(
+        r.body["status"]["lastPhaseTransitionTime"].is_string(),
+        "{}",
+        r.body
+    );
 
     // No status rules: anything the metadata allows.
     let cidrs = "/apis/networking.k8s.io/v1/servicecidrs";

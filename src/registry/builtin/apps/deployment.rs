@@ -60,7 +60,7 @@ impl Strategy for Deployments {
 
     /// The status strategy drops `status.terminatingReplicas` (its feature gate,
     /// DeploymentReplicaSetTerminatingReplicas, is alpha and off in v1.33) unless in use.
-    fn prepare_for_status_update(&self, new: &mut Value, old: &Value) {
+    fn prepare_for_status_update(&self, new: &mut Value, old: &Value, _now: &str) {
         checks::drop_status_field_unless_used(new, old, "terminatingReplicas");
     }
 

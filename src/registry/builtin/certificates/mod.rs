@@ -428,7 +428,7 @@ impl Strategy for CertificateSigningRequests {
 
     /// The status strategy keeps the stored instances of Approved and Denied conditions
     /// while their counts are unchanged (changing the counts is refused by validation).
-    fn prepare_for_status_update(&self, new: &mut Value, old: &Value) {
+    fn prepare_for_status_update(&self, new: &mut Value, old: &Value, now: &str) {
         for t in ["Approved", "Denied"] {
             let at = |v: &Value| -> Vec<usize> {
                 conditions(v)
@@ -454,6 +454,7 @@ impl Strategy for CertificateSigningRequests {
                 }
             }
         }
+        populate_condition_timestamps(new, old, now);
     }
 
     /// `ValidateCertificateSigningRequestStatusUpdate`: Approved and Denied conditions may
@@ -534,4 +535,34 @@ fn update_errors(new: &Value, old: &Value, approval: bool) -> Vec<FieldError> {
         ));
     }
     errs
+}
+
+/// `populateConditionTimestamps`: a condition without `lastUpdateTime` was updated `now`; one
+/// without `lastTransitionTime` keeps that of a stored condition of the same type and
+/// status, else changed `now`.
+fn populate_condition_timestamps(new: &mut Value, old: &Value, now: &str) {
+    let status = |c: &Value| match str_of(c, "status") {
+        "" => "True".to_string(),
+        s => s.to_string(),
+    };
+    let old_conditions = conditions(old).to_vec();
+    let list = new
+        .pointer_mut("/status/conditions")
+        .and_then(Value::as_array_mut);
+    for c in list.into_iter().flatten().filter(|c| c.is_object()) {
+        if str_of(c, "lastUpdateTime").is_empty() {
+            c["lastUpdateTime"] = json!(now);
+        }
+        if str_of(c, "lastTransitionTime").is_empty() {
+            let kept = old_conditions.iter().find(|o| {
+                str_of(o, "type") == str_of(c, "type")
+                    && status(o) == status(c)
+                    && !str_of(o, "lastTransitionTime").is_empty()
+            });
+            c["lastTransitionTime"] = match kept {
+                Some(o) => json!(str_of(o, "lastTransitionTime")),
+                None => json!(now),
+            };
+        }
+    }
 }

@@ -111,7 +111,7 @@ impl Strategy for Nodes {
 
     /// The node status strategy keeps the stored spec and drops a `status.config` the
     /// stored node does not use (the DynamicKubeletConfig fields are gone).
-    fn prepare_for_status_update(&self, new: &mut Value, old: &Value) {
+    fn prepare_for_status_update(&self, new: &mut Value, old: &Value, _now: &str) {
         drop_config(new, false, is_unset(old.pointer("/status/config")));
     }
 

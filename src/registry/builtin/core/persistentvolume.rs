@@ -488,6 +488,31 @@ impl Strategy for PersistentVolumes {
         }
     }
 
+    /// The status strategy's `lastPhaseTransitionTime`: kept while the phase stays, `now`
+    /// when the phase changes and the write leaves the time out or unchanged.
+    fn prepare_for_status_update(&self, new: &mut Value, old: &Value, now: &str) {
+        let phase = |v: &Value| match text(checks::status_of(v), "phase") {
+            "" => "Pending".to_string(),
+            p => p.to_string(),
+        };
+        let time = |v: &Value| {
+            checks::status_of(v)
+                .get("lastPhaseTransitionTime")
+                .filter(|t| !t.is_null())
+                .cloned()
+        };
+        let (same_phase, old_time, new_time) = (phase(new) == phase(old), time(old), time(new));
+        let set = match (same_phase, &new_time) {
+            (true, None) => old_time,
+            (false, None) => Some(Value::from(now)),
+            (false, Some(t)) if Some(t) == old_time.as_ref() => Some(Value::from(now)),
+            _ => return,
+        };
+        if let (Some(t), Some(st)) = (set, new.get_mut("status").and_then(Value::as_object_mut)) {
+            st.insert("lastPhaseTransitionTime".into(), t);
+        }
+    }
+
     /// `ValidatePersistentVolumeStatusUpdate`: a resourceVersion is required.
     fn validate_status_update(&self, new: &Value, _old: &Value) -> Vec<FieldError> {
         let mut errs = Vec::new();
@@ -601,7 +626,7 @@ impl Strategy for PersistentVolumeClaims {
 
     /// The status strategy drops the VolumeAttributesClass status fields (beta and off in
     /// v1.33) unless the stored claim uses the feature.
-    fn prepare_for_status_update(&self, new: &mut Value, old: &Value) {
+    fn prepare_for_status_update(&self, new: &mut Value, old: &Value, _now: &str) {
         let st = checks::status_of(old);
         let in_use = !is_unset(old.pointer("/spec/volumeAttributesClassName"))
             || !is_unset(st.get("currentVolumeAttributesClassName"))

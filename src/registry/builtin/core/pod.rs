@@ -67,7 +67,7 @@ impl Strategy for Pods {
         errs
     }
 
-    fn prepare_for_status_update(&self, new: &mut Value, old: &Value) {
+    fn prepare_for_status_update(&self, new: &mut Value, old: &Value, _now: &str) {
         super::pod_status::prepare(new, old);
     }
 

@@ -135,7 +135,7 @@ impl Strategy for VolumeAttachments {
 
     /// The status strategy keeps the stored spec; `errorCode` (MutableCSINodeAllocatableCount,
     /// alpha and off in v1.33) is dropped from an error that did not have one.
-    fn prepare_for_status_update(&self, new: &mut Value, old: &Value) {
+    fn prepare_for_status_update(&self, new: &mut Value, old: &Value, _now: &str) {
         for f in ["attachError", "detachError"] {
             let had = old
                 .pointer(&format!("/status/{f}/errorCode"))
