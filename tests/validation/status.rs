@@ -193,6 +193,13 @@ fn cases() -> Vec<StatusCase> {
             "Job.batch \"done\" is invalid: [status.uncountedTerminatedPods.succeeded[1]: Duplicate value: \"a\", status.uncountedTerminatedPods.succeeded[2]: Invalid value: \"\": must not be empty, status.completionTime: Required value: completionTime is required for Complete jobs, status.startTime: Required value: startTime is required for finished job, status.uncountedTerminatedPods: Invalid value: batch.UncountedTerminatedPods{Succeeded:[]types.UID{\"a\", \"a\", \"\"}, Failed:[]types.UID(nil)}: uncountedTerminatedPods needs to be empty for finished job]".into(),
         ),
         case(
+            "/apis/batch/v1/namespaces/default/jobs",
+            json!({"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "indexed"},
+                   "spec": {"completionMode": "Indexed", "completions": 3, "parallelism": 3, "template": job_template.clone()}}),
+            json!({"completedIndexes": "0,5", "failedIndexes": "1"}),
+            "Job.batch \"indexed\" is invalid: [status.completedIndexes: Invalid value: \"0,5\": error parsing completedIndexes: too large index: \"5\", status.failedIndexes: Invalid value: \"1\": cannot set non-null failedIndexes when backoffLimitPerIndex is null]".into(),
+        ),
+        case(
             "/apis/flowcontrol.apiserver.k8s.io/v1/flowschemas",
             json!({"apiVersion": "flowcontrol.apiserver.k8s.io/v1", "kind": "FlowSchema", "metadata": {"name": "fs"},
                    "spec": {"priorityLevelConfiguration": {"name": "global-default"}}}),

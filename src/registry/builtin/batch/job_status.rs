@@ -2,8 +2,6 @@
 //! (`ValidateJobUpdateStatus` with the options the strategy derives while JobManagedBy is on,
 //! its v1.33 default): counters, uncounted pods, and the condition and timestamp rules, most of
 //! them only when the fields they read changed.
-//!
-//! Not checked: the format of `completedIndexes` and `failedIndexes` (and their overlap).
 
 use serde_json::Value;
 
@@ -171,6 +169,29 @@ pub fn validate(new: &Value, old: &Value) -> Vec<FieldError> {
         }
     }
     let completed = str_of(st, "completedIndexes");
+    let completions = spec_at(new, "completions").and_then(Value::as_i64);
+    let failed_indexes = field(new, "failedIndexes").and_then(Value::as_str);
+    if let Some(n) = completions.filter(|_| changed("completedIndexes")) {
+        if let Err(e) = indexes_format(completed, n) {
+            errs.push(FieldError::invalid(
+                "status.completedIndexes",
+                completed,
+                format!("error parsing completedIndexes: {e}"),
+            ));
+        }
+    }
+    let per_index = spec_at(new, "backoffLimitPerIndex").is_some();
+    if let (Some(n), Some(f), true) = (completions, failed_indexes, per_index) {
+        if changed("failedIndexes") {
+            if let Err(e) = indexes_format(f, n) {
+                errs.push(FieldError::invalid(
+                    "status.failedIndexes",
+                    f,
+                    format!("error parsing failedIndexes: {e}"),
+                ));
+            }
+        }
+    }
     if changed("completedIndexes") && !completed.is_empty() && !indexed {
         errs.push(FieldError::invalid(
             "status.completedIndexes",
@@ -185,6 +206,17 @@ pub fn validate(new: &Value, old: &Value) -> Vec<FieldError> {
                 f.clone(),
                 "cannot set non-null failedIndexes when backoffLimitPerIndex is null",
             ));
+        }
+    }
+    if let (Some(n), Some(f)) = (completions, failed_indexes) {
+        if changed("failedIndexes") || changed("completedIndexes") {
+            if let Some(at) = overlap(completed, f, n) {
+                errs.push(FieldError::invalid(
+                    "status.failedIndexes",
+                    f,
+                    format!("failedIndexes and completedIndexes overlap at index: {at}"),
+                ));
+            }
         }
     }
     if success_met && failed {
@@ -261,4 +293,107 @@ pub fn validate(new: &Value, old: &Value) -> Vec<FieldError> {
 /// `a.Before(b)` for two timestamps.
 fn before(a: &Value, b: &Value) -> bool {
     time_before(a.as_str().unwrap_or(""), b.as_str().unwrap_or(""))
+}
+
+/// `parseIndexInterval`: `x` or `x-y` (increasing), each below `completions`.
+fn index_interval(interval: &str, completions: i64) -> Result<(i64, i64), String> {
+    let limits: Vec<&str> = interval.split('-').collect();
+    if limits.len() > 2 {
+        return Err(format!("the fragment {} violates the requirement that an index interval can have at most two parts separated by '-'", go_quote(interval)));
+    }
+    let number = |s: &str| -> Result<i64, String> {
+        let x: i64 = s.parse().map_err(|_| {
+            format!(
+                "cannot convert string to integer for index: {}",
+                go_quote(s)
+            )
+        })?;
+        if x >= completions {
+            return Err(format!("too large index: {}", go_quote(s)));
+        }
+        Ok(x)
+    };
+    let x = number(limits.first().copied().unwrap_or(""))?;
+    match limits.get(1) {
+        None => Ok((x, x)),
+        Some(y) => {
+            let y = number(y)?;
+            if x >= y {
+                return Err(format!("non-increasing order, previous: {x}, current: {y}"));
+            }
+            Ok((x, y))
+        }
+    }
+}
+
+/// `validateIndexesFormat`: increasing intervals.
+fn indexes_format(indexes: &str, completions: i64) -> Result<(), String> {
+    if indexes.is_empty() {
+        return Ok(());
+    }
+    let mut last: Option<i64> = None;
+    for interval in indexes.split(',') {
+        let (x, y) = index_interval(interval, completions)?;
+        if let Some(l) = last.filter(|l| *l >= x) {
+            return Err(format!("non-increasing order, previous: {l}, current: {x}"));
+        }
+        last = Some(y);
+    }
+    Ok(())
+}
+
+/// `validateFailedIndexesNotOverlapCompleted`: the first index both lists hold (intervals
+/// that do not parse are skipped; their format is reported on its own).
+fn overlap(completed: &str, failed: &str, completions: i64) -> Option<i64> {
+    if completed.is_empty() || failed.is_empty() {
+        return None;
+    }
+    let parse = |s: &str| -> Vec<Option<(i64, i64)>> {
+        s.split(',')
+            .map(|i| index_interval(i, completions).ok())
+            .collect()
+    };
+    let (c, f) = (parse(completed), parse(failed));
+    let (mut ci, mut fi) = (0, 0);
+    while ci < c.len() && fi < f.len() {
+        match (c.get(ci).copied().flatten(), f.get(fi).copied().flatten()) {
+            (None, _) => ci += 1,
+            (_, None) => fi += 1,
+            (Some((cx, cy)), Some((fx, fy))) => {
+                if cx <= fy && fx <= cy {
+                    return Some(cx.max(fx));
+                }
+                if cx <= fx {
+                    ci += 1;
+                } else {
+                    fi += 1;
+                }
+            }
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn index_lists_as_kube_parses_them() {
+        assert_eq!(indexes_format("0,2-4", 5), Ok(()));
+        assert_eq!(
+            indexes_format("1,1", 3),
+            Err("non-increasing order, previous: 1, current: 1".into())
+        );
+        assert_eq!(
+            indexes_format("1-2-3", 5),
+            Err("the fragment \"1-2-3\" violates the requirement that an index interval can have at most two parts separated by '-'".into())
+        );
+        assert_eq!(
+            indexes_format("a", 5),
+            Err("cannot convert string to integer for index: \"a\"".into())
+        );
+        assert_eq!(overlap("0-2,5", "3,4-5", 10), Some(5));
+        assert_eq!(overlap("0-2", "x,3", 10), None);
+    }
 }
