@@ -252,13 +252,9 @@ pub fn lb_hostname(host: &str, path: &str, errs: &mut Vec<FieldError>) {
 /// Drops `status.<field>` from a status write unless the stored object already has it (how
 /// kube drops a field whose feature gate is off by default and not in use).
 pub fn drop_status_field_unless_used(new: &mut Value, old: &Value, field: &str) {
-    if is_unset_at(old, field) {
+    if crate::registry::strategy::is_unset(status_of(old).get(field)) {
         if let Some(st) = new.get_mut("status").and_then(Value::as_object_mut) {
             st.remove(field);
         }
     }
-}
-
-fn is_unset_at(obj: &Value, field: &str) -> bool {
-    status_of(obj).get(field).is_none_or(Value::is_null)
 }
