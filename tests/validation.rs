@@ -7,6 +7,8 @@
 mod admission;
 #[path = "validation/crd.rs"]
 mod crd;
+#[path = "validation/status.rs"]
+mod status;
 #[path = "validation/storage.rs"]
 mod storage;
 mod support;

@@ -1199,3 +1199,97 @@ mod tests {
         ));
     }
 }
+
+/// `metav1validation.ValidateConditions`: each `metav1.Condition` of a status (type unique and
+/// a qualified name, status True/False/Unknown, a nonnegative observedGeneration, a
+/// lastTransitionTime, a reason in condition-reason format, bounded reason and message).
+pub fn validate_conditions(conditions: &[Value], path: &str) -> Vec<FieldError> {
+    const REASON_FMT: &str = "[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?";
+    const REASON_MSG: &str = "a condition reason must start with alphabetic character, optionally followed by a string of alphanumeric characters or '_,:', and must end with an alphanumeric character or '_'";
+    let text = |c: &Value, k: &str| c.get(k).and_then(Value::as_str).unwrap_or("").to_string();
+    let mut errs = Vec::new();
+    let mut seen: Vec<String> = Vec::new();
+    for (i, c) in conditions.iter().enumerate() {
+        let p = format!("{path}[{i}]");
+        let t = text(c, "type");
+        if seen.contains(&t) {
+            errs.push(FieldError::duplicate(format!("{p}.type"), t.as_str()));
+        } else {
+            seen.push(t.clone());
+        }
+        errs.extend(validate_label_name(&t, &format!("{p}.type")));
+        let status = text(c, "status");
+        if !matches!(status.as_str(), "True" | "False" | "Unknown") {
+            errs.push(FieldError::not_supported(
+                format!("{p}.status"),
+                status,
+                &["False", "True", "Unknown"],
+            ));
+        }
+        if let Some(g) = c.get("observedGeneration").and_then(Value::as_i64) {
+            if g < 0 {
+                errs.push(FieldError::invalid(
+                    format!("{p}.observedGeneration"),
+                    g,
+                    "must be greater than or equal to zero",
+                ));
+            }
+        }
+        if text(c, "lastTransitionTime").is_empty() {
+            errs.push(FieldError::required(
+                format!("{p}.lastTransitionTime"),
+                "must be set",
+            ));
+        }
+        let reason = text(c, "reason");
+        if reason.is_empty() {
+            errs.push(FieldError::required(format!("{p}.reason"), "must be set"));
+        } else {
+            if !is_condition_reason(&reason) {
+                let msg = regex_error(
+                    REASON_MSG,
+                    REASON_FMT,
+                    &[
+                        "my_name",
+                        "MY_NAME",
+                        "MyName",
+                        "ReasonA,ReasonB",
+                        "ReasonA:ReasonB",
+                    ],
+                );
+                errs.push(FieldError::invalid(
+                    format!("{p}.reason"),
+                    reason.as_str(),
+                    msg,
+                ));
+            }
+            if reason.len() > 1024 {
+                errs.push(FieldError::too_long(format!("{p}.reason"), "", 1024));
+            }
+        }
+        if text(c, "message").len() > 32 * 1024 {
+            errs.push(FieldError::too_long(format!("{p}.message"), "", 32 * 1024));
+        }
+    }
+    errs
+}
+
+/// `^[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?$`.
+fn is_condition_reason(s: &str) -> bool {
+    let b = s.as_bytes();
+    let (Some(first), Some(last)) = (b.first(), b.last()) else {
+        return false;
+    };
+    first.is_ascii_alphabetic()
+        && (b.len() == 1 || last.is_ascii_alphanumeric() || *last == b'_')
+        && b.iter()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, b'_' | b',' | b':'))
+}
+
+/// `metav1.Time.Before` of two RFC 3339 timestamps (false when either does not parse).
+pub fn time_before(a: &str, b: &str) -> bool {
+    match (parse_rfc3339(a), parse_rfc3339(b)) {
+        (Some(x), Some(y)) => x < y,
+        _ => false,
+    }
+}

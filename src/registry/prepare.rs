@@ -30,8 +30,9 @@ pub fn prepare_for_create(res: &Resource, obj: &mut Value) {
     s.initialize(obj);
 }
 
-/// PrepareForUpdate: system fields come from the old object; the spec/status split.
-pub fn prepare_for_update(res: &Resource, part: Part, new: &mut Value, old: &Value) {
+/// PrepareForUpdate: system fields come from the old object; the spec/status split. `now` is
+/// the request's time (RFC 3339).
+pub fn prepare_for_update(res: &Resource, part: Part, new: &mut Value, old: &Value, now: &str) {
     set_type_meta(res, new);
     if part == Part::Approval {
         let conditions = new.pointer("/status/conditions").cloned();
@@ -64,9 +65,16 @@ pub fn prepare_for_update(res: &Resource, part: Part, new: &mut Value, old: &Val
                 }
             }
         }
-        if let Some(rv) = rv {
-            meta_mut(new).insert("resourceVersion".into(), rv);
+        // The sent resourceVersion, or none (some status rules require one).
+        match rv {
+            Some(rv) => {
+                meta_mut(new).insert("resourceVersion".into(), rv);
+            }
+            None => {
+                meta_mut(new).remove("resourceVersion");
+            }
         }
+        res.strategy.prepare_for_status_update(new, old, now);
         // kube defaults every decoded body, a status update's too.
         res.strategy.default(new);
         return;

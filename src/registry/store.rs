@@ -689,7 +689,7 @@ impl Store {
             if part == Part::Finalize {
                 prepare::prepare_for_finalize(&mut new, &old);
             } else {
-                prepare::prepare_for_update(info, part, &mut new, &old);
+                prepare::prepare_for_update(info, part, &mut new, &old, &opts.now);
             }
             drop_empty_meta(&mut new);
             let mut errs = validation::validate_object_meta_update_with(
@@ -703,6 +703,8 @@ impl Store {
                 errs.extend(info.strategy.validate(&new));
             } else if part == Part::Approval {
                 errs.extend(info.strategy.validate_approval(&new, &old));
+            } else if part == Part::Status {
+                errs.extend(info.strategy.validate_status_update(&new, &old));
             } else {
                 errs.extend(info.strategy.validate_update(&new, &old));
             }

@@ -97,6 +97,24 @@ pub trait Strategy: Send + Sync {
         Vec::new()
     }
 
+    /// PrepareForUpdate of the `status` subresource beyond the generic part (which keeps the
+    /// stored spec and metadata and takes the sent status): e.g. status fields a status write
+    /// may not clear are backfilled from `old`, timestamps a change needs are set to `now`
+    /// (the request's time, RFC 3339). Runs before defaulting.
+    fn prepare_for_status_update(&self, _new: &mut Value, _old: &Value, _now: &str) {}
+
+    /// ValidateUpdate of the `status` subresource (kube's `<kind>StatusStrategy`, most often a
+    /// `ValidateXStatusUpdate`): the errors of a status write, after the generic part kept the
+    /// stored spec. A status write is not checked by the spec rules, so an object stored
+    /// under older, looser rules can still have its status reported.
+    ///
+    /// The default finds nothing: what kube's status strategy checks for a resource that says
+    /// nothing special (a custom resource's validates its metadata update, which the store
+    /// checks for every write, and its schema).
+    fn validate_status_update(&self, _new: &Value, _old: &Value) -> Vec<FieldError> {
+        Vec::new()
+    }
+
     /// A PUT of an object that does not exist creates it (kube's `AllowCreateOnUpdate`).
     fn allow_create_on_update(&self) -> bool {
         false

@@ -147,3 +147,114 @@ pub fn parse_cidr_sloppy(s: &str) -> Option<(std::net::IpAddr, u32)> {
     let max = if ip.is_ipv4() { 32 } else { 128 };
     (bits <= max).then_some((ip, bits))
 }
+
+/// An object's `status` (JSON null when it has none).
+pub fn status_of(obj: &Value) -> &Value {
+    obj.get("status").unwrap_or(&Value::Null)
+}
+
+/// A workload status's counters as kube's `Validate<Kind>Status` checks them: each of
+/// `counters` nonnegative (`status.<field>`, in that order), each of `capped` not above
+/// `status.replicas`, then, with `ready_msg`, `availableReplicas` not above `readyReplicas`.
+pub fn replica_status(
+    obj: &Value,
+    counters: &[&str],
+    capped: &[&str],
+    ready_msg: Option<&str>,
+) -> Vec<FieldError> {
+    let st = status_of(obj);
+    let mut errs = Vec::new();
+    nonneg_fields(st, "status", counters, &mut errs);
+    let n = |f: &str| st.get(f).and_then(Value::as_i64).unwrap_or(0);
+    for f in capped {
+        if n(f) > n("replicas") {
+            errs.push(FieldError::invalid(
+                format!("status.{f}"),
+                n(f),
+                "cannot be greater than status.replicas",
+            ));
+        }
+    }
+    if let Some(msg) = ready_msg {
+        if n("availableReplicas") > n("readyReplicas") {
+            errs.push(FieldError::invalid(
+                "status.availableReplicas",
+                n("availableReplicas"),
+                msg,
+            ));
+        }
+    }
+    errs
+}
+
+/// `IsDecremented(status.collisionCount)`: a status write may not lower (nor drop) it.
+pub fn collision_count_kept(new: &Value, old: &Value, errs: &mut Vec<FieldError>) {
+    let count = |v: &Value| status_of(v).get("collisionCount").and_then(Value::as_i64);
+    let decremented = match (count(new), count(old)) {
+        (None, Some(_)) => true,
+        (Some(n), Some(o)) => n < o,
+        _ => false,
+    };
+    if decremented {
+        errs.push(FieldError::invalid(
+            "status.collisionCount",
+            count(new).unwrap_or(0),
+            "cannot be decremented",
+        ));
+    }
+}
+
+/// `resourceVersion: Required value` for a status write that names no resourceVersion (the
+/// status rules of quotas and volumes require one).
+pub fn resource_version_required(new: &Value, errs: &mut Vec<FieldError>) {
+    let rv = new
+        .pointer("/metadata/resourceVersion")
+        .and_then(Value::as_str);
+    if rv.is_none_or(str::is_empty) {
+        errs.push(FieldError::required("resourceVersion", ""));
+    }
+}
+
+/// `IsValidIPForLegacyField` with StrictIPCIDRValidation off (its v1.33 default): an
+/// address `netutils.ParseIPSloppy` accepts.
+pub fn legacy_ip(ip: &str, path: &str, errs: &mut Vec<FieldError>) {
+    if parse_ip_sloppy(ip).is_none() {
+        errs.push(FieldError::invalid(
+            path,
+            ip,
+            "must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)",
+        ));
+    }
+}
+
+/// `netutils.IsDualStackIPStrings` (with at most two addresses): one IPv4 and one IPv6.
+pub fn dual_stack_pair(ips: &[&str]) -> bool {
+    let parsed: Vec<_> = ips.iter().map(|ip| parse_ip_sloppy(ip)).collect();
+    let v4 = parsed.iter().flatten().filter(|ip| ip.is_ipv4()).count();
+    ips.len() <= 2 && parsed.iter().all(Option::is_some) && v4 > 0 && v4 < parsed.len()
+}
+
+/// A load balancer ingress hostname: a DNS subdomain, not an IP address (the service and
+/// ingress status rules).
+pub fn lb_hostname(host: &str, path: &str, errs: &mut Vec<FieldError>) {
+    for m in crate::meta::validation::is_dns1123_subdomain(host) {
+        errs.push(FieldError::invalid(path, host, m));
+    }
+    if parse_ip_sloppy(host).is_some() {
+        errs.push(FieldError::invalid(
+            path,
+            host,
+            "must be a DNS name, not an IP address",
+        ));
+    }
+}
+
+/// Drops `status.<field>` from a status write unless the stored object already has it (how
+/// kube drops a field whose feature gate is off by default and not in use).
+pub fn drop_status_field_unless_used(new: &mut Value, old: &Value, field: &str) {
+    if crate::registry::strategy::is_unset(status_of(old).get(field)) {
+        if let Some(st) = new.get_mut("status").and_then(Value::as_object_mut) {
+            st.remove(field);
+        }
+    }
+}

@@ -92,6 +92,13 @@ pub async fn handle(ctx: &Ctx, part: Part) -> Result<Response<Body>, Status> {
                         .map_err(patch_status)?
                 }
             };
+            // A status patch carries the stored resourceVersion, as kube's patched object does
+            // (the status rules of some kinds require one); it is never stale here.
+            let stored_rv = current.pointer("/metadata/resourceVersion").cloned();
+            let rv_in_patch = match (rv_in_patch, part == Part::Status) {
+                (None, true) => stored_rv,
+                (rv, _) => rv,
+            };
             if kind != PatchType::Json {
                 if let Some(m) = out.get_mut("metadata").and_then(Value::as_object_mut) {
                     match &rv_in_patch {
@@ -103,7 +110,9 @@ pub async fn handle(ctx: &Ctx, part: Part) -> Result<Response<Body>, Status> {
                         }
                     }
                 }
-            } else if out.pointer("/metadata/resourceVersion") == current.pointer("/metadata/resourceVersion") {
+            } else if part != Part::Status
+                && out.pointer("/metadata/resourceVersion") == current.pointer("/metadata/resourceVersion")
+            {
                 if let Some(m) = out.get_mut("metadata").and_then(Value::as_object_mut) {
                     m.remove("resourceVersion");
                 }

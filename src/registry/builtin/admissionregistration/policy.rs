@@ -297,6 +297,37 @@ impl Strategy for ValidatingAdmissionPolicies {
         self.validate_with(new, same("paramKind") && same("matchConditions"))
     }
 
+    /// `ValidateValidatingAdmissionPolicyStatusUpdate`: the type checking warnings, then the
+    /// conditions.
+    fn validate_status_update(&self, new: &Value, _old: &Value) -> Vec<FieldError> {
+        let st = new.get("status").unwrap_or(&Value::Null);
+        let mut errs = Vec::new();
+        let warnings = st
+            .pointer("/typeChecking/expressionWarnings")
+            .and_then(Value::as_array)
+            .map_or(&[][..], Vec::as_slice);
+        for (i, w) in warnings.iter().enumerate() {
+            let p = format!("status.typeChecking.expressionWarnings[{i}]");
+            if w.get("warning")
+                .and_then(Value::as_str)
+                .unwrap_or("")
+                .is_empty()
+            {
+                errs.push(FieldError::required(format!("{p}.warning"), ""));
+            }
+            let field_ref = w.get("fieldRef").and_then(Value::as_str).unwrap_or("");
+            if field_ref.trim().is_empty() {
+                errs.push(FieldError::required(format!("{p}.fieldRef"), ""));
+            }
+        }
+        let conditions = st.get("conditions").and_then(Value::as_array);
+        errs.extend(crate::meta::validation::validate_conditions(
+            conditions.map_or(&[][..], Vec::as_slice),
+            "status.conditions",
+        ));
+        errs
+    }
+
     fn printer(&self) -> Printer {
         printers::VAP
     }

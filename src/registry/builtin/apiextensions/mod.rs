@@ -175,6 +175,15 @@ impl Strategy for CustomResourceDefinitions {
         validate(new, Some(old))
     }
 
+    /// `ValidateUpdateCustomResourceDefinitionStatus`: the accepted names' formats (the
+    /// stored versions are checked by updates of the definition, not of its status).
+    fn validate_status_update(&self, new: &Value, _old: &Value) -> Vec<FieldError> {
+        let mut errs = Vec::new();
+        let names = new.pointer("/status/acceptedNames").unwrap_or(&Value::Null);
+        validate_names(names, "status.acceptedNames", &mut errs);
+        errs
+    }
+
     fn returns_deleted_object(&self) -> bool {
         true
     }
@@ -341,60 +350,7 @@ fn validate(obj: &Value, old: Option<&Value>) -> Vec<FieldError> {
             errs.push(FieldError::required(format!("spec.names.{f}"), ""));
         }
     }
-    for f in ["plural", "singular"] {
-        let v = text(&names, &format!("/{f}"));
-        let msgs = is_dns1035_label(v);
-        if !v.is_empty() && !msgs.is_empty() {
-            errs.push(FieldError::invalid(
-                format!("spec.names.{f}"),
-                v,
-                msgs.join(","),
-            ));
-        }
-    }
-    for f in ["kind", "listKind"] {
-        let v = text(&names, &format!("/{f}"));
-        let msgs = is_dns1035_label(&v.to_lowercase());
-        if !v.is_empty() && !msgs.is_empty() {
-            errs.push(FieldError::invalid(
-                format!("spec.names.{f}"),
-                v,
-                format!(
-                    "may have mixed case, but should otherwise match: {}",
-                    msgs.join(",")
-                ),
-            ));
-        }
-    }
-    let dns1035_list = |list: &str, errs: &mut Vec<FieldError>| {
-        for (i, v) in names
-            .get(list)
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-            .enumerate()
-        {
-            let s = v.as_str().unwrap_or("");
-            let msgs = is_dns1035_label(s);
-            if !msgs.is_empty() {
-                errs.push(FieldError::invalid(
-                    format!("spec.names.{list}[{i}]"),
-                    s,
-                    msgs.join(","),
-                ));
-            }
-        }
-    };
-    dns1035_list("shortNames", &mut errs);
-    let kind = text(&names, "/kind");
-    if !kind.is_empty() && kind == text(&names, "/listKind") {
-        errs.push(FieldError::invalid(
-            "spec.names.listKind",
-            kind,
-            "kind and listKind may not be the same",
-        ));
-    }
-    dns1035_list("categories", &mut errs);
+    validate_names(&names, "spec.names", &mut errs);
     if let Some(s) = shared_schema
         .as_ref()
         .and_then(Option::as_ref)
@@ -698,6 +654,65 @@ fn validate_conversion(spec: &Value, errs: &mut Vec<FieldError>) {
             "must include at least one of v1, v1beta1",
         ));
     }
+}
+
+/// `ValidateCustomResourceDefinitionNames` (beyond the required names of a spec): the
+/// formats of the names at `path` (`spec.names` or `status.acceptedNames`).
+fn validate_names(names: &Value, path: &str, errs: &mut Vec<FieldError>) {
+    for f in ["plural", "singular"] {
+        let v = text(&names, &format!("/{f}"));
+        let msgs = is_dns1035_label(v);
+        if !v.is_empty() && !msgs.is_empty() {
+            errs.push(FieldError::invalid(
+                format!("{path}.{f}"),
+                v,
+                msgs.join(","),
+            ));
+        }
+    }
+    for f in ["kind", "listKind"] {
+        let v = text(&names, &format!("/{f}"));
+        let msgs = is_dns1035_label(&v.to_lowercase());
+        if !v.is_empty() && !msgs.is_empty() {
+            errs.push(FieldError::invalid(
+                format!("{path}.{f}"),
+                v,
+                format!(
+                    "may have mixed case, but should otherwise match: {}",
+                    msgs.join(",")
+                ),
+            ));
+        }
+    }
+    let dns1035_list = |list: &str, errs: &mut Vec<FieldError>| {
+        for (i, v) in names
+            .get(list)
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .enumerate()
+        {
+            let s = v.as_str().unwrap_or("");
+            let msgs = is_dns1035_label(s);
+            if !msgs.is_empty() {
+                errs.push(FieldError::invalid(
+                    format!("{path}.{list}[{i}]"),
+                    s,
+                    msgs.join(","),
+                ));
+            }
+        }
+    };
+    dns1035_list("shortNames", errs);
+    let kind = text(&names, "/kind");
+    if !kind.is_empty() && kind == text(&names, "/listKind") {
+        errs.push(FieldError::invalid(
+            format!("{path}.listKind"),
+            kind,
+            "kind and listKind may not be the same",
+        ));
+    }
+    dns1035_list("categories", errs);
 }
 
 /// `ValidateCustomResourceDefinitionStoredVersions`.

@@ -1,5 +1,6 @@
 //! DaemonSets (apps/v1): defaults, validation and the printer.
 
+use crate::registry::builtin::checks;
 use crate::registry::builtin::core::pod_warnings as pw;
 use serde_json::{json, Value};
 
@@ -44,6 +45,29 @@ impl Strategy for DaemonSets {
     /// PrepareForCreate resets the status: the DaemonSetStatus{} encodes as `{"currentNumberScheduled": 0, "numberMisscheduled": 0, "desiredNumberScheduled": 0, "numberReady": 0}`.
     fn initialize(&self, obj: &mut Value) {
         obj["status"] = json!({"currentNumberScheduled": 0, "numberMisscheduled": 0, "desiredNumberScheduled": 0, "numberReady": 0});
+    }
+
+    /// `ValidateDaemonSetStatusUpdate`: the counters are nonnegative and `collisionCount`
+    /// is never lowered.
+    fn validate_status_update(&self, new: &Value, old: &Value) -> Vec<FieldError> {
+        let mut errs = checks::replica_status(
+            new,
+            &[
+                "currentNumberScheduled",
+                "numberMisscheduled",
+                "desiredNumberScheduled",
+                "numberReady",
+                "observedGeneration",
+                "updatedNumberScheduled",
+                "numberAvailable",
+                "numberUnavailable",
+                "collisionCount",
+            ],
+            &[],
+            None,
+        );
+        checks::collision_count_kept(new, old, &mut errs);
+        errs
     }
 
     fn printer(&self) -> Printer {

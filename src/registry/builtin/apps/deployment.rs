@@ -1,5 +1,6 @@
 //! Deployments (apps/v1): defaults, validation and the printer.
 
+use crate::registry::builtin::checks;
 use crate::registry::builtin::core::pod_warnings as pw;
 use serde_json::{json, Value};
 
@@ -55,6 +56,32 @@ impl Strategy for Deployments {
     /// PrepareForCreate resets the status: the DeploymentStatus{} encodes as `{}`.
     fn initialize(&self, obj: &mut Value) {
         obj["status"] = json!({});
+    }
+
+    /// The status strategy drops `status.terminatingReplicas` (its feature gate,
+    /// DeploymentReplicaSetTerminatingReplicas, is alpha and off in v1.33) unless in use.
+    fn prepare_for_status_update(&self, new: &mut Value, old: &Value, _now: &str) {
+        checks::drop_status_field_unless_used(new, old, "terminatingReplicas");
+    }
+
+    /// `ValidateDeploymentStatusUpdate`: the counters, and `collisionCount` never lowered.
+    fn validate_status_update(&self, new: &Value, old: &Value) -> Vec<FieldError> {
+        let mut errs = checks::replica_status(
+            new,
+            &[
+                "observedGeneration",
+                "replicas",
+                "updatedReplicas",
+                "readyReplicas",
+                "availableReplicas",
+                "unavailableReplicas",
+                "collisionCount",
+            ],
+            &["updatedReplicas", "readyReplicas", "availableReplicas"],
+            Some("cannot be greater than readyReplicas"),
+        );
+        checks::collision_count_kept(new, old, &mut errs);
+        errs
     }
 
     fn printer(&self) -> Printer {

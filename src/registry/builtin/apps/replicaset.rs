@@ -1,5 +1,6 @@
 //! ReplicaSets (apps/v1): defaults, validation and the printer.
 
+use crate::registry::builtin::checks;
 use crate::registry::builtin::core::pod_warnings as pw;
 use serde_json::{json, Value};
 
@@ -38,6 +39,28 @@ impl Strategy for ReplicaSets {
     /// PrepareForCreate resets the status: the ReplicaSetStatus{} encodes as `{"replicas": 0}`.
     fn initialize(&self, obj: &mut Value) {
         obj["status"] = json!({"replicas": 0});
+    }
+
+    /// The status strategy drops `status.terminatingReplicas` (its feature gate,
+    /// DeploymentReplicaSetTerminatingReplicas, is alpha and off in v1.33) unless in use.
+    fn prepare_for_status_update(&self, new: &mut Value, old: &Value, _now: &str) {
+        checks::drop_status_field_unless_used(new, old, "terminatingReplicas");
+    }
+
+    /// `ValidateReplicaSetStatusUpdate`.
+    fn validate_status_update(&self, new: &Value, _old: &Value) -> Vec<FieldError> {
+        checks::replica_status(
+            new,
+            &[
+                "replicas",
+                "fullyLabeledReplicas",
+                "readyReplicas",
+                "availableReplicas",
+                "observedGeneration",
+            ],
+            &["fullyLabeledReplicas", "readyReplicas", "availableReplicas"],
+            Some("cannot be greater than readyReplicas"),
+        )
     }
 
     fn printer(&self) -> Printer {

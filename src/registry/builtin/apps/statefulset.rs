@@ -1,5 +1,6 @@
 //! StatefulSets (apps/v1): defaults, validation and the printer.
 
+use crate::registry::builtin::checks;
 use crate::registry::builtin::core::pod_warnings as pw;
 use serde_json::{json, Value};
 
@@ -65,6 +66,32 @@ impl Strategy for StatefulSets {
     /// PrepareForCreate resets the status: the StatefulSetStatus{} encodes as `{"replicas": 0, "availableReplicas": 0}`.
     fn initialize(&self, obj: &mut Value) {
         obj["status"] = json!({"replicas": 0, "availableReplicas": 0});
+    }
+
+    /// `ValidateStatefulSetStatusUpdate` (its availability message names
+    /// `status.readyReplicas`).
+    fn validate_status_update(&self, new: &Value, old: &Value) -> Vec<FieldError> {
+        let mut errs = checks::replica_status(
+            new,
+            &[
+                "replicas",
+                "readyReplicas",
+                "currentReplicas",
+                "updatedReplicas",
+                "availableReplicas",
+                "observedGeneration",
+                "collisionCount",
+            ],
+            &[
+                "readyReplicas",
+                "currentReplicas",
+                "updatedReplicas",
+                "availableReplicas",
+            ],
+            Some("cannot be greater than status.readyReplicas"),
+        );
+        checks::collision_count_kept(new, old, &mut errs);
+        errs
     }
 
     fn printer(&self) -> Printer {

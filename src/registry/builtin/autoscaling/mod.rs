@@ -68,6 +68,18 @@ impl Strategy for HorizontalPodAutoscalers {
         }
     }
 
+    /// `ValidateHorizontalPodAutoscalerStatusUpdate`: the replica counts.
+    fn validate_status_update(&self, new: &Value, _old: &Value) -> Vec<FieldError> {
+        let mut errs = Vec::new();
+        crate::registry::builtin::checks::nonneg_fields(
+            crate::registry::builtin::checks::status_of(new),
+            "status",
+            &["currentReplicas", "desiredReplicas"],
+            &mut errs,
+        );
+        errs
+    }
+
     fn validate(&self, obj: &Value) -> Vec<FieldError> {
         let mut errs = Vec::new();
         let spec = obj.get("spec").unwrap_or(&Value::Null);

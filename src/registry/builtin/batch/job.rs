@@ -154,6 +154,11 @@ impl Strategy for Jobs {
         errs
     }
 
+    /// `ValidateJobUpdateStatus` (see [`super::job_status`]).
+    fn validate_status_update(&self, new: &Value, old: &Value) -> Vec<FieldError> {
+        super::job_status::validate(new, old)
+    }
+
     /// batch/v1 keeps its pods by default, for backwards compatibility.
     fn gc_policy(&self) -> GcPolicy {
         GcPolicy::OrphanDependents

@@ -3,3 +3,4 @@
 pub mod cron;
 pub mod cronjob;
 pub mod job;
+pub mod job_status;

@@ -426,6 +426,43 @@ impl Strategy for CertificateSigningRequests {
         update_errors(new, old, false)
     }
 
+    /// The status strategy keeps the stored instances of Approved and Denied conditions
+    /// while their counts are unchanged (changing the counts is refused by validation).
+    fn prepare_for_status_update(&self, new: &mut Value, old: &Value, now: &str) {
+        for t in ["Approved", "Denied"] {
+            let at = |v: &Value| -> Vec<usize> {
+                conditions(v)
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, c)| str_of(c, "type") == t)
+                    .map(|(i, _)| i)
+                    .collect()
+            };
+            let (old_at, new_at) = (at(old), at(new));
+            if old_at.len() != new_at.len() {
+                continue;
+            }
+            let old_conditions = conditions(old).to_vec();
+            let list = new
+                .pointer_mut("/status/conditions")
+                .and_then(Value::as_array_mut);
+            if let Some(list) = list {
+                for (o, n) in old_at.iter().zip(&new_at) {
+                    if let (Some(slot), Some(c)) = (list.get_mut(*n), old_conditions.get(*o)) {
+                        *slot = c.clone();
+                    }
+                }
+            }
+        }
+        populate_condition_timestamps(new, old, now);
+    }
+
+    /// `ValidateCertificateSigningRequestStatusUpdate`: Approved and Denied conditions may
+    /// not be added or removed here, nor an issued certificate changed.
+    fn validate_status_update(&self, new: &Value, old: &Value) -> Vec<FieldError> {
+        update_errors(new, old, false)
+    }
+
     /// `ValidateCertificateSigningRequestApprovalUpdate`: the approval subresource may add
     /// Approved and Denied conditions.
     fn validate_approval(&self, new: &Value, old: &Value) -> Vec<FieldError> {
@@ -498,4 +535,34 @@ fn update_errors(new: &Value, old: &Value, approval: bool) -> Vec<FieldError> {
         ));
     }
     errs
+}
+
+/// `populateConditionTimestamps`: a condition without `lastUpdateTime` was updated `now`; one
+/// without `lastTransitionTime` keeps that of a stored condition of the same type and
+/// status, else changed `now`.
+fn populate_condition_timestamps(new: &mut Value, old: &Value, now: &str) {
+    let status = |c: &Value| match str_of(c, "status") {
+        "" => "True".to_string(),
+        s => s.to_string(),
+    };
+    let old_conditions = conditions(old).to_vec();
+    let list = new
+        .pointer_mut("/status/conditions")
+        .and_then(Value::as_array_mut);
+    for c in list.into_iter().flatten().filter(|c| c.is_object()) {
+        if str_of(c, "lastUpdateTime").is_empty() {
+            c["lastUpdateTime"] = json!(now);
+        }
+        if str_of(c, "lastTransitionTime").is_empty() {
+            let kept = old_conditions.iter().find(|o| {
+                str_of(o, "type") == str_of(c, "type")
+                    && status(o) == status(c)
+                    && !str_of(o, "lastTransitionTime").is_empty()
+            });
+            c["lastTransitionTime"] = match kept {
+                Some(o) => json!(str_of(o, "lastTransitionTime")),
+                None => json!(now),
+            };
+        }
+    }
 }

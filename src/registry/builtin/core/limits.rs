@@ -398,6 +398,14 @@ impl Strategy for ResourceQuotas {
         errs
     }
 
+    /// `ValidateResourceQuotaStatusUpdate`: a resourceVersion, then the status lists.
+    fn validate_status_update(&self, new: &Value, _old: &Value) -> Vec<FieldError> {
+        let mut errs = Vec::new();
+        crate::registry::builtin::checks::resource_version_required(new, &mut errs);
+        quota_status(new, &mut errs);
+        errs
+    }
+
     fn printer(&self) -> Printer {
         p::QUOTA
     }

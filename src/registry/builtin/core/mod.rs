@@ -9,6 +9,7 @@ pub mod node;
 pub mod persistentvolume;
 pub mod pod;
 pub mod pod_spec;
+pub mod pod_status;
 pub mod pod_validation;
 pub mod pod_warnings;
 pub mod podtemplate;

@@ -48,6 +48,48 @@ impl Strategy for Namespaces {
         errs
     }
 
+    /// `SetDefaults_NamespaceStatus`: an empty phase is `Active`.
+    fn default(&self, obj: &mut Value) {
+        if let Some(st) = obj.get_mut("status").and_then(Value::as_object_mut) {
+            if st
+                .get("phase")
+                .and_then(Value::as_str)
+                .unwrap_or("")
+                .is_empty()
+            {
+                st.insert("phase".into(), json!("Active"));
+            }
+        }
+    }
+
+    /// `ValidateNamespaceStatusUpdate`: the phase follows the deletion (the path is
+    /// upstream's, `status.Phase`).
+    fn validate_status_update(&self, new: &Value, _old: &Value) -> Vec<FieldError> {
+        let phase = new
+            .pointer("/status/phase")
+            .and_then(Value::as_str)
+            .unwrap_or("");
+        let deleting = meta(new)
+            .get("deletionTimestamp")
+            .and_then(Value::as_str)
+            .is_some_and(|t| !t.is_empty());
+        let (want, msg) = if deleting {
+            (
+                "Terminating",
+                "may only be 'Terminating' if `deletionTimestamp` is not empty",
+            )
+        } else {
+            (
+                "Active",
+                "may only be 'Active' if `deletionTimestamp` is empty",
+            )
+        };
+        if phase == want {
+            return Vec::new();
+        }
+        vec![FieldError::invalid("status.Phase", phase, msg)]
+    }
+
     /// spec.finalizers change only through /finalize.
     fn prepare_for_update(&self, new: &mut Value, old: &Value) {
         new["spec"] = old.get("spec").cloned().unwrap_or(json!({}));

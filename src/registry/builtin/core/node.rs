@@ -105,6 +105,35 @@ impl Strategy for Nodes {
     /// `ValidateNodeUpdate`.
     fn validate_update(&self, new: &Value, old: &Value) -> Vec<FieldError> {
         let mut errs = self.validate(new);
+        errs.extend(node_update(new, old));
+        errs
+    }
+
+    /// The node status strategy keeps the stored spec and drops a `status.config` the
+    /// stored node does not use (the DynamicKubeletConfig fields are gone).
+    fn prepare_for_status_update(&self, new: &mut Value, old: &Value, _now: &str) {
+        drop_config(new, false, is_unset(old.pointer("/status/config")));
+    }
+
+    /// kube's node status strategy checks `ValidateNodeUpdate` only.
+    fn validate_status_update(&self, new: &Value, old: &Value) -> Vec<FieldError> {
+        node_update(new, old)
+    }
+
+    fn fields(&self) -> Option<&'static SelectableFields> {
+        Some(&FIELDS)
+    }
+
+    fn printer(&self) -> Printer {
+        printers::NODE
+    }
+}
+
+/// `ValidateNodeUpdate` (beyond the metadata update): resources, unique addresses, and the
+/// spec fields that are set once.
+fn node_update(new: &Value, old: &Value) -> Vec<FieldError> {
+    let mut errs = Vec::new();
+    {
         node_resources(new, &mut errs);
         let addresses = list_of(new.get("status").unwrap_or(&Value::Null), "addresses");
         for (i, a) in addresses.iter().enumerate() {
@@ -157,16 +186,8 @@ impl Strategy for Nodes {
                 "may not be updated",
             ));
         }
-        errs
     }
-
-    fn fields(&self) -> Option<&'static SelectableFields> {
-        Some(&FIELDS)
-    }
-
-    fn printer(&self) -> Printer {
-        printers::NODE
-    }
+    errs
 }
 
 /// The first of a node spec's `podCIDRs`.

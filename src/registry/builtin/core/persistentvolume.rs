@@ -2,6 +2,8 @@
 //! `ValidatePersistentVolume(Update)` (also used for a VolumeAttachment's inline spec),
 //! `ValidateCSIDriverName`, and PVC spec validation; both start `Pending`; printers.
 
+use super::quantity::Quantity;
+use crate::registry::builtin::checks;
 use serde_json::{json, Value};
 
 use crate::meta::field_error::FieldError;
@@ -486,6 +488,38 @@ impl Strategy for PersistentVolumes {
         }
     }
 
+    /// The status strategy's `lastPhaseTransitionTime`: kept while the phase stays, `now`
+    /// when the phase changes and the write leaves the time out or unchanged.
+    fn prepare_for_status_update(&self, new: &mut Value, old: &Value, now: &str) {
+        let phase = |v: &Value| match text(checks::status_of(v), "phase") {
+            "" => "Pending".to_string(),
+            p => p.to_string(),
+        };
+        let time = |v: &Value| {
+            checks::status_of(v)
+                .get("lastPhaseTransitionTime")
+                .filter(|t| !t.is_null())
+                .cloned()
+        };
+        let (same_phase, old_time, new_time) = (phase(new) == phase(old), time(old), time(new));
+        let set = match (same_phase, &new_time) {
+            (true, None) => old_time,
+            (false, None) => Some(Value::from(now)),
+            (false, Some(t)) if Some(t) == old_time.as_ref() => Some(Value::from(now)),
+            _ => return,
+        };
+        if let (Some(t), Some(st)) = (set, new.get_mut("status").and_then(Value::as_object_mut)) {
+            st.insert("lastPhaseTransitionTime".into(), t);
+        }
+    }
+
+    /// `ValidatePersistentVolumeStatusUpdate`: a resourceVersion is required.
+    fn validate_status_update(&self, new: &Value, _old: &Value) -> Vec<FieldError> {
+        let mut errs = Vec::new();
+        checks::resource_version_required(new, &mut errs);
+        errs
+    }
+
     fn validate(&self, obj: &Value) -> Vec<FieldError> {
         let mut errs = Vec::new();
         validate_pv_spec(
@@ -617,6 +651,53 @@ impl Strategy for PersistentVolumeClaims {
         obj["status"] = json!({"phase": "Pending"});
     }
 
+    /// The status strategy drops the VolumeAttributesClass status fields (beta and off in
+    /// v1.33) unless the stored claim uses the feature.
+    fn prepare_for_status_update(&self, new: &mut Value, old: &Value, _now: &str) {
+        let st = checks::status_of(old);
+        let in_use = !is_unset(old.pointer("/spec/volumeAttributesClassName"))
+            || !is_unset(st.get("currentVolumeAttributesClassName"))
+            || !is_unset(st.get("modifyVolumeStatus"));
+        if in_use {
+            return;
+        }
+        if let Some(st) = new.get_mut("status").and_then(Value::as_object_mut) {
+            st.remove("currentVolumeAttributesClassName");
+            st.remove("modifyVolumeStatus");
+        }
+    }
+
+    /// `ValidatePersistentVolumeClaimStatusUpdate` (RecoverVolumeExpansionFailure, beta and on
+    /// in v1.33, adds the allocated resources).
+    fn validate_status_update(&self, new: &Value, _old: &Value) -> Vec<FieldError> {
+        let mut errs = Vec::new();
+        checks::resource_version_required(new, &mut errs);
+        if list(new.get("spec").unwrap_or(&Value::Null), "accessModes").is_empty() {
+            errs.push(FieldError::required("Spec.accessModes", ""));
+        }
+        let st = checks::status_of(new);
+        let map = |f: &str| st.get(f).and_then(Value::as_object);
+        for (k, q) in map("capacity").into_iter().flatten() {
+            basic_resource(q, &format!("status.capacity[{k}]"), &mut errs);
+        }
+        let path = "status.allocatedResourceStatus";
+        for (k, v) in map("allocatedResourceStatuses").into_iter().flatten() {
+            claim_resource_key(k, path, &mut errs);
+            if !RESIZE_STATUSES.contains(&v.as_str().unwrap_or("")) {
+                errs.push(FieldError::not_supported(path, k.as_str(), RESIZE_STATUSES));
+            }
+        }
+        for (k, q) in map("allocatedResources").into_iter().flatten() {
+            let mut key_errs = Vec::new();
+            claim_resource_key(k, "status.allocatedResources", &mut key_errs);
+            if key_errs.is_empty() {
+                basic_resource(q, &format!("status.allocatedResources[{k}]"), &mut errs);
+            }
+            errs.extend(key_errs);
+        }
+        errs
+    }
+
     /// `ValidatePersistentVolumeClaimSpec`, the rules users meet.
     fn validate(&self, obj: &Value) -> Vec<FieldError> {
         let mut errs = Vec::new();
@@ -683,5 +764,41 @@ impl Strategy for PersistentVolumeClaims {
 
     fn printer(&self) -> Printer {
         printers::PVC
+    }
+}
+
+/// The resize states of `status.allocatedResourceStatuses`, sorted.
+const RESIZE_STATUSES: &[&str] = &[
+    "ControllerResizeInProgress",
+    "ControllerResizeInfeasible",
+    "NodeResizeInProgress",
+    "NodeResizeInfeasible",
+    "NodeResizePending",
+];
+
+/// `validateBasicResource`: `Value()` (rounded up) not negative.
+fn basic_resource(q: &Value, path: &str, errs: &mut Vec<FieldError>) {
+    if let Some(v) = Quantity::of(q).map(|q| q.whole()).filter(|v| *v < 0) {
+        errs.push(FieldError::invalid(
+            path,
+            i64::try_from(v).unwrap_or(i64::MIN),
+            "must be a valid resource quantity",
+        ));
+    }
+}
+
+/// `validatePersistentVolumeClaimResourceKey`: a qualified name, and of the native
+/// resources only `storage`.
+fn claim_resource_key(key: &str, path: &str, errs: &mut Vec<FieldError>) {
+    let msgs = crate::meta::validation::is_qualified_name(key);
+    if !msgs.is_empty() {
+        for m in msgs {
+            errs.push(FieldError::invalid(path, key, m));
+        }
+        return;
+    }
+    let native = !key.contains('/') || key.contains("kubernetes.io/");
+    if native && key != "storage" {
+        errs.push(FieldError::not_supported(path, key, &["storage"]));
     }
 }

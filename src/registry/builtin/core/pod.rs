@@ -66,6 +66,15 @@ impl Strategy for Pods {
         errs
     }
 
+    fn prepare_for_status_update(&self, new: &mut Value, old: &Value, _now: &str) {
+        super::pod_status::prepare(new, old);
+    }
+
+    /// `ValidatePodStatusUpdate` (see [`super::pod_status`]).
+    fn validate_status_update(&self, new: &Value, old: &Value) -> Vec<FieldError> {
+        super::pod_status::validate(new, old)
+    }
+
     /// `CheckGracefulDelete`: the request's grace period, else the pod's
     /// `terminationGracePeriodSeconds`; 0 when it is not scheduled or has already terminated.
     fn graceful_delete_period(&self, obj: &Value, requested: Option<i64>) -> Option<i64> {

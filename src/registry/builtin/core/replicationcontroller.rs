@@ -1,6 +1,8 @@
 //! ReplicationControllers (core/v1): selector and labels defaulted from the template, the
 //! orphaning GC default, field selectors and the printer.
 
+use crate::meta::field_error::FieldError;
+use crate::registry::builtin::checks;
 use crate::registry::builtin::core::pod_warnings as pw;
 use serde_json::{json, Map, Value};
 
@@ -53,6 +55,22 @@ impl Strategy for ReplicationControllers {
     /// PrepareForCreate resets the status: the ReplicationControllerStatus{} encodes as `{"replicas": 0}`.
     fn initialize(&self, obj: &mut Value) {
         obj["status"] = json!({"replicas": 0});
+    }
+
+    /// `ValidateReplicationControllerStatusUpdate`.
+    fn validate_status_update(&self, new: &Value, _old: &Value) -> Vec<FieldError> {
+        checks::replica_status(
+            new,
+            &[
+                "replicas",
+                "fullyLabeledReplicas",
+                "readyReplicas",
+                "availableReplicas",
+                "observedGeneration",
+            ],
+            &["fullyLabeledReplicas", "readyReplicas", "availableReplicas"],
+            Some("cannot be greater than readyReplicas"),
+        )
     }
 
     fn printer(&self) -> Printer {

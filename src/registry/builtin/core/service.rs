@@ -1,6 +1,7 @@
 //! Services (core/v1): defaults, address allocation (done by the store, see
 //! [`crate::registry::allocate`]), field selectors and the printer.
 
+use crate::registry::builtin::checks;
 use serde_json::{json, Value};
 
 use crate::registry::builtin::checks::str_at as text;
@@ -48,6 +49,25 @@ impl Strategy for Services {
                 .or_insert(json!("Cluster"));
             spec.entry("ipFamilyPolicy").or_insert(json!("SingleStack"));
             spec.entry("ipFamilies").or_insert(json!(["IPv4"]));
+        }
+        // LoadBalancerIPMode (GA): a load balancer's ingress IP is a VIP unless it says.
+        if ty == "LoadBalancer" {
+            let ingress = obj
+                .pointer_mut("/status/loadBalancer/ingress")
+                .and_then(Value::as_array_mut);
+            for ing in ingress
+                .into_iter()
+                .flatten()
+                .filter_map(Value::as_object_mut)
+            {
+                let has_ip = ing
+                    .get("ip")
+                    .and_then(Value::as_str)
+                    .is_some_and(|ip| !ip.is_empty());
+                if has_ip && ing.get("ipMode").is_none_or(Value::is_null) {
+                    ing.insert("ipMode".into(), json!("VIP"));
+                }
+            }
         }
     }
 
@@ -107,6 +127,51 @@ impl Strategy for Services {
             }
         }
         errs.extend(validate(new));
+        errs
+    }
+
+    /// `ValidateServiceStatusUpdate`: the load balancer status.
+    fn validate_status_update(&self, new: &Value, _old: &Value) -> Vec<FieldError> {
+        let mut errs = Vec::new();
+        let ingress = new
+            .pointer("/status/loadBalancer/ingress")
+            .and_then(Value::as_array)
+            .map_or(&[][..], Vec::as_slice);
+        let path = "status.loadBalancer.ingress";
+        if text(new, "/spec/type") != "LoadBalancer" && !ingress.is_empty() {
+            errs.push(FieldError::forbidden(
+                path,
+                "may only be used when `spec.type` is 'LoadBalancer'",
+            ));
+            return errs;
+        }
+        for (i, ing) in ingress.iter().enumerate() {
+            let p = format!("{path}[{i}]");
+            let ip = ing.get("ip").and_then(Value::as_str).unwrap_or("");
+            if !ip.is_empty() {
+                checks::legacy_ip(ip, &format!("{p}.ip"), &mut errs);
+            }
+            let mode = ing.get("ipMode").filter(|m| !m.is_null());
+            match mode {
+                None if !ip.is_empty() => errs.push(FieldError::required(
+                    format!("{p}.ipMode"),
+                    "must be specified when `ip` is set",
+                )),
+                None => {}
+                Some(_) if ip.is_empty() => errs.push(FieldError::forbidden(
+                    format!("{p}.ipMode"),
+                    "may not be specified when `ip` is not set",
+                )),
+                Some(m) if !matches!(m.as_str(), Some("VIP" | "Proxy")) => errs.push(
+                    FieldError::not_supported(format!("{p}.ipMode"), m.clone(), &["Proxy", "VIP"]),
+                ),
+                Some(_) => {}
+            }
+            let host = ing.get("hostname").and_then(Value::as_str).unwrap_or("");
+            if !host.is_empty() {
+                checks::lb_hostname(host, &format!("{p}.hostname"), &mut errs);
+            }
+        }
         errs
     }
 

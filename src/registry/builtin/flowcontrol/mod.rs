@@ -321,6 +321,13 @@ impl Strategy for FlowSchemas {
         }
     }
 
+    /// `Validate{FlowSchema,PriorityLevelConfiguration}StatusUpdate`: the conditions.
+    fn validate_status_update(&self, new: &Value, _old: &Value) -> Vec<FieldError> {
+        let mut errs = Vec::new();
+        validate_conditions(new, &mut errs);
+        errs
+    }
+
     fn validate(&self, obj: &Value) -> Vec<FieldError> {
         let mut errs = Vec::new();
         let name = name_of(obj);
@@ -553,6 +560,13 @@ impl Strategy for PriorityLevelConfigurations {
                 }
             }
         }
+    }
+
+    /// `Validate{FlowSchema,PriorityLevelConfiguration}StatusUpdate`: the conditions.
+    fn validate_status_update(&self, new: &Value, _old: &Value) -> Vec<FieldError> {
+        let mut errs = Vec::new();
+        validate_conditions(new, &mut errs);
+        errs
     }
 
     fn validate(&self, obj: &Value) -> Vec<FieldError> {

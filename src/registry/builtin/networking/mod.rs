@@ -5,7 +5,7 @@ use serde_json::{json, Value};
 
 use crate::meta::field_error::FieldError;
 use crate::meta::validation::{is_dns1035_label, is_dns1123_subdomain, validate_path_segment_name};
-use crate::registry::builtin::checks::{list_of as list, str_of as text};
+use crate::registry::builtin::checks::{self, list_of as list, str_of as text};
 use crate::registry::builtin::core::service::port_name_errors;
 use crate::registry::strategy::Strategy;
 use crate::registry::table::{printers, Printer};
@@ -116,6 +116,27 @@ impl Strategy for Ingresses {
     /// PrepareForCreate resets the status: `loadBalancer` is a struct, always encoded.
     fn initialize(&self, obj: &mut Value) {
         obj["status"] = json!({"loadBalancer": {}});
+    }
+
+    /// `ValidateIngressStatusUpdate`: the load balancer's ingress points.
+    fn validate_status_update(&self, new: &Value, _old: &Value) -> Vec<FieldError> {
+        let mut errs = Vec::new();
+        let ingress = new
+            .pointer("/status/loadBalancer/ingress")
+            .and_then(Value::as_array)
+            .map_or(&[][..], Vec::as_slice);
+        for (i, ing) in ingress.iter().enumerate() {
+            let p = format!("status.loadBalancer.ingress[{i}]");
+            let ip = ing.get("ip").and_then(Value::as_str).unwrap_or("");
+            if !ip.is_empty() {
+                checks::legacy_ip(ip, &format!("{p}.ip"), &mut errs);
+            }
+            let host = ing.get("hostname").and_then(Value::as_str).unwrap_or("");
+            if !host.is_empty() {
+                checks::lb_hostname(host, &format!("{p}.hostname"), &mut errs);
+            }
+        }
+        errs
     }
 
     fn validate(&self, obj: &Value) -> Vec<FieldError> {

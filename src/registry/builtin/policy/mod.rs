@@ -16,6 +16,28 @@ impl Strategy for PodDisruptionBudgets {
         obj["status"] = json!({"disruptionsAllowed": 0, "currentHealthy": 0, "desiredHealthy": 0, "expectedPods": 0});
     }
 
+    /// `ValidatePodDisruptionBudgetStatusUpdate` (policy/v1): the conditions, then the counts.
+    fn validate_status_update(&self, new: &Value, _old: &Value) -> Vec<FieldError> {
+        let st = crate::registry::builtin::checks::status_of(new);
+        let conditions = st.get("conditions").and_then(Value::as_array);
+        let mut errs = crate::meta::validation::validate_conditions(
+            conditions.map_or(&[][..], Vec::as_slice),
+            "status.conditions",
+        );
+        crate::registry::builtin::checks::nonneg_fields(
+            st,
+            "status",
+            &[
+                "disruptionsAllowed",
+                "currentHealthy",
+                "desiredHealthy",
+                "expectedPods",
+            ],
+            &mut errs,
+        );
+        errs
+    }
+
     fn validate(&self, obj: &Value) -> Vec<FieldError> {
         let mut errs = Vec::new();
         let spec = obj.get("spec").unwrap_or(&Value::Null);

@@ -137,6 +137,31 @@ impl Strategy for VolumeAttachments {
         errs
     }
 
+    /// The status strategy keeps the stored spec; `errorCode` (MutableCSINodeAllocatableCount,
+    /// alpha and off in v1.33) is dropped from an error that did not have one.
+    fn prepare_for_status_update(&self, new: &mut Value, old: &Value, _now: &str) {
+        for f in ["attachError", "detachError"] {
+            let had = old
+                .pointer(&format!("/status/{f}/errorCode"))
+                .is_some_and(|c| !c.is_null());
+            if had {
+                continue;
+            }
+            if let Some(e) = new
+                .pointer_mut(&format!("/status/{f}"))
+                .and_then(Value::as_object_mut)
+            {
+                e.remove("errorCode");
+            }
+        }
+    }
+
+    /// The status strategy keeps the stored spec and validates as an update does (kube's
+    /// volumeAttachmentStatusStrategy has no rules of its own).
+    fn validate_status_update(&self, new: &Value, old: &Value) -> Vec<FieldError> {
+        self.validate_update(new, old)
+    }
+
     fn printer(&self) -> Printer {
         printers::VA
     }
