@@ -16,6 +16,7 @@
 //! Does not know: how definitions are found (the serving loop in `controllers::crd` follows
 //! them from the watch cache), CEL rules, embedded object metadata.
 
+pub mod checks;
 pub mod default;
 pub mod formats;
 pub mod node;
@@ -46,6 +47,8 @@ pub struct CustomResources {
     /// The compiled schema of every version of the definition (served or not: stored objects
     /// may be of any), shared by the definition's entries.
     schemas: Arc<BTreeMap<String, Node>>,
+    /// This version's scale subresource, whose paths writes are checked at.
+    scale: Option<ScaleInfo>,
 }
 
 /// An empty schema: what kube uses for a version without one (everything but
@@ -105,13 +108,25 @@ impl Strategy for CustomResources {
     }
 
     fn validate(&self, obj: &Value) -> Vec<FieldError> {
-        validate::validate(self.schema(), obj)
+        let mut errs = validate::validate(self.schema(), obj);
+        errs.extend(checks::scale(obj, self.scale.as_ref()));
+        errs
     }
 
     fn validate_update(&self, new: &Value, old: &Value) -> Vec<FieldError> {
         // The old object as kube reads it from storage (pruned and defaulted).
         let old = self.decoded(old);
-        validate::validate_update(self.schema(), new, &old)
+        let mut errs = validate::validate_update(self.schema(), new, &old);
+        errs.extend(checks::scale(new, self.scale.as_ref()));
+        errs
+    }
+
+    fn warnings_on_create(&self, obj: &Value) -> Vec<String> {
+        checks::finalizer_warnings(obj, None)
+    }
+
+    fn warnings_on_update(&self, new: &Value, old: &Value) -> Vec<String> {
+        checks::finalizer_warnings(new, Some(old))
     }
 }
 
@@ -234,7 +249,7 @@ pub fn resources_of(crd: &Value) -> Vec<Resource> {
                 short_names: strings(names, "/shortNames"),
                 categories: strings(names, "/categories"),
                 has_status: v.pointer("/subresources/status").is_some(),
-                scale,
+                scale: scale.clone(),
                 name_rule: NameRule::Dns1123Subdomain,
                 generation: true,
                 definition: definition_name(group, &version, kind),
@@ -249,6 +264,7 @@ pub fn resources_of(crd: &Value) -> Vec<Resource> {
                 strategy: Arc::new(CustomResources {
                     version: version.clone(),
                     schemas: schemas.clone(),
+                    scale,
                 }),
                 version,
             }

@@ -18,9 +18,15 @@ const MAX_DEPTH: usize = 256;
 
 /// Prunes `obj` (a whole object, `schema` its root) and returns the dropped paths, sorted.
 pub fn prune(obj: &mut Value, schema: &Node) -> Vec<String> {
+    prune_at(obj, schema, true)
+}
+
+/// [`prune`] of any value (a schema's `default`, say); `root` keeps apiVersion, kind and
+/// metadata as at the root of an object.
+pub fn prune_at(x: &mut Value, schema: &Node, root: bool) -> Vec<String> {
     let mut out = Vec::new();
     let mut path = String::new();
-    walk(obj, Some(schema), true, &mut path, &mut out, 0);
+    walk(x, Some(schema), root, &mut path, &mut out, 0);
     out.sort();
     out
 }
