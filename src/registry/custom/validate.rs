@@ -963,6 +963,33 @@ mod tests {
     }
 
     #[test]
+    fn any_of_all_of_not() {
+        let s = spec(json!({
+            "port": {"x-kubernetes-int-or-string": true, "anyOf": [{"type": "integer"}, {"type": "string"}]},
+            "n": {"type": "integer", "allOf": [{"minimum": 5}, {"maximum": 7}], "not": {"enum": [6]}},
+        }));
+        assert_eq!(
+            msgs(s.clone(), json!({"spec": {"port": true}})),
+            [
+                "spec.port: Invalid value: \"boolean\": spec.port in body must be of type integer,string: \"boolean\"",
+                "<nil>: Invalid value: \"\": \"spec.port\" must validate at least one schema (anyOf)",
+                "spec.port: Invalid value: \"boolean\": spec.port in body must be of type integer: \"boolean\"",
+            ]
+        );
+        assert_eq!(
+            msgs(s.clone(), json!({"spec": {"n": 4}})),
+            [
+                "spec.n: Invalid value: 4: spec.n in body should be greater than or equal to 5",
+                "<nil>: Invalid value: \"\": \"spec.n\" must validate all the schemas (allOf)",
+            ]
+        );
+        assert_eq!(
+            msgs(s, json!({"spec": {"n": 6}})),
+            ["<nil>: Invalid value: \"\": \"spec.n\" must not validate the schema (not)"]
+        );
+    }
+
+    #[test]
     fn ratcheting_drops_errors_of_unchanged_values() {
         let s = compile(&spec(json!({
             "name": {"type": "string", "maxLength": 3},
