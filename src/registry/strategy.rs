@@ -75,6 +75,23 @@ pub trait Strategy: Send + Sync {
     /// Converts a stored object (of the storage version) to this version, in place.
     fn from_storage(&self, _obj: &mut Value) {}
 
+    /// Decoding a request body (or a patched object) of a resource whose objects are checked
+    /// against a schema of their own (custom resources): drops what that schema does not
+    /// declare, as kube's schema-coercing decoder does, and returns the dropped fields' paths
+    /// (`spec.foo`, `spec.items[1].bar`) for `fieldValidation`. `None` (the default): the
+    /// resource has no such schema and its built-in OpenAPI definition is used instead.
+    fn prune(&self, _obj: &mut Value) -> Option<Vec<String>> {
+        None
+    }
+
+    /// Reading a stored object: what kube's storage decoder changes in it before it is
+    /// converted and served (custom resources are pruned and defaulted with their stored
+    /// version's schema), or `None` when nothing changes (the default: built-ins are
+    /// defaulted when written).
+    fn decode_stored(&self, _stored: &Value) -> Option<Value> {
+        None
+    }
+
     /// Validate: the errors of a new object (after defaulting).
     fn validate(&self, _obj: &Value) -> Vec<FieldError> {
         Vec::new()

@@ -220,9 +220,9 @@ pub fn watch_options(q: &Query, info: &Resource) -> Result<WatchOptions, Status>
 pub async fn handle(ctx: &Ctx) -> Result<Response<Body>, Status> {
     let opts = list_options(&ctx.query, &ctx.info)?;
     let mut res = ctx.app.watch.list_shared(ctx.scope(), &opts).await?;
-    if ctx.info.converts() {
-        for item in &mut res.items {
-            *item = std::sync::Arc::new(super::served(&ctx.info, item).into_owned());
+    for item in &mut res.items {
+        if let std::borrow::Cow::Owned(o) = super::served(&ctx.info, item) {
+            *item = std::sync::Arc::new(o);
         }
     }
     let mut list_meta = Map::new();

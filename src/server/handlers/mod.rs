@@ -221,8 +221,7 @@ impl Ctx {
             })
             .unwrap_or_else(|| self.info.clone());
         check_types(&body_res, &obj)?;
-        self.check_unknown_fields(&body_res, &obj)?;
-        crate::openapi::prune_unknown(&body_res.definition, &mut obj);
+        self.coerce(&body_res, &mut obj)?;
         // The store sees objects of the storage version only.
         if body_res.converts() {
             body_res.strategy.to_storage(&mut obj);
@@ -268,28 +267,28 @@ impl Ctx {
         });
     }
 
-    /// fieldValidation=Strict rejects unknown fields (400); Warn (the default) only warns.
-    fn check_unknown_fields(&self, info: &Resource, obj: &Value) -> Result<(), Status> {
-        let mode = self.query.get("fieldValidation").unwrap_or("Warn");
-        match mode {
-            "Strict" | "Warn" | "Ignore" => {}
-            other => {
-                return Err(Status::bad_request(format!(
-                    "fieldValidation parameter unsupported: {other}"
-                )))
-            }
+    /// The `fieldValidation` directive (`Warn` when absent).
+    pub fn field_validation(&self) -> Result<&str, Status> {
+        match self.query.get("fieldValidation").unwrap_or("Warn") {
+            mode @ ("Strict" | "Warn" | "Ignore") => Ok(mode),
+            other => Err(Status::bad_request(format!(
+                "fieldValidation parameter unsupported: {other}"
+            ))),
         }
-        if mode == "Ignore" {
-            return Ok(());
-        }
-        let unknown = crate::openapi::unknown_fields(&info.definition, obj);
-        if unknown.is_empty() {
+    }
+
+    /// Drops the fields of a decoded body that its resource does not declare and reports them
+    /// per `fieldValidation`: Strict rejects them (400), Warn (the default) warns, Ignore says
+    /// nothing. Custom resources are pruned by their strategy (unknown metadata fields are
+    /// reported first, then the pruned paths); built-ins along their OpenAPI definition.
+    fn coerce(&self, info: &Resource, obj: &mut Value) -> Result<(), Status> {
+        let mode = self.field_validation()?;
+        let unknown = unknown_and_pruned(info, obj);
+        if mode == "Ignore" || unknown.is_empty() {
             return Ok(());
         }
         if mode == "Warn" {
-            if let Ok(mut w) = self.warnings.lock() {
-                w.extend(unknown);
-            }
+            self.warn(unknown);
             return Ok(());
         }
         let kind = &info.kind;
@@ -317,6 +316,39 @@ pub fn dry_run_unsupported(options_kind: &str, quoted: &[String]) -> Status {
             ),
         }],
     )
+}
+
+/// Drops the fields of `obj` its resource does not declare and returns their messages
+/// (`unknown field "spec.foo"`), as kube's strict decoding reports them: for a custom resource
+/// the unknown fields of `metadata` (against ObjectMeta) first, then the paths its strategy
+/// pruned; for a built-in, the unknown fields along its OpenAPI definition.
+pub fn unknown_and_pruned(info: &Resource, obj: &mut Value) -> Vec<String> {
+    if let Some(unknown) = prune_custom(info, obj) {
+        return unknown;
+    }
+    let unknown = crate::openapi::unknown_fields(&info.definition, obj);
+    crate::openapi::prune_unknown(&info.definition, obj);
+    unknown
+}
+
+/// [`unknown_and_pruned`] for a resource whose strategy prunes (custom resources); `None`
+/// (and `obj` untouched) for the others.
+pub fn prune_custom(info: &Resource, obj: &mut Value) -> Option<Vec<String>> {
+    const OBJECT_META: &str = "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta";
+    let pruned = info.strategy.prune(obj)?;
+    let mut out = Vec::new();
+    if let Some(meta) = obj.get_mut("metadata") {
+        for m in crate::openapi::unknown_fields(OBJECT_META, meta) {
+            // `unknown field "x"` → `unknown field "metadata.x"`
+            match m.strip_prefix("unknown field \"") {
+                Some(rest) => out.push(format!("unknown field \"metadata.{rest}")),
+                None => out.push(m),
+            }
+        }
+        crate::openapi::prune_unknown(OBJECT_META, meta);
+    }
+    out.extend(pruned.iter().map(|p| format!("unknown field \"{p}\"")));
+    Some(out)
 }
 
 /// Rejects values of the wrong JSON type, as kube-apiserver's decode into the Go type does.
@@ -360,14 +392,18 @@ pub fn now_rfc3339() -> String {
     now_timestamp().strftime("%Y-%m-%dT%H:%M:%SZ").to_string()
 }
 
-/// A stored object as the resource's version serves it: converted from the storage version
-/// when this version is another one.
+/// A stored object as the resource's version serves it: decoded as the strategy reads it
+/// from storage ([`Strategy::decode_stored`](crate::registry::strategy::Strategy::decode_stored)),
+/// converted from the storage version when this version is another one.
 pub fn served<'a>(info: &Resource, obj: &'a Value) -> std::borrow::Cow<'a, Value> {
-    if !info.converts() {
+    let decoded = info.strategy.decode_stored(obj);
+    if !info.converts() && decoded.is_none() {
         return std::borrow::Cow::Borrowed(obj);
     }
-    let mut out = obj.clone();
-    info.strategy.from_storage(&mut out);
+    let mut out = decoded.unwrap_or_else(|| obj.clone());
+    if info.converts() {
+        info.strategy.from_storage(&mut out);
+    }
     crate::registry::encoding::canonicalize_served(info, &mut out);
     std::borrow::Cow::Owned(out)
 }

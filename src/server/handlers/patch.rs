@@ -56,6 +56,8 @@ pub async fn handle(ctx: &Ctx, part: Part) -> Result<Response<Body>, Status> {
         None
     };
     let definition = ctx.info.definition.as_str();
+    let mode = ctx.field_validation()?;
+    let mut unknown_warnings = Vec::new();
     let mut old = None;
     let updated = ctx
         .app
@@ -125,15 +127,55 @@ pub async fn handle(ctx: &Ctx, part: Part) -> Result<Response<Body>, Status> {
                 )));
             }
             super::check_types(&ctx.info, &out)?;
-            crate::openapi::prune_unknown(definition, &mut out);
+            let patched = out.clone();
+            match super::prune_custom(&ctx.info, &mut out) {
+                None => crate::openapi::prune_unknown(definition, &mut out),
+                Some(unknown) if unknown.is_empty() || mode == "Ignore" => {}
+                Some(unknown) if mode == "Warn" => unknown_warnings = unknown,
+                // kube's patcher: the strict decoding errors of the patched object are a 422
+                // about the patch, with the patched document as Go marshals it.
+                Some(unknown) => {
+                    return Err(Status::invalid(
+                        "",
+                        "",
+                        "",
+                        &[crate::meta::field_error::FieldError::invalid(
+                            "patch",
+                            sorted_json(&patched),
+                            format!("strict decoding error: {}", unknown.join(", ")),
+                        )],
+                    ))
+                }
+            }
             if ctx.info.converts() {
                 ctx.info.strategy.to_storage(&mut out);
             }
             Ok(out)
         })
         .await?;
+    ctx.warn(unknown_warnings);
     ctx.warn_write(&updated, old.as_ref());
     Ok(respond_object(ctx, StatusCode::OK, &updated))
+}
+
+/// Compact JSON with object keys sorted, as Go marshals a decoded document.
+fn sorted_json(v: &Value) -> String {
+    fn sort(v: &Value) -> Value {
+        match v {
+            Value::Object(m) => {
+                let mut keys: Vec<&String> = m.keys().collect();
+                keys.sort();
+                Value::Object(
+                    keys.into_iter()
+                        .map(|k| (k.clone(), sort(&m[k.as_str()])))
+                        .collect(),
+                )
+            }
+            Value::Array(a) => Value::Array(a.iter().map(sort).collect()),
+            other => other.clone(),
+        }
+    }
+    sort(v).to_string()
 }
 
 /// Strategic merge patch errors carry kube-apiserver's status code.

@@ -96,10 +96,12 @@ pub async fn handle(ctx: Ctx) -> Result<Response<Body>, Status> {
                     ),
                     _ => out.line(&info),
                 },
-                // A version that is not the storage version converts each object.
-                (_, Some((t, obj))) if info.converts() => {
-                    watch::event_line(t.as_str(), &super::served(&info, &obj))
-                }
+                // A version that is not the storage version converts each object, a
+                // strategy that decodes stored objects (custom resources) reshapes it.
+                (_, Some((t, obj))) => match super::served(&info, &obj) {
+                    std::borrow::Cow::Owned(o) => watch::event_line(t.as_str(), &o),
+                    std::borrow::Cow::Borrowed(_) => out.line(&info),
+                },
                 _ => out.line(&info),
             };
             Some((

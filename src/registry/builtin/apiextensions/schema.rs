@@ -160,7 +160,11 @@ fn defaults(n: &Value, path: &str, embedded: bool, inside_meta: bool, errs: &mut
     if let Some(d) = n.get("default").filter(|d| !d.is_null()) {
         if !inside_meta {
             let mut pruned = d.clone();
-            prune(&mut pruned, Some(n), embedded);
+            crate::registry::custom::prune::prune_at(
+                &mut pruned,
+                &crate::registry::custom::node::compile(n),
+                embedded,
+            );
             if pruned != *d {
                 errs.push(FieldError::invalid_rendered(
                     format!("{path}.default"),
@@ -176,76 +180,6 @@ fn defaults(n: &Value, path: &str, embedded: bool, inside_meta: bool, errs: &mut
     for (k, p) in props(n).into_iter().flatten() {
         let sub = inside_meta || (embedded && META.contains(&k.as_str()));
         defaults(p, &format!("{path}.properties[{k}]"), false, sub, errs);
-    }
-}
-
-/// The schema a key of an object falls under: `Some(None)` for `additionalProperties`
-/// without a schema, `None` for an unknown key.
-fn child<'a>(s: &'a Value, k: &str) -> Option<Option<&'a Value>> {
-    if let Some(p) = props(s).and_then(|p| p.get(k)) {
-        return Some(Some(p));
-    }
-    s.get("additionalProperties")
-        .filter(|a| !a.is_null())
-        .map(|a| Some(a).filter(|a| a.is_object()))
-}
-
-/// `pruning.Prune`: drops what the schema does not specify.
-fn prune(x: &mut Value, s: Option<&Value>, root: bool) {
-    if let Some(s) = s.filter(|s| flag(s, "x-kubernetes-preserve-unknown-fields")) {
-        return skip_prune(x, s, root);
-    }
-    match x {
-        Value::Object(m) => {
-            let Some(s) = s else {
-                m.clear();
-                return;
-            };
-            let embedded = root || flag(s, "x-kubernetes-embedded-resource");
-            let keys: Vec<String> = m.keys().cloned().collect();
-            for k in keys {
-                if embedded && META.contains(&k.as_str()) {
-                    continue;
-                }
-                match (child(s, &k), m.get_mut(&k)) {
-                    (Some(c), Some(v)) => prune(v, c, false),
-                    _ => {
-                        m.remove(&k);
-                    }
-                }
-            }
-        }
-        Value::Array(a) => {
-            let items = s.and_then(|s| s.get("items")).filter(|i| i.is_object());
-            for v in a {
-                prune(v, items, false);
-            }
-        }
-        _ => {}
-    }
-}
-
-fn skip_prune(x: &mut Value, s: &Value, root: bool) {
-    match x {
-        Value::Object(m) => {
-            let embedded = root || flag(s, "x-kubernetes-embedded-resource");
-            for (k, v) in m.iter_mut() {
-                if embedded && META.contains(&k.as_str()) {
-                    continue;
-                }
-                if let Some(c) = child(s, k) {
-                    prune(v, c, false);
-                }
-            }
-        }
-        Value::Array(a) => {
-            if let Some(items) = s.get("items").filter(|i| i.is_object()) {
-                for v in a {
-                    skip_prune(v, items, false);
-                }
-            }
-        }
-        _ => {}
     }
 }
 

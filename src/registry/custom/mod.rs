@@ -8,14 +8,28 @@
 //! are stored as they were written and read through any served version (conversion strategy
 //! `None`: only `apiVersion` changes).
 //!
+//! Objects are checked against their version's structural schema (pruned on decode,
+//! defaulted on decode and when read from storage, validated with ratcheting on update):
+//! [`node`] compiles a schema once per definition revision, [`prune`], [`default`] and
+//! [`validate`] walk objects with it.
+//!
 //! Does not know: how definitions are found (the serving loop in `controllers::crd` follows
-//! them from the watch cache), schema validation and pruning of custom objects.
+//! them from the watch cache), CEL rules, embedded object metadata.
+
+pub mod checks;
+pub mod default;
+pub mod formats;
+pub mod node;
+pub mod prune;
+pub mod validate;
 
 use std::cmp::Ordering;
+use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use serde_json::{json, Value};
 
+use crate::meta::field_error::FieldError;
 use crate::registry::builtin::checks::str_at as text;
 
 use super::printer_columns::PrinterColumns;
@@ -23,10 +37,58 @@ use super::resource::{storage_version_hash, Resource, ScaleInfo};
 use super::resources::STANDARD_VERBS;
 use super::strategy::Strategy;
 use crate::meta::validation::NameRule;
+use node::Node;
 
 /// The strategy of every custom resource: kube's generic rules (the status subresource, when
-/// the version has one, is handled by the generic store from the entry's `has_status`).
-pub struct CustomResources;
+/// the version has one, is handled by the generic store from the entry's `has_status`) plus
+/// the structural schemas of the definition's versions.
+pub struct CustomResources {
+    /// This entry's version.
+    version: String,
+    /// The compiled schema of every version of the definition (served or not: stored objects
+    /// may be of any), shared by the definition's entries.
+    schemas: Arc<BTreeMap<String, Node>>,
+    /// This version's scale subresource, whose paths writes are checked at.
+    scale: Option<ScaleInfo>,
+}
+
+/// An empty schema: what kube uses for a version without one (everything but
+/// apiVersion/kind/metadata is pruned, nothing is validated).
+static EMPTY: std::sync::LazyLock<Node> = std::sync::LazyLock::new(Node::default);
+
+impl CustomResources {
+    fn schema_of(&self, version: &str) -> &Node {
+        self.schemas.get(version).unwrap_or(&EMPTY)
+    }
+
+    /// This version's schema.
+    fn schema(&self) -> &Node {
+        self.schema_of(&self.version)
+    }
+
+    /// Prunes and drops non-nullable nulls with `schema`; returns the pruned paths.
+    fn coerce(obj: &mut Value, schema: &Node) -> Vec<String> {
+        let paths = prune::prune(obj, schema);
+        prune::drop_nulls(obj, Some(schema));
+        paths
+    }
+
+    /// What kube's storage decoder does to a stored object: pruning and defaulting with the
+    /// schema of the object's own version.
+    fn decoded(&self, stored: &Value) -> Value {
+        let version = stored
+            .get("apiVersion")
+            .and_then(Value::as_str)
+            .and_then(|a| a.rsplit_once('/'))
+            .map(|(_, v)| v)
+            .unwrap_or(&self.version);
+        let schema = self.schema_of(version);
+        let mut out = stored.clone();
+        Self::coerce(&mut out, schema);
+        default::apply(&mut out, schema);
+        out
+    }
+}
 
 impl Strategy for CustomResources {
     fn allow_unconditional_update(&self) -> bool {
@@ -35,6 +97,47 @@ impl Strategy for CustomResources {
 
     fn core_object_meta(&self) -> bool {
         false
+    }
+
+    fn default(&self, obj: &mut Value) {
+        default::apply(obj, self.schema());
+    }
+
+    fn prune(&self, obj: &mut Value) -> Option<Vec<String>> {
+        Some(Self::coerce(obj, self.schema()))
+    }
+
+    fn decode_stored(&self, stored: &Value) -> Option<Value> {
+        let out = self.decoded(stored);
+        (out != *stored).then_some(out)
+    }
+
+    fn validate(&self, obj: &Value) -> Vec<FieldError> {
+        let mut errs = validate::validate(self.schema(), obj);
+        errs.extend(checks::scale(obj, self.scale.as_ref()));
+        errs
+    }
+
+    fn validate_update(&self, new: &Value, old: &Value) -> Vec<FieldError> {
+        // The old object as kube reads it from storage (pruned and defaulted).
+        let old = self.decoded(old);
+        let mut errs = validate::validate_update(self.schema(), new, &old);
+        errs.extend(checks::scale(new, self.scale.as_ref()));
+        errs
+    }
+
+    /// kube validates a status write against the schema (with ratcheting, so the spec
+    /// carried over from the stored object never fails it).
+    fn validate_status_update(&self, new: &Value, old: &Value) -> Vec<FieldError> {
+        self.validate_update(new, old)
+    }
+
+    fn warnings_on_create(&self, obj: &Value) -> Vec<String> {
+        checks::finalizer_warnings(obj, None)
+    }
+
+    fn warnings_on_update(&self, new: &Value, old: &Value) -> Vec<String> {
+        checks::finalizer_warnings(new, Some(old))
     }
 }
 
@@ -123,6 +226,17 @@ pub fn resources_of(crd: &Value) -> Vec<Resource> {
         .find(|v| v["storage"] == json!(true))
         .map(|v| text(v, "/name").to_string())
         .unwrap_or_default();
+    let schemas: Arc<BTreeMap<String, Node>> = Arc::new(
+        spec["versions"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|v| {
+                let schema = v.pointer("/schema/openAPIV3Schema")?;
+                Some((text(v, "/name").to_string(), node::compile(schema)))
+            })
+            .collect(),
+    );
     let origin = format!(
         "{}/{}",
         text(crd, "/metadata/uid"),
@@ -152,7 +266,7 @@ pub fn resources_of(crd: &Value) -> Vec<Resource> {
                 short_names: strings(names, "/shortNames"),
                 categories: strings(names, "/categories"),
                 has_status: v.pointer("/subresources/status").is_some(),
-                scale,
+                scale: scale.clone(),
                 name_rule: NameRule::Dns1123Subdomain,
                 generation: true,
                 definition: definition_name(group, &version, kind),
@@ -166,7 +280,11 @@ pub fn resources_of(crd: &Value) -> Vec<Resource> {
                 origin: Some(origin.clone()),
                 terminating,
                 printer_columns: Some(Arc::new(PrinterColumns::of_version(v))),
-                strategy: Arc::new(CustomResources),
+                strategy: Arc::new(CustomResources {
+                    version: version.clone(),
+                    schemas: schemas.clone(),
+                    scale,
+                }),
                 version,
             }
         })

@@ -1,0 +1,463 @@
+//! Custom objects against their definition's structural schema, over real HTTPS, as
+//! kube-apiserver v1.33 treats them: validation errors (code, reason, message, causes) as
+//! kube-openapi renders them, pruning of undeclared fields per `fieldValidation` (Strict: 400,
+//! Warn: `Warning` headers, Ignore: silent), defaulting on create and of objects stored before
+//! a default existed, ratcheting of unchanged invalid values on update, and kubectl's view of
+//! unknown fields.
+
+mod support;
+
+use reqwest::Method;
+use serde_json::{json, Value};
+use support::Server;
+
+const CRDS: &str = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions";
+const CRONTABS: &str = "/apis/stable.example.com/v1/namespaces/default/crontabs";
+
+fn crontab_schema() -> Value {
+    json!({"type": "object", "properties": {"spec": {"type": "object",
+        "required": ["replicas"],
+        "properties": {
+            "replicas": {"type": "integer", "minimum": 1, "maximum": 10},
+            "port": {"x-kubernetes-int-or-string": true},
+            "note": {"type": "string", "nullable": true},
+            "mode": {"type": "string", "enum": ["Fast", "Slow"]},
+            "cron": {"type": "string", "pattern": "^[0-9*/ ,-]+$"},
+            "image": {"type": "string", "maxLength": 8},
+            "size": {"type": "string", "default": "M"},
+            "tags": {"type": "array", "maxItems": 2, "items": {"type": "string"}},
+            "items": {"type": "array", "items": {"type": "object", "required": ["name"],
+                "properties": {"name": {"type": "string", "maxLength": 5}}}},
+            "labels": {"type": "object", "additionalProperties": false},
+            "choice": {"type": "object", "oneOf": [{"required": ["a"]}, {"required": ["b"]}],
+                "properties": {"a": {"type": "string"}, "b": {"type": "string"}}}}}}})
+}
+
+fn crd(plural: &str, kind: &str, schema: Value) -> Value {
+    json!({"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+        "metadata": {"name": format!("{plural}.stable.example.com")},
+        "spec": {"group": "stable.example.com", "scope": "Namespaced",
+            "names": {"plural": plural, "singular": kind.to_lowercase(), "kind": kind},
+            "versions": [{"name": "v1", "served": true, "storage": true,
+                "schema": {"openAPIV3Schema": schema}}]}})
+}
+
+/// Creates a definition and waits until its objects are served.
+async fn define(s: &Server, c: &reqwest::Client, crd: Value, path: &str) {
+    let r = s.json(c, Method::POST, CRDS, Some(crd)).await;
+    assert_eq!(r.code.as_u16(), 201, "{}", r.body);
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    while s.json(c, Method::GET, path, None).await.code.as_u16() != 200 {
+        assert!(std::time::Instant::now() < deadline, "{path} never served");
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+}
+
+fn crontab(name: &str, spec: Value) -> Value {
+    json!({"apiVersion": "stable.example.com/v1", "kind": "CronTab",
+        "metadata": {"name": name}, "spec": spec})
+}
+
+fn warnings(r: &support::Reply) -> Vec<String> {
+    r.headers
+        .get_all("warning")
+        .iter()
+        .map(|v| v.to_str().unwrap_or("").to_string())
+        .collect()
+}
+
+#[tokio::test]
+async fn invalid_objects_are_rejected_as_kube_renders_them() {
+    let s = Server::start();
+    let c = s.client();
+    define(
+        &s,
+        &c,
+        crd("crontabs", "CronTab", crontab_schema()),
+        CRONTABS,
+    )
+    .await;
+
+    let ti = "FieldValueTypeInvalid";
+    let inv = "FieldValueInvalid";
+    // (spec fields merged over {"replicas": 1}, causes as (reason, message, field))
+    let cases: Vec<(Value, Vec<(&str, &str, &str)>)> = vec![
+        (json!({"replicas": "three"}), vec![(ti, "Invalid value: \"string\": spec.replicas in body must be of type integer: \"string\"", "spec.replicas")]),
+        (json!({"port": 1.5}), vec![(ti, "Invalid value: \"number\": spec.port in body must be of type integer,string: \"number\"", "spec.port")]),
+        (json!({"tags": [null]}), vec![(ti, "Invalid value: \"null\": spec.tags[0] in body must be of type string: \"null\"", "spec.tags[0]")]),
+        (json!({"mode": "Medium"}), vec![("FieldValueNotSupported", "Unsupported value: \"Medium\": supported values: \"Fast\", \"Slow\"", "spec.mode")]),
+        (json!({"cron": "every minute"}), vec![(inv, "Invalid value: \"every minute\": spec.cron in body should match '^[0-9*/ ,-]+$'", "spec.cron")]),
+        (json!({"image": "nginx:1.27-alpine"}), vec![("FieldValueTooLong", "Too long: may not be more than 8 bytes", "spec.image")]),
+        (json!({"replicas": 0}), vec![(inv, "Invalid value: 0: spec.replicas in body should be greater than or equal to 1", "spec.replicas")]),
+        (json!({"replicas": 11}), vec![(inv, "Invalid value: 11: spec.replicas in body should be less than or equal to 10", "spec.replicas")]),
+        (json!({"tags": ["a", "b", "c"]}), vec![("FieldValueTooMany", "Too many: 3: must have at most 2 items", "spec.tags")]),
+        (json!({"replicas": null}), vec![("FieldValueRequired", "Required value", "spec.replicas")]),
+        (json!({"labels": {"k": "v"}}), vec![(inv, "Invalid value: \"k\": spec.labels.k in body is a forbidden property", "spec.labels")]),
+        (json!({"choice": {}}), vec![
+            (inv, "Invalid value: \"\": \"spec.choice\" must validate one and only one schema (oneOf). Found none valid", "<nil>"),
+            ("FieldValueRequired", "Required value", "spec.choice.a"),
+        ]),
+        (json!({"items": [{"name": "a"}, {"name": "toolong"}]}), vec![("FieldValueTooLong", "Too long: may not be more than 5 bytes", "spec.items[1].name")]),
+        (json!({"items": [{"name": "a"}, {}]}), vec![("FieldValueRequired", "Required value", "spec.items[1].name")]),
+        (json!({"replicas": "x", "mode": "Z"}), vec![
+            ("FieldValueNotSupported", "Unsupported value: \"Z\": supported values: \"Fast\", \"Slow\"", "spec.mode"),
+            (ti, "Invalid value: \"string\": spec.replicas in body must be of type integer: \"string\"", "spec.replicas"),
+        ]),
+    ];
+    for (i, (over, causes)) in cases.into_iter().enumerate() {
+        let mut spec = json!({"replicas": 1});
+        for (k, v) in over.as_object().unwrap() {
+            spec[k] = v.clone();
+        }
+        let name = format!("bad{i}");
+        let r = s
+            .json(
+                &c,
+                Method::POST,
+                CRONTABS,
+                Some(crontab(&name, spec.clone())),
+            )
+            .await;
+        assert_eq!(r.code.as_u16(), 422, "{spec}: {}", r.body);
+        assert_eq!(r.body["reason"], "Invalid", "{spec}");
+        let msgs: Vec<String> = causes.iter().map(|(_, m, f)| format!("{f}: {m}")).collect();
+        let agg = if msgs.len() == 1 {
+            msgs[0].clone()
+        } else {
+            format!("[{}]", msgs.join(", "))
+        };
+        assert_eq!(
+            r.body["message"],
+            format!("CronTab.stable.example.com \"{name}\" is invalid: {agg}"),
+            "{spec}"
+        );
+        let want: Vec<Value> = causes
+            .iter()
+            .map(|(reason, m, f)| json!({"reason": reason, "message": m, "field": f}))
+            .collect();
+        assert_eq!(r.body["details"]["causes"], Value::Array(want), "{spec}");
+        assert_eq!(r.body["details"]["kind"], "CronTab");
+        assert_eq!(r.body["details"]["group"], "stable.example.com");
+    }
+
+    // Valid: a nullable null stays, a non-nullable null goes, int-or-string takes both.
+    let r = s
+        .json(&c, Method::POST, CRONTABS, Some(crontab("good", json!({"replicas": 2, "note": null, "image": null, "port": "http", "choice": {"b": "x"}}))))
+        .await;
+    assert_eq!(r.code.as_u16(), 201, "{}", r.body);
+    assert_eq!(
+        r.body["spec"],
+        json!({"replicas": 2, "note": null, "port": "http", "choice": {"b": "x"}, "size": "M"})
+    );
+}
+
+#[tokio::test]
+async fn unknown_fields_are_pruned_per_field_validation() {
+    let s = Server::start();
+    let c = s.client();
+    define(
+        &s,
+        &c,
+        crd("crontabs", "CronTab", crontab_schema()),
+        CRONTABS,
+    )
+    .await;
+    let body = |name: &str| {
+        let mut o = crontab(
+            name,
+            json!({"replicas": 1, "bogus": true, "items": [{"name": "a", "x": 1}]}),
+        );
+        o["metadata"]["junk"] = json!(1);
+        o["status"] = json!({"phase": "x"});
+        o
+    };
+    // Warn (the default): created without them, one warning each.
+    let r = s
+        .json(&c, Method::POST, CRONTABS, Some(body("warned")))
+        .await;
+    assert_eq!(r.code.as_u16(), 201, "{}", r.body);
+    assert_eq!(
+        warnings(&r),
+        [
+            "299 - \"unknown field \\\"metadata.junk\\\"\"",
+            "299 - \"unknown field \\\"spec.bogus\\\"\"",
+            "299 - \"unknown field \\\"spec.items[0].x\\\"\"",
+            "299 - \"unknown field \\\"status\\\"\"",
+        ]
+    );
+    assert_eq!(
+        r.body["spec"],
+        json!({"replicas": 1, "items": [{"name": "a"}], "size": "M"})
+    );
+    assert!(r.body.get("status").is_none());
+    assert!(r.body["metadata"].get("junk").is_none());
+    let got = s
+        .json(&c, Method::GET, &format!("{CRONTABS}/warned"), None)
+        .await;
+    assert_eq!(got.body["spec"], r.body["spec"]);
+
+    // Strict: a 400 naming them all.
+    let r = s
+        .json(
+            &c,
+            Method::POST,
+            &format!("{CRONTABS}?fieldValidation=Strict"),
+            Some(body("strict")),
+        )
+        .await;
+    assert_eq!(r.code.as_u16(), 400, "{}", r.body);
+    assert_eq!(r.body["reason"], "BadRequest");
+    assert_eq!(
+        r.body["message"],
+        "CronTab in version \"v1\" cannot be handled as a CronTab: strict decoding error: unknown field \"metadata.junk\", unknown field \"spec.bogus\", unknown field \"spec.items[0].x\", unknown field \"status\""
+    );
+
+    // Ignore: silently pruned.
+    let r = s
+        .json(
+            &c,
+            Method::POST,
+            &format!("{CRONTABS}?fieldValidation=Ignore"),
+            Some(body("ignored")),
+        )
+        .await;
+    assert_eq!(r.code.as_u16(), 201, "{}", r.body);
+    assert!(warnings(&r).is_empty());
+    assert!(r.body["spec"].get("bogus").is_none());
+
+    // Updates and patches too.
+    let mut upd = r.body.clone();
+    upd["spec"]["bogus"] = json!(1);
+    let r = s
+        .json(&c, Method::PUT, &format!("{CRONTABS}/ignored"), Some(upd))
+        .await;
+    assert_eq!(r.code.as_u16(), 200, "{}", r.body);
+    assert_eq!(warnings(&r), ["299 - \"unknown field \\\"spec.bogus\\\"\""]);
+    assert!(r.body["spec"].get("bogus").is_none());
+    let r = s
+        .json(
+            &c,
+            Method::PATCH,
+            &format!("{CRONTABS}/ignored"),
+            Some(json!({"spec": {"other": 1}})),
+        )
+        .await;
+    assert_eq!(r.code.as_u16(), 200, "{}", r.body);
+    assert_eq!(warnings(&r), ["299 - \"unknown field \\\"spec.other\\\"\""]);
+    let r = s
+        .json(
+            &c,
+            Method::PATCH,
+            &format!("{CRONTABS}/ignored?fieldValidation=Strict"),
+            Some(json!({"spec": {"other": 1}})),
+        )
+        .await;
+    assert_eq!(r.code.as_u16(), 422, "{}", r.body);
+    let msg = r.body["message"].as_str().unwrap_or("");
+    assert!(
+        msg.starts_with(" \"\" is invalid: patch: Invalid value: \"{\\\"apiVersion\\\":\\\"stable.example.com/v1\\\",\\\"kind\\\":\\\"CronTab\\\",\\\"metadata\\\":{"),
+        "{msg}"
+    );
+    assert!(
+        msg.ends_with("\": strict decoding error: unknown field \"spec.other\""),
+        "{msg}"
+    );
+
+    // A patch that breaks the schema is validated like any write.
+    let r = s
+        .json(
+            &c,
+            Method::PATCH,
+            &format!("{CRONTABS}/ignored"),
+            Some(json!({"spec": {"replicas": "x"}})),
+        )
+        .await;
+    assert_eq!(r.code.as_u16(), 422, "{}", r.body);
+    assert_eq!(
+        r.body["message"],
+        "CronTab.stable.example.com \"ignored\" is invalid: spec.replicas: Invalid value: \"string\": spec.replicas in body must be of type integer: \"string\""
+    );
+}
+
+#[tokio::test]
+async fn defaults_and_ratcheting_follow_the_definition() {
+    let s = Server::start();
+    let c = s.client();
+    let path = "/apis/stable.example.com/v1/namespaces/default/gadgets";
+    let loose = json!({"type": "object", "properties": {"spec": {"type": "object", "properties": {
+        "name": {"type": "string"}, "other": {"type": "string"}, "color": {"type": "string"}}}}});
+    define(&s, &c, crd("gadgets", "Gadget", loose), path).await;
+    let g = |name: &str, spec: Value| json!({"apiVersion": "stable.example.com/v1", "kind": "Gadget", "metadata": {"name": name}, "spec": spec});
+    let r = s
+        .json(
+            &c,
+            Method::POST,
+            path,
+            Some(g("old", json!({"name": "abcdef", "other": "a"}))),
+        )
+        .await;
+    assert_eq!(r.code.as_u16(), 201, "{}", r.body);
+
+    // The definition now defaults color and limits name.
+    let def = s
+        .json(
+            &c,
+            Method::GET,
+            &format!("{CRDS}/gadgets.stable.example.com"),
+            None,
+        )
+        .await
+        .body;
+    let mut def = def;
+    def["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]["properties"] = json!({
+        "name": {"type": "string", "maxLength": 3}, "other": {"type": "string"},
+        "color": {"type": "string", "default": "blue"}});
+    let r = s
+        .json(
+            &c,
+            Method::PUT,
+            &format!("{CRDS}/gadgets.stable.example.com"),
+            Some(def),
+        )
+        .await;
+    assert_eq!(r.code.as_u16(), 200, "{}", r.body);
+
+    // The object stored before reads back defaulted (kube defaults on decode from storage).
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    let current = loop {
+        let r = s.json(&c, Method::GET, &format!("{path}/old"), None).await;
+        if r.body["spec"]["color"] == "blue" {
+            break r.body;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "never defaulted: {}",
+            r.body
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    };
+    assert_eq!(
+        current["spec"],
+        json!({"name": "abcdef", "other": "a", "color": "blue"})
+    );
+    let list = s.json(&c, Method::GET, path, None).await;
+    assert_eq!(list.body["items"][0]["spec"]["color"], "blue");
+
+    // New objects are checked by the new schema, and defaulted.
+    let r = s
+        .json(
+            &c,
+            Method::POST,
+            path,
+            Some(g("new", json!({"name": "abcdef"}))),
+        )
+        .await;
+    assert_eq!(r.code.as_u16(), 422, "{}", r.body);
+    assert_eq!(
+        r.body["message"],
+        "Gadget.stable.example.com \"new\" is invalid: spec.name: Too long: may not be more than 3 bytes"
+    );
+    let r = s
+        .json(
+            &c,
+            Method::POST,
+            path,
+            Some(g("new", json!({"name": "abc"}))),
+        )
+        .await;
+    assert_eq!(r.code.as_u16(), 201, "{}", r.body);
+    assert_eq!(r.body["spec"], json!({"name": "abc", "color": "blue"}));
+
+    // Ratcheting: an update that leaves the invalid name alone passes ...
+    let mut upd = current.clone();
+    upd["spec"]["other"] = json!("b");
+    let r = s
+        .json(&c, Method::PUT, &format!("{path}/old"), Some(upd.clone()))
+        .await;
+    assert_eq!(r.code.as_u16(), 200, "{}", r.body);
+    assert_eq!(
+        r.body["spec"],
+        json!({"name": "abcdef", "other": "b", "color": "blue"})
+    );
+    let r = s
+        .json(
+            &c,
+            Method::PATCH,
+            &format!("{path}/old"),
+            Some(json!({"spec": {"other": "c"}})),
+        )
+        .await;
+    assert_eq!(r.code.as_u16(), 200, "{}", r.body);
+    // ... one that changes it to another invalid value does not.
+    let r = s
+        .json(
+            &c,
+            Method::PATCH,
+            &format!("{path}/old"),
+            Some(json!({"spec": {"name": "abcdefg"}})),
+        )
+        .await;
+    assert_eq!(r.code.as_u16(), 422, "{}", r.body);
+    assert_eq!(
+        r.body["message"],
+        "Gadget.stable.example.com \"old\" is invalid: spec.name: Too long: may not be more than 3 bytes"
+    );
+}
+
+/// kubectl apply of an object with an unknown field: an error with the default strict
+/// validation, a warning with `--validate=warn`.
+#[tokio::test]
+async fn kubectl_apply_reports_unknown_fields() {
+    let s = Server::start();
+    let c = s.client();
+    define(
+        &s,
+        &c,
+        crd("crontabs", "CronTab", crontab_schema()),
+        CRONTABS,
+    )
+    .await;
+    let manifest = "apiVersion: stable.example.com/v1\nkind: CronTab\nmetadata:\n  name: applied\n  namespace: default\nspec:\n  replicas: 1\n  bogus: true\n";
+    let apply = |extra: &[&str]| {
+        use std::io::Write;
+        let mut child = std::process::Command::new("kubectl")
+            .arg("--kubeconfig")
+            .arg(&s.kubeconfig)
+            .args(["apply", "-f", "-"])
+            .args(extra)
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("kubectl");
+        child
+            .stdin
+            .take()
+            .expect("stdin")
+            .write_all(manifest.as_bytes())
+            .expect("write");
+        child.wait_with_output().expect("kubectl output")
+    };
+    let out = apply(&[]);
+    assert!(!out.status.success(), "{}", support::stdout(&out));
+    assert!(
+        support::stderr(&out).contains(
+            "CronTab in version \"v1\" cannot be handled as a CronTab: strict decoding error: unknown field \"spec.bogus\""
+        ),
+        "{}",
+        support::stderr(&out)
+    );
+    let out = apply(&["--validate=warn"]);
+    assert!(out.status.success(), "{}", support::stderr(&out));
+    assert!(
+        support::stderr(&out).contains("Warning: unknown field \"spec.bogus\""),
+        "{}",
+        support::stderr(&out)
+    );
+    assert_eq!(
+        support::stdout(&out).trim(),
+        "crontab.stable.example.com/applied created"
+    );
+    let got = s.ok(&["get", "crontab", "applied", "-o", "jsonpath={.spec}"]);
+    assert_eq!(got, "{\"replicas\":1,\"size\":\"M\"}");
+}
