@@ -1127,12 +1127,24 @@ async fn create_on_update_needs_create_permission() {
         .await;
     assert_eq!(code, StatusCode::NOT_FOUND, "nothing was created");
     c.admin_create(path, lease("held")).await;
+    // (Leases are replaced with their resourceVersion: no unconditional updates, as kube.)
+    let (_, stored) = c
+        .call(
+            Some("admin"),
+            Method::GET,
+            &format!("{path}/held"),
+            None,
+            &[],
+        )
+        .await;
+    let mut held = lease("held");
+    held["metadata"]["resourceVersion"] = stored["metadata"]["resourceVersion"].clone();
     let (code, body) = c
         .call(
             Some("tok-alice"),
             Method::PUT,
             &format!("{path}/held"),
-            Some(lease("held")),
+            Some(held),
             &[],
         )
         .await;

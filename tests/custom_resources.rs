@@ -461,3 +461,119 @@ async fn kubectl_apply_reports_unknown_fields() {
     let got = s.ok(&["get", "crontab", "applied", "-o", "jsonpath={.spec}"]);
     assert_eq!(got, "{\"replicas\":1,\"size\":\"M\"}");
 }
+
+/// Printer columns and deprecated versions: `kubectl get` prints the definition's
+/// `additionalPrinterColumns` (JSONPath, types, priority for `-o wide`) and every request to a
+/// deprecated version carries its warning.
+#[tokio::test]
+async fn printer_columns_and_deprecated_versions() {
+    let s = Server::start();
+    let c = s.client();
+    let schema = json!({"type": "object", "properties": {
+        "spec": {"type": "object", "x-kubernetes-preserve-unknown-fields": true,
+                 "properties": {"color": {"type": "string"}}},
+        "status": {"type": "object", "x-kubernetes-preserve-unknown-fields": true}}});
+    let mut def = crd("widgets", "Widget", schema.clone());
+    def["spec"]["versions"] = json!([
+        {"name": "v1", "served": true, "storage": true, "schema": {"openAPIV3Schema": schema},
+         "selectableFields": [{"jsonPath": ".spec.color"}],
+         "additionalPrinterColumns": [
+            {"name": "Spec", "type": "string", "jsonPath": ".spec.cronSpec"},
+            {"name": "Replicas", "type": "integer", "jsonPath": ".spec.replicas"},
+            {"name": "Ready", "type": "string", "priority": 1,
+             "jsonPath": ".status.conditions[?(@.type==\"Ready\")].status"}]},
+        {"name": "v1beta1", "served": true, "storage": false, "deprecated": true,
+         "schema": {"openAPIV3Schema": schema}}]);
+    let widgets = "/apis/stable.example.com/v1/namespaces/default/widgets";
+    define(&s, &c, def, widgets).await;
+    let w = json!({"apiVersion": "stable.example.com/v1", "kind": "Widget",
+        "metadata": {"name": "w1"}, "spec": {"cronSpec": "* * * * */5", "replicas": 3},
+        "status": {"conditions": [{"type": "Ready", "status": "True"}]}});
+    let r = s.json(&c, Method::POST, widgets, Some(w)).await;
+    assert_eq!(r.code.as_u16(), 201, "{}", r.body);
+    let out = s.ok(&["get", "widgets", "w1"]);
+    let lines: Vec<Vec<&str>> = out
+        .lines()
+        .map(|l| l.split_whitespace().collect())
+        .collect();
+    assert_eq!(lines[0], ["NAME", "SPEC", "REPLICAS"], "{out}");
+    assert_eq!(lines[1], ["w1", "*", "*", "*", "*", "*/5", "3"], "{out}");
+    // selectableFields: field selectors on the declared paths, 400 on others.
+    let w2 = json!({"apiVersion": "stable.example.com/v1", "kind": "Widget",
+        "metadata": {"name": "w2"}, "spec": {"color": "red"}});
+    let r = s.json(&c, Method::POST, widgets, Some(w2)).await;
+    assert_eq!(r.code.as_u16(), 201, "{}", r.body);
+    let r = s
+        .json(
+            &c,
+            Method::GET,
+            &format!("{widgets}?fieldSelector=spec.color%3Dred"),
+            None,
+        )
+        .await;
+    let names: Vec<&str> = r.body["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| i["metadata"]["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["w2"], "{}", r.body);
+    let r = s
+        .json(
+            &c,
+            Method::GET,
+            &format!("{widgets}?fieldSelector=spec.color!%3Dred"),
+            None,
+        )
+        .await;
+    assert_eq!(r.body["items"].as_array().unwrap().len(), 1, "{}", r.body);
+    let r = s
+        .json(
+            &c,
+            Method::GET,
+            &format!("{widgets}?fieldSelector=spec.size%3D1"),
+            None,
+        )
+        .await;
+    assert_eq!(r.code.as_u16(), 400, "{}", r.body);
+    assert_eq!(r.body["message"], "field label not supported: spec.size");
+    let wide = s.ok(&["get", "widgets", "w1", "-o", "wide"]);
+    assert!(wide.lines().next().unwrap().ends_with("READY"), "{wide}");
+    assert!(wide.lines().nth(1).unwrap().ends_with("True"), "{wide}");
+
+    // The deprecated version: default warning naming the served, non-deprecated newer one.
+    let r = s
+        .json(
+            &c,
+            Method::GET,
+            "/apis/stable.example.com/v1beta1/namespaces/default/widgets",
+            None,
+        )
+        .await;
+    assert_eq!(r.code.as_u16(), 200, "{}", r.body);
+    assert_eq!(
+        warnings(&r),
+        ["299 - \"stable.example.com/v1beta1 Widget is deprecated; use stable.example.com/v1 Widget\""]
+    );
+    // A version without columns prints kube's default Age column.
+    let t = c
+        .get(format!(
+            "{}/apis/stable.example.com/v1beta1/namespaces/default/widgets",
+            s.url
+        ))
+        .header("accept", "application/json;as=Table;v=v1;g=meta.k8s.io")
+        .send()
+        .await
+        .unwrap()
+        .json::<Value>()
+        .await
+        .unwrap();
+    let names: Vec<&str> = t["columnDefinitions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["Name", "Age"]);
+    assert_eq!(t["columnDefinitions"][1]["type"], "date");
+}

@@ -600,6 +600,7 @@ mod tests {
             origin: Some("test".into()),
             terminating: false,
             printer_columns: None,
+            deprecation_warning: None,
             protobuf: false,
             strategy: base.strategy.clone(),
         }

@@ -17,20 +17,11 @@ use std::collections::BTreeMap;
 
 use serde_json::Value;
 
+use super::jsonpath::JsonPath;
+use super::strategy::Strategy;
 use crate::meta::fields::FieldSelector;
 
-/// Adds one field (internal name, value as kube renders it) to an object's field set.
-pub type Put<'a> = &'a mut dyn FnMut(&str, String);
-
-/// A resource's selectable fields.
-pub struct SelectableFields {
-    /// Accepted external labels and the internal name each maps to.
-    pub labels: &'static [(&'static str, &'static str)],
-    /// The 400 text for a label the resource does not accept (label, request version).
-    pub reject: fn(&str, &str) -> String,
-    /// The object's fields beyond `metadata.name` / `metadata.namespace`.
-    pub extract: fn(&Value, Put<'_>),
-}
+pub use super::strategy::{Put, SelectableFields};
 
 /// The rejection most kinds use: `field label not supported: <label>`.
 pub fn not_supported(label: &str, _version: &str) -> String {
@@ -46,20 +37,37 @@ const DEFAULT: &[(&str, &str)] = &[
 
 /// Field labels a request may use for `res` (external names, e.g. pods also accept the
 /// legacy `spec.host`).
-pub fn supported_fields(fields: Option<&SelectableFields>) -> Vec<&'static str> {
-    let labels = fields.map_or(DEFAULT, |f| f.labels);
-    labels.iter().map(|(ext, _)| *ext).collect()
+pub fn supported_fields(strategy: &dyn Strategy) -> Vec<String> {
+    let labels = strategy.fields().map_or(DEFAULT, |f| f.labels);
+    let mut out: Vec<String> = labels.iter().map(|(ext, _)| ext.to_string()).collect();
+    out.extend(
+        strategy
+            .field_paths()
+            .iter()
+            .map(|(label, _)| label.clone()),
+    );
+    out
 }
 
 /// `scheme.ConvertFieldLabel` for one term of a request to `version`: the internal field
 /// name and value, or upstream's error text.
 pub fn convert_field_label(
-    fields: Option<&SelectableFields>,
+    strategy: &dyn Strategy,
     version: &str,
     label: &str,
     value: &str,
 ) -> Result<(String, String), String> {
-    let Some(fields) = fields else {
+    let paths = strategy.field_paths();
+    if !paths.is_empty() {
+        // A custom resource's `selectableFields` (kube's conversion for them).
+        let known = matches!(label, "metadata.name" | "metadata.namespace")
+            || paths.iter().any(|(l, _)| l == label);
+        return match known {
+            true => Ok((label.to_string(), value.to_string())),
+            false => Err(format!("field label not supported: {label}")),
+        };
+    }
+    let Some(fields) = strategy.fields() else {
         return match label {
             "metadata.name" | "metadata.namespace" => Ok((label.to_string(), value.to_string())),
             _ => Err(format!(
@@ -77,21 +85,17 @@ pub fn convert_field_label(
 /// `FieldSelector.Transform(ConvertFieldLabel)` as the list/watch handler runs it: renames
 /// fields to their internal names; `Err` is the exact 400 BadRequest message.
 pub fn transform(
-    fields: Option<&SelectableFields>,
+    strategy: &dyn Strategy,
     version: &str,
     sel: &FieldSelector,
 ) -> Result<FieldSelector, String> {
-    sel.transform(|label, value| convert_field_label(fields, version, label, value))
+    sel.transform(|label, value| convert_field_label(strategy, version, label, value))
 }
 
 /// Validates a parsed selector against the supported fields; `Err` is kube-apiserver's 400
 /// message. Use [`transform`] to also get the selector to match with.
-pub fn check(
-    fields: Option<&SelectableFields>,
-    version: &str,
-    sel: &FieldSelector,
-) -> Result<(), String> {
-    transform(fields, version, sel).map(|_| ())
+pub fn check(strategy: &dyn Strategy, version: &str, sel: &FieldSelector) -> Result<(), String> {
+    transform(strategy, version, sel).map(|_| ())
 }
 
 fn get<'a>(obj: &'a Value, path: &[&str]) -> Option<&'a Value> {
@@ -128,7 +132,7 @@ pub fn count(obj: &Value, path: &[&str]) -> String {
 /// upstream because a missing field reads as `""`). Renamed external labels (pods'
 /// `spec.host`, events.k8s.io's `regarding.*`) are present as aliases too, so a selector that
 /// only went through [`check`] matches the same objects.
-pub fn field_set(fields: Option<&SelectableFields>, obj: &Value) -> BTreeMap<String, String> {
+pub fn field_set(strategy: &dyn Strategy, obj: &Value) -> BTreeMap<String, String> {
     let mut m = BTreeMap::new();
     m.insert(
         "metadata.name".to_string(),
@@ -138,7 +142,10 @@ pub fn field_set(fields: Option<&SelectableFields>, obj: &Value) -> BTreeMap<Str
         "metadata.namespace".to_string(),
         text(obj, &["metadata", "namespace"]),
     );
-    let Some(fields) = fields else {
+    for (label, path) in strategy.field_paths() {
+        m.insert(label.clone(), path_value(path, obj));
+    }
+    let Some(fields) = strategy.fields() else {
         return m;
     };
     (fields.extract)(obj, &mut |k: &str, v: String| {
@@ -153,13 +160,35 @@ pub fn field_set(fields: Option<&SelectableFields>, obj: &Value) -> BTreeMap<Str
     m
 }
 
+/// A selectable field's value as kube renders it: the first match of its JSONPath (a string
+/// as is, numbers and bools as printed); `""` when absent.
+fn path_value(path: &JsonPath, obj: &Value) -> String {
+    match path.find(obj).first() {
+        Some(Value::String(s)) => s.clone(),
+        Some(v @ (Value::Number(_) | Value::Bool(_))) => v.to_string(),
+        _ => String::new(),
+    }
+}
+
+/// A custom resource version's `selectableFields`: (label, path), the label being the path
+/// without its leading dot (`.spec.color` → `spec.color`).
+pub fn custom_paths(version: &Value) -> Vec<(String, JsonPath)> {
+    version
+        .get("selectableFields")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(|f| f.get("jsonPath").and_then(Value::as_str))
+        .filter_map(|p| {
+            let parsed = JsonPath::parse(p).ok()?;
+            Some((p.trim_start_matches('.').to_string(), parsed))
+        })
+        .collect()
+}
+
 /// Does `obj` satisfy an already [`transform`]ed selector?
-pub fn matches(
-    fields: Option<&SelectableFields>,
-    transformed: &FieldSelector,
-    obj: &Value,
-) -> bool {
-    transformed.is_empty() || transformed.matches(&field_set(fields, obj))
+pub fn matches(strategy: &dyn Strategy, transformed: &FieldSelector, obj: &Value) -> bool {
+    transformed.is_empty() || transformed.matches(&field_set(strategy, obj))
 }
 
 #[cfg(test)]
@@ -177,24 +206,24 @@ mod tests {
 
     fn transform(g: &str, r: &str, s: &FieldSelector) -> Result<FieldSelector, String> {
         let r = res(g, r);
-        super::transform(r.strategy.fields(), &r.version, s)
+        super::transform(&*r.strategy, &r.version, s)
     }
 
     fn check(g: &str, r: &str, s: &FieldSelector) -> Result<(), String> {
         let r = res(g, r);
-        super::check(r.strategy.fields(), &r.version, s)
+        super::check(&*r.strategy, &r.version, s)
     }
 
-    fn supported_fields(g: &str, r: &str) -> Vec<&'static str> {
-        super::supported_fields(res(g, r).strategy.fields())
+    fn supported_fields(g: &str, r: &str) -> Vec<String> {
+        super::supported_fields(&*res(g, r).strategy)
     }
 
     fn field_set(g: &str, r: &str, obj: &Value) -> BTreeMap<String, String> {
-        super::field_set(res(g, r).strategy.fields(), obj)
+        super::field_set(&*res(g, r).strategy, obj)
     }
 
     fn matches(g: &str, r: &str, s: &FieldSelector, obj: &Value) -> bool {
-        super::matches(res(g, r).strategy.fields(), s, obj)
+        super::matches(&*res(g, r).strategy, s, obj)
     }
 
     fn sel(s: &str) -> FieldSelector {
@@ -234,7 +263,7 @@ mod tests {
             assert_eq!(got, expect, "{g}/{r} {input}");
             assert_eq!(check(g, r, &sel(input)).is_ok(), want.is_ok());
         }
-        assert!(supported_fields("", "pods").contains(&"status.nominatedNodeName"));
+        assert!(supported_fields("", "pods").contains(&"status.nominatedNodeName".to_string()));
         assert_eq!(
             supported_fields("apps", "deployments"),
             vec!["metadata.name", "metadata.namespace"]

@@ -89,6 +89,9 @@ pub struct Resource {
     /// Table columns from a custom resource version's `additionalPrinterColumns`; `None`:
     /// the strategy's printer.
     pub printer_columns: Option<Arc<PrinterColumns>>,
+    /// The `Warning` every request to this version gets (a custom resource version marked
+    /// `deprecated`).
+    pub deprecation_warning: Option<String>,
     /// Per-resource behaviour.
     pub strategy: Arc<dyn Strategy>,
 }
@@ -151,6 +154,7 @@ impl Resource {
             origin: None,
             terminating: false,
             printer_columns: None,
+            deprecation_warning: None,
             strategy,
         }
     }

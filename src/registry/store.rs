@@ -391,7 +391,7 @@ impl Store {
             }
         }
         if let Some(sel) = &opts.field_selector {
-            let fields = field_selectors::field_set(scope.info.strategy.fields(), obj);
+            let fields = field_selectors::field_set(&*scope.info.strategy, obj);
             if !sel.matches(&fields) {
                 return false;
             }

@@ -10,7 +10,6 @@
 
 use serde_json::{json, Map, Value};
 
-use super::field_selectors::SelectableFields;
 use super::table::{self, Printer};
 use crate::meta::field_error::FieldError;
 
@@ -41,6 +40,19 @@ pub enum Extra {
     /// `GET/PUT/PATCH .../approval` (certificate signing requests): writes only
     /// `status.conditions`, checked by [`Strategy::validate_approval`].
     Approval,
+}
+
+/// Adds one field (internal name, value as kube renders it) to an object's field set.
+pub type Put<'a> = &'a mut dyn FnMut(&str, String);
+
+/// A resource's selectable fields.
+pub struct SelectableFields {
+    /// Accepted external labels and the internal name each maps to.
+    pub labels: &'static [(&'static str, &'static str)],
+    /// The 400 text for a label the resource does not accept (label, request version).
+    pub reject: fn(&str, &str) -> String,
+    /// The object's fields beyond `metadata.name` / `metadata.namespace`.
+    pub extract: fn(&Value, Put<'_>),
 }
 
 /// Per-resource behaviour. Every method has kube's generic default.
@@ -210,6 +222,13 @@ pub trait Strategy: Send + Sync {
     /// `metadata.namespace` (`None`: only those two).
     fn fields(&self) -> Option<&'static SelectableFields> {
         None
+    }
+
+    /// Selectable fields given as JSONPaths at run time (a custom resource version's
+    /// `selectableFields`): (label, path). When there are any, they (with `metadata.name` and
+    /// `metadata.namespace`) are the accepted field labels.
+    fn field_paths(&self) -> &[(String, crate::registry::jsonpath::JsonPath)] {
+        &[]
     }
 
     /// The server-handled subresources beyond status and scale.

@@ -62,6 +62,29 @@ fn at(path: &str) -> &'static str {
 
 pub(super) fn cases() -> Vec<Case> {
     vec![
+        // selectableFields (kube's ValidateCustomResourceSelectableFields; identical in every
+        // version, so reported at spec level as kube's conversion moves them).
+        invalid({
+            let mut c = crd("selects", v1(object(json!({"spec": {"type": "object", "properties": {
+                "color": {"type": "string"}, "size": {"type": "object"}}}}))), json!({}));
+            c["spec"]["versions"][0]["selectableFields"] = json!([
+                {"jsonPath": ".spec.color"}, {"jsonPath": ".spec.color"}, {"jsonPath": ".spec.size"},
+                {"jsonPath": ".spec.none"}, {"jsonPath": ".spec[0]"}, {"jsonPath": ""}]);
+            c
+        },
+            &[
+                "spec.selectableFields[1].jsonPath: Duplicate value: \".spec.color\"",
+                "spec.selectableFields[2].jsonPath: Invalid value: \".spec.size\": must point to a field of type string, boolean or integer. Enum string fields and strings with formats are allowed.",
+                "spec.selectableFields[3].jsonPath: Invalid value: \".spec.none\": is an invalid path: does not refer to a valid field",
+                "spec.selectableFields[4].jsonPath: Invalid value: \".spec[0]\": is an invalid path: array notation is not allowed",
+                "spec.selectableFields[5].jsonPath: Required value",
+            ],
+            vec![("spec.selectableFields[1].jsonPath", "FieldValueDuplicate"),
+                 ("spec.selectableFields[2].jsonPath", "FieldValueInvalid"),
+                 ("spec.selectableFields[3].jsonPath", "FieldValueInvalid"),
+                 ("spec.selectableFields[4].jsonPath", "FieldValueInvalid"),
+                 ("spec.selectableFields[5].jsonPath", "FieldValueRequired")],
+        ),
         invalid(
             crd("untyped", v1(object(json!({"a": {"description": "x"}, "b": {"type": "array"}}))), json!({})),
             &[

@@ -50,6 +50,8 @@ pub struct CustomResources {
     schemas: Arc<BTreeMap<String, Node>>,
     /// This version's scale subresource, whose paths writes are checked at.
     scale: Option<ScaleInfo>,
+    /// This version's `selectableFields`.
+    field_paths: Vec<(String, super::jsonpath::JsonPath)>,
 }
 
 /// An empty schema: what kube uses for a version without one (everything but
@@ -97,6 +99,10 @@ impl Strategy for CustomResources {
 
     fn core_object_meta(&self) -> bool {
         false
+    }
+
+    fn field_paths(&self) -> &[(String, super::jsonpath::JsonPath)] {
+        &self.field_paths
     }
 
     fn default(&self, obj: &mut Value) {
@@ -195,6 +201,36 @@ fn strings(v: &Value, pointer: &str) -> Vec<String> {
         .collect()
 }
 
+/// The warning for requests to version `v` of a definition, when it is `deprecated`: its
+/// `deprecationWarning`, or kube's default naming the newest served version that is not
+/// deprecated and newer than it.
+fn deprecation_warning(spec: &Value, v: &Value) -> Option<String> {
+    if v["deprecated"] != json!(true) {
+        return None;
+    }
+    if let Some(w) = v.get("deprecationWarning").and_then(Value::as_str) {
+        return Some(w.to_string());
+    }
+    let (group, kind, name) = (
+        text(spec, "/group"),
+        text(spec, "/names/kind"),
+        text(v, "/name"),
+    );
+    let mut msg = format!("{group}/{name} {kind} is deprecated");
+    let newer = spec["versions"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|o| o["served"] == json!(true) && o["deprecated"] != json!(true))
+        .map(|o| text(o, "/name"))
+        .filter(|o| compare_versions(name, o) == Ordering::Greater)
+        .min_by(|a, b| compare_versions(a, b));
+    if let Some(n) = newer {
+        msg.push_str(&format!("; use {group}/{n} {kind}"));
+    }
+    Some(msg)
+}
+
 /// The OpenAPI definition name kube gives a custom kind: the group reversed, then version and
 /// kind (`stable.example.com`, `v1`, `CronTab` → `com.example.stable.v1.CronTab`).
 pub fn definition_name(group: &str, version: &str, kind: &str) -> String {
@@ -280,10 +316,12 @@ pub fn resources_of(crd: &Value) -> Vec<Resource> {
                 origin: Some(origin.clone()),
                 terminating,
                 printer_columns: Some(Arc::new(PrinterColumns::of_version(v))),
+                deprecation_warning: deprecation_warning(spec, v),
                 strategy: Arc::new(CustomResources {
                     version: version.clone(),
                     schemas: schemas.clone(),
                     scale,
+                    field_paths: super::field_selectors::custom_paths(v),
                 }),
                 version,
             }

@@ -137,7 +137,7 @@ fn selectors_and_paging(q: &Query, info: &Resource) -> Result<ListOptions, Statu
         Some(s) => {
             let sel = FieldSelector::parse(s).map_err(Status::bad_request)?;
             Some(
-                field_selectors::transform(info.strategy.fields(), &info.version, &sel)
+                field_selectors::transform(&*info.strategy, &info.version, &sel)
                     .map_err(Status::bad_request)?,
             )
         }

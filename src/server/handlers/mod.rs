@@ -833,7 +833,7 @@ async fn route_inner(
         headers: parts.headers,
         body,
         now: now_rfc3339(),
-        warnings: std::sync::Mutex::new(Vec::new()),
+        warnings: std::sync::Mutex::new(info.deprecation_warning.iter().cloned().collect()),
     };
     let sub = ctx.ri.subresource.clone();
     let extra = |e: Extra| info.strategy.extras().contains(&e);

@@ -278,6 +278,15 @@ fn validate(obj: &Value, old: Option<&Value>) -> Vec<FieldError> {
         .first()
         .map(columns_of)
         .filter(|first| vs.iter().all(|v| columns_of(v) == *first));
+    let selectable_of = |v: &Value| {
+        v.get("selectableFields")
+            .filter(|c| !c.is_null() && c.as_array().is_none_or(|a| !a.is_empty()))
+            .cloned()
+    };
+    let shared_selectable = vs
+        .first()
+        .map(selectable_of)
+        .filter(|first| vs.iter().all(|v| selectable_of(v) == *first));
     let mut seen = std::collections::BTreeSet::new();
     let mut unique = true;
     for (i, v) in vs.iter().enumerate() {
@@ -309,6 +318,12 @@ fn validate(obj: &Value, old: Option<&Value>) -> Vec<FieldError> {
         if shared_columns.is_none() {
             if let Some(c) = v.get("additionalPrinterColumns") {
                 validate_columns(c, &format!("spec.versions[{i}]"), &mut errs);
+            }
+        }
+        if shared_selectable.is_none() {
+            if let Some(f) = selectable_of(v) {
+                let schema = v.pointer("/schema/openAPIV3Schema");
+                validate_selectable(&f, schema, &format!("spec.versions[{i}]"), &mut errs);
             }
         }
     }
@@ -367,6 +382,12 @@ fn validate(obj: &Value, old: Option<&Value>) -> Vec<FieldError> {
     }
     if let Some(c) = shared_columns.as_ref().and_then(Option::as_ref) {
         validate_columns(c, "spec", &mut errs);
+    }
+    if let Some(f) = shared_selectable.as_ref().and_then(Option::as_ref) {
+        let schema = vs
+            .first()
+            .and_then(|v| v.pointer("/schema/openAPIV3Schema"));
+        validate_selectable(f, schema, "spec", &mut errs);
     }
     validate_conversion(spec, &mut errs);
     if let Some(old) = old {
@@ -573,6 +594,107 @@ fn validate_columns(cols: &Value, parent: &str, errs: &mut Vec<FieldError>) {
             validate_simple_json_path(jp, &format!("{p}.JSONPath"), errs);
         }
     }
+}
+
+/// At most this many selectable fields per version.
+const MAX_SELECTABLE_FIELDS: usize = 8;
+
+/// `ValidateCustomResourceSelectableFields` for the `selectableFields` under `parent`, with
+/// the version's schema (`None`: the version has none).
+fn validate_selectable(
+    fields: &Value,
+    schema: Option<&Value>,
+    parent: &str,
+    errs: &mut Vec<FieldError>,
+) {
+    let p = format!("{parent}.selectableFields");
+    let Some(schema) = schema.filter(|s| !s.is_null()) else {
+        errs.push(FieldError::invalid(
+            p,
+            "",
+            "selectableFields may only be set when version.schema.openAPIV3Schema is not included",
+        ));
+        return;
+    };
+    let mut unique: Vec<String> = Vec::new();
+    for (i, f) in fields.as_array().into_iter().flatten().enumerate() {
+        let at = format!("{p}[{i}].jsonPath");
+        let jp = text(f, "/jsonPath");
+        if jp.is_empty() {
+            errs.push(FieldError::required(at, ""));
+            continue;
+        }
+        let (path, found) = match selectable_path(jp, schema) {
+            Ok(x) => x,
+            Err(e) => {
+                errs.push(FieldError::invalid(
+                    at,
+                    jp,
+                    format!("is an invalid path: {e}"),
+                ));
+                continue;
+            }
+        };
+        if path.split(['.', '[']).next() == Some("metadata") {
+            errs.push(FieldError::invalid(
+                &at,
+                jp,
+                "must not point to fields in metadata",
+            ));
+        }
+        let ty = found.get("type").and_then(Value::as_str).unwrap_or("");
+        if !matches!(ty, "string" | "boolean" | "integer") {
+            errs.push(FieldError::invalid(&at, jp, "must point to a field of type string, boolean or integer. Enum string fields and strings with formats are allowed."));
+        }
+        if unique.contains(&path) {
+            errs.push(FieldError::duplicate(at, jp));
+        } else {
+            unique.push(path);
+        }
+    }
+    if unique.len() > MAX_SELECTABLE_FIELDS {
+        errs.push(FieldError::too_many(
+            p,
+            unique.len() as i64,
+            MAX_SELECTABLE_FIELDS as i64,
+        ));
+    }
+}
+
+/// kube's `ValidFieldPath` without array notation: walks `.a.b` through the schema's
+/// properties (or `additionalProperties` keys); the field path and the schema found.
+fn selectable_path<'a>(jp: &str, schema: &'a Value) -> Result<(String, &'a Value), String> {
+    let mut at = schema;
+    let mut path = String::new();
+    let mut rest = jp;
+    while !rest.is_empty() {
+        if rest.starts_with('[') {
+            return Err("array notation is not allowed".into());
+        }
+        let Some(after) = rest.strip_prefix('.') else {
+            let tok: String = rest.chars().take_while(|c| !".[]".contains(*c)).collect();
+            return Err(format!("expected [ or . but got: {tok}"));
+        };
+        let end = after.find(['.', '[', ']']).unwrap_or(after.len());
+        let (tok, tail) = after.split_at(end);
+        if tok.is_empty() {
+            return Err("unexpected end of JSON path".into());
+        }
+        if let Some(props) = at.get("properties").and_then(Value::as_object) {
+            at = props.get(tok).ok_or("does not refer to a valid field")?;
+            if !path.is_empty() {
+                path.push('.');
+            }
+            path.push_str(tok);
+        } else if let Some(ap) = at.get("additionalProperties").filter(|a| a.is_object()) {
+            at = ap;
+            path.push_str(&format!("[{}]", crate::meta::field_error::go_quote(tok)));
+        } else {
+            return Err("does not refer to a valid field".into());
+        }
+        rest = tail;
+    }
+    Ok((path, at))
 }
 
 /// `validateCustomResourceConversion` over the v1 shape (`webhook.clientConfig` is the

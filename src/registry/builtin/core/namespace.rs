@@ -48,8 +48,14 @@ impl Strategy for Namespaces {
         errs
     }
 
-    /// `SetDefaults_NamespaceStatus`: an empty phase is `Active`.
+    /// `SetDefaults_NamespaceStatus`: an empty phase is `Active` (the status is a
+    /// non-pointer struct, so a missing one is defaulted too).
     fn default(&self, obj: &mut Value) {
+        if !obj.get("status").is_some_and(Value::is_object) {
+            if let Some(o) = obj.as_object_mut() {
+                o.insert("status".into(), json!({}));
+            }
+        }
         if let Some(st) = obj.get_mut("status").and_then(Value::as_object_mut) {
             if st
                 .get("phase")
