@@ -181,20 +181,45 @@ fn wanted_status(
     (crd.get("status") != Some(&status)).then_some(status)
 }
 
+/// The definitions a leader-only loop follows from the watch cache.
+struct Followed {
+    defs: Definitions,
+    changed: Arc<tokio::sync::Notify>,
+    _follower: super::AbortOnDrop,
+}
+
+impl Followed {
+    fn new(store: &Store, cache: crate::watch::Cache) -> Followed {
+        let defs: Definitions = Default::default();
+        let changed = Arc::new(tokio::sync::Notify::new());
+        let follower = super::follow_by_name(cache, crds(store), defs.clone(), changed.clone());
+        Followed {
+            defs,
+            changed,
+            _follower: follower,
+        }
+    }
+
+    /// Waits for a change (or a few seconds: a new leader catches up by itself); the
+    /// definitions when this replica leads.
+    async fn round(&self, store: &Store) -> Option<BTreeMap<String, Arc<Value>>> {
+        let _ = tokio::time::timeout(Duration::from_secs(5), self.changed.notified()).await;
+        if !store.kv().is_leader() {
+            return None;
+        }
+        Some(self.defs.lock().unwrap_or_else(|e| e.into_inner()).clone())
+    }
+}
+
 /// Accepts names and establishes definitions while this replica leads (kube's naming and
 /// establishing controllers).
 pub async fn establish(store: Store, cache: crate::watch::Cache) {
-    let defs: Definitions = Default::default();
-    let changed = Arc::new(tokio::sync::Notify::new());
-    let _follower = super::follow_by_name(cache, crds(&store), defs.clone(), changed.clone());
+    let followed = Followed::new(&store, cache);
     let info = crds(&store);
     loop {
-        // Woken by a change, and every few seconds (a new leader catches up by itself).
-        let _ = tokio::time::timeout(Duration::from_secs(5), changed.notified()).await;
-        if !store.kv().is_leader() {
+        let Some(all) = followed.round(&store).await else {
             continue;
-        }
-        let all = defs.lock().unwrap_or_else(|e| e.into_inner()).clone();
+        };
         let now = crate::server::handlers::now_rfc3339();
         for (name, crd) in &all {
             let Some(status) = wanted_status(crd, &all, &store, &now) else {
@@ -409,16 +434,12 @@ async fn finalize_one(store: &Store, info: &Arc<Resource>, name: &str, crd: &Val
 /// Deletes the objects of definitions being deleted while this replica leads, then lets the
 /// definitions go (kube's CRD finalizer).
 pub async fn finalize(store: Store, cache: crate::watch::Cache) {
-    let defs: Definitions = Default::default();
-    let changed = Arc::new(tokio::sync::Notify::new());
-    let _follower = super::follow_by_name(cache, crds(&store), defs.clone(), changed.clone());
+    let followed = Followed::new(&store, cache);
     let info = crds(&store);
     loop {
-        let _ = tokio::time::timeout(Duration::from_secs(5), changed.notified()).await;
-        if !store.kv().is_leader() {
+        let Some(all) = followed.round(&store).await else {
             continue;
-        }
-        let all = defs.lock().unwrap_or_else(|e| e.into_inner()).clone();
+        };
         for (name, crd) in &all {
             let deleting = !meta_str(crd, "deletionTimestamp").is_empty();
             if deleting && finalizers(crd).iter().any(|f| f == CLEANUP_FINALIZER) {

@@ -217,6 +217,49 @@ pub fn resource_version_required(new: &Value, errs: &mut Vec<FieldError>) {
 
 /// `IsValidIPForLegacyField` with StrictIPCIDRValidation off (its v1.33 default): an
 /// address `netutils.ParseIPSloppy` accepts.
+/// The status rules ReplicaSets and ReplicationControllers share
+/// (`ValidateReplicaSetStatus` / `ValidateReplicationControllerStatus`).
+pub fn replica_set_status(new: &Value) -> Vec<FieldError> {
+    replica_status(
+        new,
+        &[
+            "replicas",
+            "fullyLabeledReplicas",
+            "readyReplicas",
+            "availableReplicas",
+            "observedGeneration",
+        ],
+        &["fullyLabeledReplicas", "readyReplicas", "availableReplicas"],
+        Some("cannot be greater than readyReplicas"),
+    )
+}
+
+/// `status.loadBalancer.ingress` of a Service or Ingress.
+pub fn lb_ingress(new: &Value) -> &[Value] {
+    new.pointer("/status/loadBalancer/ingress")
+        .and_then(Value::as_array)
+        .map_or(&[][..], Vec::as_slice)
+}
+
+/// One load-balancer ingress point at `p`: its `ip`, then what `between` checks (a
+/// Service's `ipMode`), then its `hostname`.
+pub fn lb_ingress_point(
+    ing: &Value,
+    p: &str,
+    errs: &mut Vec<FieldError>,
+    between: impl Fn(&Value, &str, &mut Vec<FieldError>),
+) {
+    let ip = ing.get("ip").and_then(Value::as_str).unwrap_or("");
+    if !ip.is_empty() {
+        legacy_ip(ip, &format!("{p}.ip"), errs);
+    }
+    between(ing, p, errs);
+    let host = ing.get("hostname").and_then(Value::as_str).unwrap_or("");
+    if !host.is_empty() {
+        lb_hostname(host, &format!("{p}.hostname"), errs);
+    }
+}
+
 pub fn legacy_ip(ip: &str, path: &str, errs: &mut Vec<FieldError>) {
     if parse_ip_sloppy(ip).is_none() {
         errs.push(FieldError::invalid(

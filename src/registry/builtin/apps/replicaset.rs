@@ -49,18 +49,7 @@ impl Strategy for ReplicaSets {
 
     /// `ValidateReplicaSetStatusUpdate`.
     fn validate_status_update(&self, new: &Value, _old: &Value) -> Vec<FieldError> {
-        checks::replica_status(
-            new,
-            &[
-                "replicas",
-                "fullyLabeledReplicas",
-                "readyReplicas",
-                "availableReplicas",
-                "observedGeneration",
-            ],
-            &["fullyLabeledReplicas", "readyReplicas", "availableReplicas"],
-            Some("cannot be greater than readyReplicas"),
-        )
+        checks::replica_set_status(new)
     }
 
     fn printer(&self) -> Printer {

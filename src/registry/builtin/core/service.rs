@@ -14,6 +14,27 @@ use crate::registry::table::{printers, Printer};
 
 pub struct Services;
 
+/// A Service ingress point's `ipMode` (set exactly when `ip` is).
+fn ip_mode(ing: &Value, p: &str, errs: &mut Vec<FieldError>) {
+    let ip = ing.get("ip").and_then(Value::as_str).unwrap_or("");
+    let mode = ing.get("ipMode").filter(|m| !m.is_null());
+    match mode {
+        None if !ip.is_empty() => errs.push(FieldError::required(
+            format!("{p}.ipMode"),
+            "must be specified when `ip` is set",
+        )),
+        None => {}
+        Some(_) if ip.is_empty() => errs.push(FieldError::forbidden(
+            format!("{p}.ipMode"),
+            "may not be specified when `ip` is not set",
+        )),
+        Some(m) if !matches!(m.as_str(), Some("VIP" | "Proxy")) => errs.push(
+            FieldError::not_supported(format!("{p}.ipMode"), m.clone(), &["Proxy", "VIP"]),
+        ),
+        Some(_) => {}
+    }
+}
+
 impl Strategy for Services {
     fn default(&self, obj: &mut Value) {
         let spec = obj_entry(obj, "spec");
@@ -133,10 +154,7 @@ impl Strategy for Services {
     /// `ValidateServiceStatusUpdate`: the load balancer status.
     fn validate_status_update(&self, new: &Value, _old: &Value) -> Vec<FieldError> {
         let mut errs = Vec::new();
-        let ingress = new
-            .pointer("/status/loadBalancer/ingress")
-            .and_then(Value::as_array)
-            .map_or(&[][..], Vec::as_slice);
+        let ingress = checks::lb_ingress(new);
         let path = "status.loadBalancer.ingress";
         if text(new, "/spec/type") != "LoadBalancer" && !ingress.is_empty() {
             errs.push(FieldError::forbidden(
@@ -147,30 +165,7 @@ impl Strategy for Services {
         }
         for (i, ing) in ingress.iter().enumerate() {
             let p = format!("{path}[{i}]");
-            let ip = ing.get("ip").and_then(Value::as_str).unwrap_or("");
-            if !ip.is_empty() {
-                checks::legacy_ip(ip, &format!("{p}.ip"), &mut errs);
-            }
-            let mode = ing.get("ipMode").filter(|m| !m.is_null());
-            match mode {
-                None if !ip.is_empty() => errs.push(FieldError::required(
-                    format!("{p}.ipMode"),
-                    "must be specified when `ip` is set",
-                )),
-                None => {}
-                Some(_) if ip.is_empty() => errs.push(FieldError::forbidden(
-                    format!("{p}.ipMode"),
-                    "may not be specified when `ip` is not set",
-                )),
-                Some(m) if !matches!(m.as_str(), Some("VIP" | "Proxy")) => errs.push(
-                    FieldError::not_supported(format!("{p}.ipMode"), m.clone(), &["Proxy", "VIP"]),
-                ),
-                Some(_) => {}
-            }
-            let host = ing.get("hostname").and_then(Value::as_str).unwrap_or("");
-            if !host.is_empty() {
-                checks::lb_hostname(host, &format!("{p}.hostname"), &mut errs);
-            }
+            checks::lb_ingress_point(ing, &p, &mut errs, ip_mode);
         }
         errs
     }

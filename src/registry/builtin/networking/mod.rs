@@ -121,20 +121,9 @@ impl Strategy for Ingresses {
     /// `ValidateIngressStatusUpdate`: the load balancer's ingress points.
     fn validate_status_update(&self, new: &Value, _old: &Value) -> Vec<FieldError> {
         let mut errs = Vec::new();
-        let ingress = new
-            .pointer("/status/loadBalancer/ingress")
-            .and_then(Value::as_array)
-            .map_or(&[][..], Vec::as_slice);
-        for (i, ing) in ingress.iter().enumerate() {
+        for (i, ing) in checks::lb_ingress(new).iter().enumerate() {
             let p = format!("status.loadBalancer.ingress[{i}]");
-            let ip = ing.get("ip").and_then(Value::as_str).unwrap_or("");
-            if !ip.is_empty() {
-                checks::legacy_ip(ip, &format!("{p}.ip"), &mut errs);
-            }
-            let host = ing.get("hostname").and_then(Value::as_str).unwrap_or("");
-            if !host.is_empty() {
-                checks::lb_hostname(host, &format!("{p}.hostname"), &mut errs);
-            }
+            checks::lb_ingress_point(ing, &p, &mut errs, |_, _, _| {});
         }
         errs
     }
