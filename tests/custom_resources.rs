@@ -577,3 +577,58 @@ async fn printer_columns_and_deprecated_versions() {
     assert_eq!(names, ["Name", "Age"]);
     assert_eq!(t["columnDefinitions"][1]["type"], "date");
 }
+
+/// Conversion `None`: objects are written in the storage version and every served version
+/// reads them relabelled, also objects written before the storage version changed.
+#[tokio::test]
+async fn versions_read_objects_relabelled() {
+    let s = Server::start();
+    let c = s.client();
+    let schema = json!({"type": "object", "x-kubernetes-preserve-unknown-fields": true});
+    let mut def = crd("gears", "Gear", schema.clone());
+    def["spec"]["versions"] = json!([
+        {"name": "v1", "served": true, "storage": true, "schema": {"openAPIV3Schema": schema}},
+        {"name": "v1beta1", "served": true, "storage": false, "schema": {"openAPIV3Schema": schema}}]);
+    let v1 = "/apis/stable.example.com/v1/namespaces/default/gears";
+    let beta = "/apis/stable.example.com/v1beta1/namespaces/default/gears";
+    define(&s, &c, def, v1).await;
+    let g = json!({"apiVersion": "stable.example.com/v1beta1", "kind": "Gear",
+        "metadata": {"name": "g1"}, "spec": {"teeth": 12}});
+    let r = s.json(&c, Method::POST, beta, Some(g)).await;
+    assert_eq!(r.code.as_u16(), 201, "{}", r.body);
+    assert_eq!(r.body["apiVersion"], "stable.example.com/v1beta1");
+    let r = s.json(&c, Method::GET, &format!("{v1}/g1"), None).await;
+    assert_eq!(r.body["apiVersion"], "stable.example.com/v1", "{}", r.body);
+    let r = s.json(&c, Method::GET, beta, None).await;
+    assert_eq!(
+        r.body["items"][0]["apiVersion"], "stable.example.com/v1beta1",
+        "{}",
+        r.body
+    );
+
+    // Make v1beta1 the storage version: the object stored as v1 still reads as each version.
+    let crds = format!("{CRDS}/gears.stable.example.com");
+    let mut cur = s.json(&c, Method::GET, &crds, None).await.body;
+    cur["spec"]["versions"][0]["storage"] = json!(false);
+    cur["spec"]["versions"][1]["storage"] = json!(true);
+    let r = s.json(&c, Method::PUT, &crds, Some(cur)).await;
+    assert_eq!(r.code.as_u16(), 200, "{}", r.body);
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(15);
+    loop {
+        let r = s.json(&c, Method::GET, &format!("{v1}/g1"), None).await;
+        let b = s.json(&c, Method::GET, &format!("{beta}/g1"), None).await;
+        if r.body["apiVersion"] == "stable.example.com/v1"
+            && b.body["apiVersion"] == "stable.example.com/v1beta1"
+            && r.body["spec"]["teeth"] == 12
+        {
+            break;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "{} {}",
+            r.body,
+            b.body
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+}

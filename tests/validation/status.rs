@@ -487,7 +487,30 @@ async fn status_writes_skip_the_object_rules() {
     // The storage version migrator drops a version from status.storedVersions through
     // /status; an update of the definition itself may not list one missing from its spec.
     let crds = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions";
-    let crd = create(&s, &c, crds, widgets()).await;
+    create(&s, &c, crds, widgets()).await;
+    // Wait for the establishing controller's status write, so the update below is not a
+    // conflict with it.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(15);
+    let crd = loop {
+        let r = s
+            .json(
+                &c,
+                Method::GET,
+                &format!("{crds}/widgets.example.com"),
+                None,
+            )
+            .await;
+        let established = r.body["status"]["conditions"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .any(|c| c["type"] == "Established" && c["status"] == "True");
+        if established {
+            break r.body;
+        }
+        assert!(std::time::Instant::now() < deadline, "never established");
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    };
     let mut spec_write = crd.clone();
     spec_write["status"]["storedVersions"] = json!(["v1", "v1alpha1"]);
     let r = s

@@ -52,6 +52,9 @@ pub struct CustomResources {
     scale: Option<ScaleInfo>,
     /// This version's `selectableFields`.
     field_paths: Vec<(String, super::jsonpath::JsonPath)>,
+    /// `<group>/<version>` of this entry and of the storage version.
+    api_version: String,
+    storage_api_version: String,
 }
 
 /// An empty schema: what kube uses for a version without one (everything but
@@ -111,6 +114,17 @@ impl Strategy for CustomResources {
 
     fn prune(&self, obj: &mut Value) -> Option<Vec<String>> {
         Some(Self::coerce(obj, self.schema()))
+    }
+
+    /// Conversion `None`: objects are written in the storage version, only `apiVersion`
+    /// changes.
+    fn to_storage(&self, obj: &mut Value) {
+        obj["apiVersion"] = json!(self.storage_api_version);
+    }
+
+    /// Conversion `None`, read: a stored object of any version is relabelled as this one.
+    fn from_storage(&self, obj: &mut Value) {
+        obj["apiVersion"] = json!(self.api_version);
     }
 
     fn decode_stored(&self, stored: &Value) -> Option<Value> {
@@ -322,6 +336,8 @@ pub fn resources_of(crd: &Value) -> Vec<Resource> {
                     schemas: schemas.clone(),
                     scale,
                     field_paths: super::field_selectors::custom_paths(v),
+                    api_version: format!("{group}/{version}"),
+                    storage_api_version: format!("{group}/{storage}"),
                 }),
                 version,
             }

@@ -276,7 +276,8 @@ pub async fn handle(ctx: &Ctx) -> Result<Response<Body>, Status> {
 }
 
 /// The JSON of [`list_body`] without copying the items: `{"kind","apiVersion","metadata",
-/// "items"}`, each item without its own kind / apiVersion.
+/// "items"}`, each item without its own kind / apiVersion (custom resources keep theirs, as
+/// kube's unstructured lists do).
 fn encode_list_json(
     info: &Resource,
     items: &[std::sync::Arc<Value>],
@@ -299,7 +300,7 @@ fn encode_list_json(
                 out.push(b'{');
                 let mut first = true;
                 for (k, v) in m {
-                    if k == "kind" || k == "apiVersion" {
+                    if (k == "kind" || k == "apiVersion") && info.origin.is_none() {
                         continue;
                     }
                     if !first {

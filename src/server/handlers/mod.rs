@@ -397,11 +397,16 @@ pub fn now_rfc3339() -> String {
 /// converted from the storage version when this version is another one.
 pub fn served<'a>(info: &Resource, obj: &'a Value) -> std::borrow::Cow<'a, Value> {
     let decoded = info.strategy.decode_stored(obj);
-    if !info.converts() && decoded.is_none() {
+    // An object stored under another version (a custom resource written before its storage
+    // version changed) is converted like one of a non-storage version.
+    let other_version = info.origin.is_some()
+        && obj.get("apiVersion").and_then(Value::as_str) != Some(info.api_version().as_str());
+    let converts = info.converts() || other_version;
+    if !converts && decoded.is_none() {
         return std::borrow::Cow::Borrowed(obj);
     }
     let mut out = decoded.unwrap_or_else(|| obj.clone());
-    if info.converts() {
+    if converts {
         info.strategy.from_storage(&mut out);
     }
     crate::registry::encoding::canonicalize_served(info, &mut out);
@@ -933,10 +938,13 @@ fn root_paths(cat: &Catalog) -> Vec<String> {
 
 /// A list body: `{"kind": "<Kind>List", "apiVersion", "metadata": {...}, "items": [...]}`.
 pub fn list_body(info: &Resource, items: Vec<Value>, list_meta: Map<String, Value>) -> Value {
+    // Typed lists drop each item's kind and apiVersion; custom resources' (unstructured)
+    // lists keep them.
+    let builtin = info.origin.is_none();
     let items: Vec<Value> = items
         .into_iter()
         .map(|mut o| {
-            if let Some(m) = o.as_object_mut() {
+            if let Some(m) = o.as_object_mut().filter(|_| builtin) {
                 m.remove("kind");
                 m.remove("apiVersion");
             }

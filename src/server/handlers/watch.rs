@@ -68,6 +68,7 @@ pub async fn handle(ctx: Ctx) -> Result<Response<Body>, Status> {
             let line = match (output, out.object()) {
                 (Output::Table(version), Some((t, obj))) => {
                     let rv = crate::registry::store::meta_str(&obj, "resourceVersion").to_string();
+                    let obj = super::served(&info, &obj);
                     let mut tbl = table::of_resource(
                         &info,
                         std::slice::from_ref(&*obj),
@@ -85,6 +86,7 @@ pub async fn handle(ctx: Ctx) -> Result<Response<Body>, Status> {
                     watch::event_line(t.as_str(), &tbl)
                 }
                 (Output::PartialMetadata(version), Some((t, obj))) => {
+                    let obj = super::served(&info, &obj);
                     watch::event_line(t.as_str(), &super::partial(&obj, version))
                 }
                 (Output::PartialMetadata(version), None) => match &out {
