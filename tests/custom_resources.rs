@@ -632,3 +632,84 @@ async fn versions_read_objects_relabelled() {
         tokio::time::sleep(std::time::Duration::from_millis(100)).await;
     }
 }
+
+/// The status and scale subresources of a custom resource, and its generation: spec changes
+/// bump it, status writes do not; without a status subresource any change but metadata does.
+#[tokio::test]
+async fn scale_status_and_generation() {
+    let s = Server::start();
+    let c = s.client();
+    let schema = json!({"type": "object", "properties": {
+        "spec": {"type": "object", "properties": {"replicas": {"type": "integer"}, "selector": {"type": "string"}}},
+        "status": {"type": "object", "properties": {"replicas": {"type": "integer"}, "labelSelector": {"type": "string"}}}}});
+    let mut def = crd("pools", "Pool", schema.clone());
+    def["spec"]["versions"][0]["subresources"] = json!({"status": {}, "scale": {
+        "specReplicasPath": ".spec.replicas", "statusReplicasPath": ".status.replicas",
+        "labelSelectorPath": ".status.labelSelector"}});
+    let pools = "/apis/stable.example.com/v1/namespaces/default/pools";
+    define(&s, &c, def, pools).await;
+    let p = json!({"apiVersion": "stable.example.com/v1", "kind": "Pool",
+        "metadata": {"name": "p1"}, "spec": {"replicas": 1}, "status": {"replicas": 9}});
+    let r = s.json(&c, Method::POST, pools, Some(p)).await;
+    assert_eq!(r.code.as_u16(), 201, "{}", r.body);
+    assert_eq!(r.body["metadata"]["generation"], 1);
+    assert!(
+        r.body.get("status").is_none(),
+        "a create resets the status: {}",
+        r.body
+    );
+
+    let r = s
+        .json(
+            &c,
+            Method::PATCH,
+            &format!("{pools}/p1/status"),
+            Some(json!({"status": {"replicas": 2, "labelSelector": "app=p"}})),
+        )
+        .await;
+    assert_eq!(r.code.as_u16(), 200, "{}", r.body);
+    assert_eq!(
+        r.body["metadata"]["generation"], 1,
+        "status writes keep the generation"
+    );
+
+    s.ok(&["scale", "pools/p1", "--replicas=3"]);
+    let r = s
+        .json(&c, Method::GET, &format!("{pools}/p1/scale"), None)
+        .await;
+    assert_eq!(r.body["kind"], "Scale", "{}", r.body);
+    assert_eq!(r.body["spec"]["replicas"], 3);
+    assert_eq!(r.body["status"]["replicas"], 2);
+    assert_eq!(r.body["status"]["selector"], "app=p");
+    let r = s.json(&c, Method::GET, &format!("{pools}/p1"), None).await;
+    assert_eq!(r.body["metadata"]["generation"], 2, "{}", r.body);
+    assert_eq!(r.body["status"]["replicas"], 2);
+
+    // Without a status subresource the status is part of the object: changing it counts.
+    let loose = json!({"type": "object", "x-kubernetes-preserve-unknown-fields": true});
+    let tanks = "/apis/stable.example.com/v1/namespaces/default/tanks";
+    define(&s, &c, crd("tanks", "Tank", loose), tanks).await;
+    let t = json!({"apiVersion": "stable.example.com/v1", "kind": "Tank",
+        "metadata": {"name": "t1"}, "spec": {"size": 1}, "status": {"level": 1}});
+    let r = s.json(&c, Method::POST, tanks, Some(t)).await;
+    assert_eq!(r.code.as_u16(), 201, "{}", r.body);
+    assert_eq!(r.body["status"]["level"], 1);
+    let r = s
+        .json(
+            &c,
+            Method::PATCH,
+            &format!("{tanks}/t1"),
+            Some(json!({"status": {"level": 2}})),
+        )
+        .await;
+    assert_eq!(r.body["metadata"]["generation"], 2, "{}", r.body);
+    let r = s
+        .json(
+            &c,
+            Method::PATCH,
+            &format!("{tanks}/t1"),
+            Some(json!({"metadata": {"labels": {"a": "b"}}})),
+        )
+        .await;
+    assert_eq!(r.body["metadata"]["generation"], 2, "{}", r.body);
+}

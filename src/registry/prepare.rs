@@ -116,7 +116,7 @@ pub fn prepare_for_update(res: &Resource, part: Part, new: &mut Value, old: &Val
             }
         }
     }
-    if res.generation && spec_changed(new, old) {
+    if res.generation && spec_changed(new, old, res.has_status) {
         let g = meta(new)
             .get("generation")
             .and_then(Value::as_i64)
@@ -139,12 +139,18 @@ pub fn prepare_for_finalize(new: &mut Value, old: &Value) {
     }
 }
 
-fn spec_changed(new: &Value, old: &Value) -> bool {
+/// Whether an update changes more than metadata (and the status, when a subresource owns
+/// it): kube bumps `metadata.generation` then. `apiVersion`/`kind` labels do not count.
+fn spec_changed(new: &Value, old: &Value, status_subresource: bool) -> bool {
     let strip = |v: &Value| -> Value {
         let mut v = v.clone();
         if let Some(o) = v.as_object_mut() {
-            o.remove("metadata");
-            o.remove("status");
+            for k in ["metadata", "apiVersion", "kind"] {
+                o.remove(k);
+            }
+            if status_subresource {
+                o.remove("status");
+            }
         }
         v
     };
