@@ -713,3 +713,87 @@ async fn scale_status_and_generation() {
         .await;
     assert_eq!(r.body["metadata"]["generation"], 2, "{}", r.body);
 }
+
+/// `x-kubernetes-list-type` invariants: a set holds no value twice, a map no two items with
+/// the same keys; an update of an object that already broke them is not refused for it.
+#[tokio::test]
+async fn list_type_invariants() {
+    let s = Server::start();
+    let c = s.client();
+    let schema = json!({"type": "object", "properties": {"spec": {"type": "object", "properties": {
+        "tags": {"type": "array", "x-kubernetes-list-type": "set", "items": {"type": "string"}},
+        "ports": {"type": "array", "x-kubernetes-list-type": "map", "x-kubernetes-list-map-keys": ["name"],
+            "items": {"type": "object", "required": ["name"], "properties": {
+                "name": {"type": "string"}, "port": {"type": "integer"}}}}}}}});
+    let things = "/apis/stable.example.com/v1/namespaces/default/things";
+    define(&s, &c, crd("things", "Thing", schema), things).await;
+    let thing = |spec: Value| {
+        json!({"apiVersion": "stable.example.com/v1", "kind": "Thing",
+               "metadata": {"name": "t"}, "spec": spec})
+    };
+    let r = s
+        .json(
+            &c,
+            Method::POST,
+            things,
+            Some(thing(json!({"tags": ["a", "a"],
+                "ports": [{"name": "http", "port": 80}, {"name": "http", "port": 81}]}))),
+        )
+        .await;
+    assert_eq!(r.code.as_u16(), 422, "{}", r.body);
+    assert_eq!(
+        r.body["message"],
+        "Thing.stable.example.com \"t\" is invalid: [spec.ports[1]: Duplicate value: map[string]interface {}{\"name\":\"http\"}, spec.tags[1]: Duplicate value: \"a\"]"
+    );
+    assert_eq!(
+        r.body["details"]["causes"][1]["reason"],
+        "FieldValueDuplicate"
+    );
+    let r = s
+        .json(
+            &c,
+            Method::POST,
+            things,
+            Some(thing(json!({"tags": ["a", "b"]}))),
+        )
+        .await;
+    assert_eq!(r.code.as_u16(), 201, "{}", r.body);
+}
+
+/// Definitions and their objects survive a kill -9 and restart: served again (with their
+/// schema: defaults still apply) from the replica's own data.
+#[tokio::test]
+async fn definitions_survive_restart() {
+    let mut s = Server::start();
+    let c = s.client();
+    let schema = json!({"type": "object", "properties": {"spec": {"type": "object", "properties": {
+        "size": {"type": "string", "default": "M"}, "n": {"type": "integer"}}}}});
+    let boxes = "/apis/stable.example.com/v1/namespaces/default/boxes";
+    define(&s, &c, crd("boxes", "Box", schema), boxes).await;
+    let b = json!({"apiVersion": "stable.example.com/v1", "kind": "Box",
+        "metadata": {"name": "b1"}, "spec": {"n": 1}});
+    let r = s.json(&c, Method::POST, boxes, Some(b)).await;
+    assert_eq!(r.code.as_u16(), 201, "{}", r.body);
+    s.restart();
+    s.wait_ready();
+    let c = s.client();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    let got = loop {
+        let r = s.json(&c, Method::GET, &format!("{boxes}/b1"), None).await;
+        if r.code.as_u16() == 200 {
+            break r.body;
+        }
+        assert!(std::time::Instant::now() < deadline, "{}", r.body);
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    };
+    assert_eq!(got["spec"], json!({"n": 1, "size": "M"}));
+    let bad = json!({"apiVersion": "stable.example.com/v1", "kind": "Box",
+        "metadata": {"name": "b2"}, "spec": {"n": "one"}});
+    let r = s.json(&c, Method::POST, boxes, Some(bad)).await;
+    assert_eq!(
+        r.code.as_u16(),
+        422,
+        "the schema is enforced after restart: {}",
+        r.body
+    );
+}

@@ -344,6 +344,33 @@ pub fn go_is_print(c: char) -> bool {
     !format_or_private
 }
 
+/// Go's `%#v` of a decoded JSON value (`map[string]interface {}{...}`, `[]interface {}{...}`).
+pub fn go_sharp(v: &Value) -> String {
+    fn inner(v: &Value) -> String {
+        match v {
+            Value::Null => "interface {}(nil)".into(),
+            Value::Array(a) => format!(
+                "[]interface {{}}{{{}}}",
+                a.iter().map(inner).collect::<Vec<_>>().join(", ")
+            ),
+            Value::Object(m) => {
+                let mut keys: Vec<&String> = m.keys().collect();
+                keys.sort();
+                let parts: Vec<String> = keys
+                    .iter()
+                    .map(|k| {
+                        let v = m.get(k.as_str()).map(inner).unwrap_or_default();
+                        format!("{}:{v}", go_value(&Value::String(k.to_string())))
+                    })
+                    .collect();
+                format!("map[string]interface {{}}{{{}}}", parts.join(", "))
+            }
+            scalar => go_value(scalar),
+        }
+    }
+    inner(v)
+}
+
 /// How `ErrorBody` prints a bad value: strings `%q`, numbers and bools bare, null as `"null"`,
 /// string lists / string maps as Go's `%#v` (`[]string{"a", "b"}`,
 /// `map[string]string{"k":"v"}`), anything else as compact JSON.

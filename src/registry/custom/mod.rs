@@ -19,6 +19,7 @@
 pub mod checks;
 pub mod default;
 pub mod formats;
+pub mod listtype;
 pub mod node;
 pub mod prune;
 pub mod validate;
@@ -78,16 +79,20 @@ impl CustomResources {
         paths
     }
 
-    /// What kube's storage decoder does to a stored object: pruning and defaulting with the
-    /// schema of the object's own version.
-    fn decoded(&self, stored: &Value) -> Value {
-        let version = stored
+    /// The version a stored object was written in (this entry's when it does not say).
+    fn stored_version<'a>(&'a self, stored: &'a Value) -> &'a str {
+        stored
             .get("apiVersion")
             .and_then(Value::as_str)
             .and_then(|a| a.rsplit_once('/'))
             .map(|(_, v)| v)
-            .unwrap_or(&self.version);
-        let schema = self.schema_of(version);
+            .unwrap_or(&self.version)
+    }
+
+    /// What kube's storage decoder does to a stored object: pruning and defaulting with the
+    /// schema of the object's own version.
+    fn decoded(&self, stored: &Value) -> Value {
+        let schema = self.schema_of(self.stored_version(stored));
         let mut out = stored.clone();
         Self::coerce(&mut out, schema);
         default::apply(&mut out, schema);
@@ -134,6 +139,7 @@ impl Strategy for CustomResources {
 
     fn validate(&self, obj: &Value) -> Vec<FieldError> {
         let mut errs = validate::validate(self.schema(), obj);
+        errs.extend(listtype::validate(self.schema(), obj));
         errs.extend(checks::scale(obj, self.scale.as_ref()));
         errs
     }
@@ -142,6 +148,10 @@ impl Strategy for CustomResources {
         // The old object as kube reads it from storage (pruned and defaulted).
         let old = self.decoded(old);
         let mut errs = validate::validate_update(self.schema(), new, &old);
+        // List-type invariants ratchet as a whole: checked when the old object kept them.
+        if listtype::validate(self.schema(), &old).is_empty() {
+            errs.extend(listtype::validate(self.schema(), new));
+        }
         errs.extend(checks::scale(new, self.scale.as_ref()));
         errs
     }

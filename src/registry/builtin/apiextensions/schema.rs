@@ -7,7 +7,7 @@
 
 use serde_json::{json, Map, Value};
 
-use crate::meta::field_error::{go_value, FieldError};
+use crate::meta::field_error::{go_sharp, FieldError};
 
 const TYPES: &[&str] = &["array", "boolean", "integer", "number", "object", "string"];
 const REASONS: &[&str] = &[
@@ -181,33 +181,6 @@ fn defaults(n: &Value, path: &str, embedded: bool, inside_meta: bool, errs: &mut
         let sub = inside_meta || (embedded && META.contains(&k.as_str()));
         defaults(p, &format!("{path}.properties[{k}]"), false, sub, errs);
     }
-}
-
-/// Go's `%#v` of a decoded JSON value (`map[string]interface {}{...}`, `[]interface {}{...}`).
-fn go_sharp(v: &Value) -> String {
-    fn inner(v: &Value) -> String {
-        match v {
-            Value::Null => "interface {}(nil)".into(),
-            Value::Array(a) => format!(
-                "[]interface {{}}{{{}}}",
-                a.iter().map(inner).collect::<Vec<_>>().join(", ")
-            ),
-            Value::Object(m) => {
-                let mut keys: Vec<&String> = m.keys().collect();
-                keys.sort();
-                let parts: Vec<String> = keys
-                    .iter()
-                    .map(|k| {
-                        let v = m.get(k.as_str()).map(inner).unwrap_or_default();
-                        format!("{}:{v}", go_value(&json!(k)))
-                    })
-                    .collect();
-                format!("map[string]interface {{}}{{{}}}", parts.join(", "))
-            }
-            scalar => go_value(scalar),
-        }
-    }
-    inner(v)
 }
 
 /// `validateStructuralInvariants`.
