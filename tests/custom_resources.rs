@@ -797,3 +797,44 @@ async fn definitions_survive_restart() {
         r.body
     );
 }
+
+/// An embedded object (`x-kubernetes-embedded-resource`) needs its apiVersion and kind, and
+/// valid metadata.
+#[tokio::test]
+async fn embedded_objects_are_checked() {
+    let s = Server::start();
+    let c = s.client();
+    let schema = json!({"type": "object", "properties": {"spec": {"type": "object", "properties": {
+        "template": {"type": "object", "x-kubernetes-embedded-resource": true,
+                     "x-kubernetes-preserve-unknown-fields": true}}}}});
+    let holders = "/apis/stable.example.com/v1/namespaces/default/holders";
+    define(&s, &c, crd("holders", "Holder", schema), holders).await;
+    let holder = |template: Value| {
+        json!({"apiVersion": "stable.example.com/v1", "kind": "Holder",
+               "metadata": {"name": "h"}, "spec": {"template": template}})
+    };
+    let r = s
+        .json(
+            &c,
+            Method::POST,
+            holders,
+            Some(holder(json!({"kind": "Pod", "metadata": {"name": "a/b"}}))),
+        )
+        .await;
+    assert_eq!(r.code.as_u16(), 422, "{}", r.body);
+    assert_eq!(
+        r.body["message"],
+        "Holder.stable.example.com \"h\" is invalid: [spec.template.apiVersion: Required value: must not be empty, spec.template.metadata.name: Invalid value: \"a/b\": may not contain '/']"
+    );
+    let r = s
+        .json(
+            &c,
+            Method::POST,
+            holders,
+            Some(holder(
+                json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"}}),
+            )),
+        )
+        .await;
+    assert_eq!(r.code.as_u16(), 201, "{}", r.body);
+}

@@ -18,6 +18,7 @@
 
 pub mod checks;
 pub mod default;
+pub mod embedded;
 pub mod formats;
 pub mod listtype;
 pub mod node;
@@ -139,6 +140,7 @@ impl Strategy for CustomResources {
 
     fn validate(&self, obj: &Value) -> Vec<FieldError> {
         let mut errs = validate::validate(self.schema(), obj);
+        errs.extend(embedded::validate(self.schema(), obj));
         errs.extend(listtype::validate(self.schema(), obj));
         errs.extend(checks::scale(obj, self.scale.as_ref()));
         errs
@@ -148,6 +150,8 @@ impl Strategy for CustomResources {
         // The old object as kube reads it from storage (pruned and defaulted).
         let old = self.decoded(old);
         let mut errs = validate::validate_update(self.schema(), new, &old);
+        // Embedded objects are checked on update as on create (kube).
+        errs.extend(embedded::validate(self.schema(), new));
         // List-type invariants ratchet as a whole: checked when the old object kept them.
         if listtype::validate(self.schema(), &old).is_empty() {
             errs.extend(listtype::validate(self.schema(), new));
