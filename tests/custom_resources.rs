@@ -838,3 +838,73 @@ async fn embedded_objects_are_checked() {
         .await;
     assert_eq!(r.code.as_u16(), 201, "{}", r.body);
 }
+
+/// Cluster-scoped definitions, and the patch types custom resources take: JSON and merge
+/// patches apply, a strategic merge patch is a 415 as in kube.
+#[tokio::test]
+async fn cluster_scoped_objects_and_patch_types() {
+    let s = Server::start();
+    let c = s.client();
+    let schema = json!({"type": "object", "x-kubernetes-preserve-unknown-fields": true});
+    let mut def = crd("regions", "Region", schema);
+    def["spec"]["scope"] = json!("Cluster");
+    let regions = "/apis/stable.example.com/v1/regions";
+    define(&s, &c, def, regions).await;
+    let r = s
+        .json(
+            &c,
+            Method::POST,
+            regions,
+            Some(
+                json!({"apiVersion": "stable.example.com/v1", "kind": "Region",
+                        "metadata": {"name": "eu"}, "spec": {"zones": 3}}),
+            ),
+        )
+        .await;
+    assert_eq!(r.code.as_u16(), 201, "{}", r.body);
+    assert!(r.body["metadata"].get("namespace").is_none(), "{}", r.body);
+    let r = s
+        .json(
+            &c,
+            Method::GET,
+            "/apis/stable.example.com/v1/namespaces/default/regions",
+            None,
+        )
+        .await;
+    assert_eq!(r.code.as_u16(), 404, "{}", r.body);
+    let send = |ctype: &'static str, body: &'static str| {
+        let (s, c) = (&s, &c);
+        async move {
+            s.send(
+                c,
+                Method::PATCH,
+                "/apis/stable.example.com/v1/regions/eu",
+                ctype,
+                Some(body.as_bytes().to_vec()),
+            )
+            .await
+        }
+    };
+    let r = send("application/merge-patch+json", r#"{"spec":{"zones":4}}"#).await;
+    assert_eq!(r.code.as_u16(), 200, "{}", r.body);
+    assert_eq!(r.body["spec"]["zones"], 4);
+    let r = send(
+        "application/json-patch+json",
+        r#"[{"op":"replace","path":"/spec/zones","value":5}]"#,
+    )
+    .await;
+    assert_eq!(r.code.as_u16(), 200, "{}", r.body);
+    assert_eq!(r.body["spec"]["zones"], 5);
+    let r = send(
+        "application/strategic-merge-patch+json",
+        r#"{"spec":{"zones":6}}"#,
+    )
+    .await;
+    assert_eq!(r.code.as_u16(), 415, "{}", r.body);
+    assert_eq!(
+        r.body["message"],
+        "the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json"
+    );
+    let out = s.ok(&["get", "regions"]);
+    assert!(out.contains("eu"), "{out}");
+}

@@ -156,6 +156,12 @@ pub trait Strategy: Send + Sync {
         true
     }
 
+    /// Strategic merge patches apply (the kind has Go patch strategies). Custom resources
+    /// have none: kube answers such a patch with a 415.
+    fn strategic_merge_patch(&self) -> bool {
+        true
+    }
+
     /// A PUT without `metadata.resourceVersion` replaces the current object (kube's
     /// `AllowUnconditionalUpdate`). When false such a PUT of an existing object is a 422 (the
     /// resourceVersion "must be specified for an update").

@@ -110,6 +110,10 @@ impl Strategy for CustomResources {
         false
     }
 
+    fn strategic_merge_patch(&self) -> bool {
+        false
+    }
+
     fn field_paths(&self) -> &[(String, super::jsonpath::JsonPath)] {
         &self.field_paths
     }

@@ -39,6 +39,9 @@ pub async fn handle(ctx: &Ctx, part: Part) -> Result<Response<Body>, Status> {
         "application/strategic-merge-patch+json" => PatchType::Strategic,
         other => return Err(Status::unsupported_media_type(other, ACCEPTED)),
     };
+    if kind == PatchType::Strategic && !ctx.info.strategy.strategic_merge_patch() {
+        return Err(Status::unsupported_media_type(&media, &ACCEPTED[..2]));
+    }
     let opts = ctx.write_options("PatchOptions")?;
     let patch: Value = serde_json::from_slice(&ctx.body)
         .map_err(|e| Status::bad_request(format!("error decoding patch: {e}")))?;
