@@ -50,6 +50,31 @@ fn status_json(endpoint: &str, dir: &Path) -> serde_json::Value {
 }
 
 /// A replica started on an existing data folder; killed on drop.
+const GIZMO_CRD: &str = "apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: gizmos.example.com
+spec:
+  group: example.com
+  scope: Namespaced
+  names: {plural: gizmos, singular: gizmo, kind: Gizmo}
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec: {type: object, properties: {teeth: {type: integer}}}
+";
+
+const GIZMO: &str = "apiVersion: example.com/v1
+kind: Gizmo
+metadata: {name: g1, namespace: backup}
+spec: {teeth: 12}
+";
+
 struct Replica {
     child: Child,
     kubeconfig: std::path::PathBuf,
@@ -178,6 +203,21 @@ fn status_snapshot_compact_backup_and_restore() {
     }
     s.ok(&["label", "configmap", "cm-1", "-n", "backup", "tier=gold"]);
     s.ok(&["delete", "configmap", "cm-4", "-n", "backup"]);
+    // A definition and one of its objects go into the backup too.
+    let crd = dir.join("crd.yaml");
+    std::fs::write(&crd, GIZMO_CRD).unwrap();
+    s.ok(&["apply", "-f", crd.to_str().unwrap()]);
+    let gizmo = dir.join("gizmo.yaml");
+    std::fs::write(&gizmo, GIZMO).unwrap();
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while !s
+        .kubectl(&["apply", "-f", gizmo.to_str().unwrap()])
+        .status
+        .success()
+    {
+        assert!(Instant::now() < deadline, "gizmos never served");
+        std::thread::sleep(Duration::from_millis(200));
+    }
     let (before, list_rv) =
         configmaps(&s.ok(&["get", "--raw", "/api/v1/namespaces/backup/configmaps"]));
     assert_eq!(before.len(), 4);
@@ -299,6 +339,27 @@ fn status_snapshot_compact_backup_and_restore() {
     );
     let labelled = rep.ok(&["get", "cm", "-n", "backup", "-l", "tier=gold", "-o", "name"]);
     assert_eq!(labelled.trim(), "configmap/cm-1");
+    // The restored replica serves the definition and its object.
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        let out = support::kubectl_env(
+            &rep.kubeconfig,
+            &[
+                "get",
+                "gizmos",
+                "-n",
+                "backup",
+                "-o",
+                "jsonpath={.items[*].spec.teeth}",
+            ],
+            &[],
+        );
+        if out.status.success() && stdout(&out).trim() == "12" {
+            break;
+        }
+        assert!(Instant::now() < deadline, "{}", stderr(&out));
+        std::thread::sleep(Duration::from_millis(200));
+    }
     // Writes continue after the restored revision.
     rep.ok(&["create", "configmap", "after", "-n", "backup"]);
     let rv: i64 = rep
