@@ -78,6 +78,8 @@ pub struct Config {
     pub min_request_timeout: Duration,
     /// `--allow-privileged`.
     pub allow_privileged: bool,
+    /// `--encryption-provider-config`: an EncryptionConfiguration file.
+    pub encryption_provider_config: Option<PathBuf>,
     /// `--peer-dial`: peer addresses to dial instead of the members' own (fault proxies).
     pub peer_dial: BTreeMap<u64, String>,
     /// `--snapshot-count`: applied log entries between two raft snapshots.
@@ -114,6 +116,7 @@ impl Config {
             authorization: authz::Config::default(),
             min_request_timeout: Duration::from_secs(1800),
             allow_privileged: false,
+            encryption_provider_config: None,
             peer_dial: BTreeMap::new(),
             snapshot_count: 10_000,
             snapshot_catchup_entries: 1_000,
@@ -211,6 +214,12 @@ pub async fn run(
     on_started: impl FnOnce(&Started),
     shutdown: impl std::future::Future<Output = ()>,
 ) -> Result<()> {
+    if let Some(path) = &cfg.encryption_provider_config {
+        let e = registry::encryption::Encryption::load(path).map_err(|e| anyhow::anyhow!(e))?;
+        // A process serves one configuration; a second replica in the same process (tests)
+        // keeps the first.
+        let _ = registry::encryption::install(e);
+    }
     check_insecure_listeners(&cfg)?;
     std::fs::create_dir_all(&cfg.data_dir)
         .with_context(|| format!("creating {}", cfg.data_dir.display()))?;

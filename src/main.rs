@@ -219,6 +219,10 @@ enum Command {
         /// `securityContext.privileged` are refused otherwise, as kube-apiserver's default).
         #[arg(long)]
         allow_privileged: bool,
+        /// EncryptionConfiguration (apiserver.config.k8s.io/v1) for encryption at rest:
+        /// providers `aesgcm` and `identity`.
+        #[arg(long)]
+        encryption_provider_config: Option<PathBuf>,
         /// Serving certificate (PEM; reloaded when the file changes) instead of the data
         /// folder's server.crt.
         #[arg(long, requires = "tls_private_key_file")]
@@ -401,6 +405,7 @@ fn main() -> anyhow::Result<()> {
             request_timeout,
             min_request_timeout,
             allow_privileged,
+            encryption_provider_config,
             tls_cert_file,
             tls_private_key_file,
             tls_min_version,
@@ -500,6 +505,7 @@ fn main() -> anyhow::Result<()> {
                     },
                     min_request_timeout,
                     allow_privileged,
+                    encryption_provider_config,
                     peer_dial: peer_dial.unwrap_or_default(),
                     tls_sans: tls_sans
                         .into_iter()

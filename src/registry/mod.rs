@@ -10,6 +10,7 @@ pub mod custom;
 pub mod deletion;
 pub mod discovery;
 pub mod encoding;
+pub mod encryption;
 pub mod field_selectors;
 pub mod jsonpath;
 pub mod managed;

@@ -155,7 +155,14 @@ pub fn prefix_end(prefix: &[u8]) -> Vec<u8> {
 
 /// Decodes a stored value and stamps its resourceVersion.
 pub fn decode(kv: &KeyValue) -> Result<Value, Status> {
-    let mut obj: Value = serde_json::from_slice(&kv.value).map_err(|e| {
+    let opened = super::encryption::open(&kv.key, &kv.value).map_err(|e| {
+        Status::internal(format!(
+            "cannot read the object at {:?}: {e}",
+            String::from_utf8_lossy(&kv.key)
+        ))
+    })?;
+    let bytes = opened.as_deref().unwrap_or(&kv.value);
+    let mut obj: Value = serde_json::from_slice(bytes).map_err(|e| {
         Status::internal(format!(
             "corrupt object at {:?}: {e}",
             String::from_utf8_lossy(&kv.key)
@@ -169,12 +176,14 @@ fn set_rv(obj: &mut Value, rev: Revision) {
     crate::registry::encoding::stamp_resource_version(obj, rev.to_string());
 }
 
-fn encode(obj: &Value) -> Vec<u8> {
+/// The stored bytes of `obj` at `key`: its JSON without resourceVersion, sealed when
+/// encryption at rest covers the resource.
+fn encode(key: &[u8], obj: &Value) -> Vec<u8> {
     let mut o = obj.clone();
     if let Some(meta) = o.get_mut("metadata").and_then(Value::as_object_mut) {
         meta.remove("resourceVersion");
     }
-    serde_json::to_vec(&o).unwrap_or_default()
+    super::encryption::seal(key, serde_json::to_vec(&o).unwrap_or_default())
 }
 
 /// Characters kube uses for generated name suffixes (no vowels, no confusable digits).
@@ -596,8 +605,8 @@ impl Store {
                 .txn(Txn {
                     compares,
                     success: vec![Op::Put {
+                        value: encode(&key, &obj),
                         key,
-                        value: encode(&obj),
                     }],
                 })
                 .await
@@ -764,7 +773,7 @@ impl Store {
                     compares: vec![Compare::ModRevision(scope.key(name), cur.mod_revision)],
                     success: vec![Op::Put {
                         key: scope.key(name),
-                        value: encode(&new),
+                        value: encode(&scope.key(name), &new),
                     }],
                 })
                 .await
@@ -864,7 +873,7 @@ impl Store {
                     compares: vec![Compare::ModRevision(scope.key(name), cur.mod_revision)],
                     success: vec![Op::Put {
                         key: scope.key(name),
-                        value: encode(&new),
+                        value: encode(&scope.key(name), &new),
                     }],
                 })
                 .await

@@ -116,7 +116,14 @@ pub fn resource_prefix(key: &[u8]) -> Option<&[u8]> {
 }
 
 fn decode_arc(kv: &kv::KeyValue) -> Option<Arc<Value>> {
-    store::decode(kv).ok().map(Arc::new)
+    match store::decode(kv) {
+        Ok(v) => Some(Arc::new(v)),
+        Err(e) => {
+            // Left out of lists and watches; a GET asks storage and reports the error.
+            tracing::error!("watch cache: {}", e.message);
+            None
+        }
+    }
 }
 
 fn filtered(opts: &ListOptions) -> bool {
@@ -278,7 +285,9 @@ impl Cache {
         };
         match found {
             Some(o) => Ok((*o).clone()),
-            None => Err(Status::not_found(scope.gr(), name)),
+            // Absent from the cache: storage decides, so an object the cache could not
+            // decode (e.g. encrypted with a key this replica lacks) is an error, not a 404.
+            None => self.inner.store.get(scope, name, ReadAt::Any).await,
         }
     }
 
