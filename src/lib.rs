@@ -80,6 +80,8 @@ pub struct Config {
     pub allow_privileged: bool,
     /// `--encryption-provider-config`: an EncryptionConfiguration file.
     pub encryption_provider_config: Option<PathBuf>,
+    /// `--encryption-provider-config-automatic-reload`.
+    pub encryption_reload: bool,
     /// `--peer-dial`: peer addresses to dial instead of the members' own (fault proxies).
     pub peer_dial: BTreeMap<u64, String>,
     /// `--snapshot-count`: applied log entries between two raft snapshots.
@@ -117,6 +119,7 @@ impl Config {
             min_request_timeout: Duration::from_secs(1800),
             allow_privileged: false,
             encryption_provider_config: None,
+            encryption_reload: false,
             peer_dial: BTreeMap::new(),
             snapshot_count: 10_000,
             snapshot_catchup_entries: 1_000,
@@ -216,9 +219,9 @@ pub async fn run(
 ) -> Result<()> {
     if let Some(path) = &cfg.encryption_provider_config {
         let e = registry::encryption::Encryption::load(path).map_err(|e| anyhow::anyhow!(e))?;
-        // A process serves one configuration; a second replica in the same process (tests)
-        // keeps the first.
-        let _ = registry::encryption::install(e);
+        // One configuration per process: a second replica in the same process (tests)
+        // replaces it.
+        registry::encryption::install(e);
     }
     check_insecure_listeners(&cfg)?;
     std::fs::create_dir_all(&cfg.data_dir)
@@ -405,6 +408,13 @@ pub async fn run(
         .controllers
         .contains(&"crd-finalizer")
         .then(|| tokio::spawn(controllers::crd::finalize(store.clone(), app.watch.clone())));
+    let encryption_reload = match (&cfg.encryption_provider_config, cfg.encryption_reload) {
+        (Some(path), true) => Some(tokio::spawn(registry::encryption::reload_on_change(
+            path.clone(),
+            Duration::from_secs(1),
+        ))),
+        _ => None,
+    };
     let ns_controller = cfg.controllers.contains(&"namespace").then(|| {
         tokio::spawn(controllers::namespace::run(
             store.clone(),
@@ -497,6 +507,7 @@ pub async fn run(
         crd_serving,
         crd_establishing,
         crd_finalizing,
+        encryption_reload,
     ]
     .into_iter()
     .flatten()

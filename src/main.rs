@@ -223,6 +223,10 @@ enum Command {
         /// providers `aesgcm` and `identity`.
         #[arg(long)]
         encryption_provider_config: Option<PathBuf>,
+        /// Reload the encryption config when the file changes (checked every second); a
+        /// file that does not load keeps the running configuration.
+        #[arg(long, requires = "encryption_provider_config")]
+        encryption_provider_config_automatic_reload: bool,
         /// Serving certificate (PEM; reloaded when the file changes) instead of the data
         /// folder's server.crt.
         #[arg(long, requires = "tls_private_key_file")]
@@ -406,6 +410,7 @@ fn main() -> anyhow::Result<()> {
             min_request_timeout,
             allow_privileged,
             encryption_provider_config,
+            encryption_provider_config_automatic_reload,
             tls_cert_file,
             tls_private_key_file,
             tls_min_version,
@@ -506,6 +511,7 @@ fn main() -> anyhow::Result<()> {
                     min_request_timeout,
                     allow_privileged,
                     encryption_provider_config,
+                    encryption_reload: encryption_provider_config_automatic_reload,
                     peer_dial: peer_dial.unwrap_or_default(),
                     tls_sans: tls_sans
                         .into_iter()

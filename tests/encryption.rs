@@ -147,3 +147,85 @@ async fn secrets_are_ciphertext_at_rest() {
     assert_eq!(r.code.as_u16(), 200, "{}", r.body);
     assert_eq!(r.body["data"]["password"], secret_b64);
 }
+
+/// `--encryption-provider-config-automatic-reload`: a running replica picks up a new first
+/// provider (new writes are sealed; objects written before stay readable through identity),
+/// and a broken file keeps the running configuration.
+#[tokio::test]
+async fn the_config_reloads_when_it_changes() {
+    let cfg_dir = tempfile::tempdir().unwrap();
+    let cfg = cfg_dir.path().join("encryption.yaml");
+    std::fs::write(&cfg, config("  - identity: {}\n")).unwrap();
+    let s = Server::start_with(&[
+        "--encryption-provider-config",
+        cfg.to_str().unwrap(),
+        "--encryption-provider-config-automatic-reload",
+    ]);
+    let c = s.client();
+    let secret = |name: &str, b64: &str| {
+        json!({"apiVersion": "v1", "kind": "Secret", "metadata": {"name": name},
+               "data": {"v": b64}})
+    };
+    let before = "YmVmb3JlLXJlbG9hZC1tYXJrZXI="; // "before-reload-marker"
+    let r = s
+        .json(
+            &c,
+            Method::POST,
+            "/api/v1/namespaces/default/secrets",
+            Some(secret("a", before)),
+        )
+        .await;
+    assert_eq!(r.code.as_u16(), 201, "{}", r.body);
+    assert!(
+        found(s.dir.path(), before.as_bytes()),
+        "identity stores plaintext"
+    );
+
+    std::fs::write(&cfg, with_key()).unwrap();
+    // Each round writes a fresh marker: once the reload is in, it is sealed.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    let mut n = 0;
+    loop {
+        n += 1;
+        use base64::Engine;
+        let marker =
+            base64::engine::general_purpose::STANDARD.encode(format!("after-reload-marker-{n}"));
+        let name = format!("b{n}");
+        let r = s
+            .json(
+                &c,
+                Method::POST,
+                "/api/v1/namespaces/default/secrets",
+                Some(secret(&name, &marker)),
+            )
+            .await;
+        assert_eq!(r.code.as_u16(), 201, "{}", r.body);
+        if !found(s.dir.path(), marker.as_bytes()) {
+            break;
+        }
+        assert!(std::time::Instant::now() < deadline, "never reloaded");
+        tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    }
+    let r = s
+        .json(
+            &c,
+            Method::GET,
+            "/api/v1/namespaces/default/secrets/a",
+            None,
+        )
+        .await;
+    assert_eq!(r.body["data"]["v"], before, "read through identity");
+
+    // A broken file keeps the running configuration.
+    std::fs::write(&cfg, "kind: Nonsense\n").unwrap();
+    tokio::time::sleep(std::time::Duration::from_millis(1500)).await;
+    let r = s
+        .json(
+            &c,
+            Method::GET,
+            "/api/v1/namespaces/default/secrets/a",
+            None,
+        )
+        .await;
+    assert_eq!(r.code.as_u16(), 200, "{}", r.body);
+}

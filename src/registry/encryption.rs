@@ -10,9 +10,11 @@
 //! garbage.
 //!
 //! Does not know: HTTP, which resources exist (rules match the key's group and resource),
-//! `aescbc`, `secretbox` and `kms` (refused when configured), reloading of the file.
+//! `aescbc`, `secretbox` and `kms` (refused when configured).
 
-use std::sync::OnceLock;
+use std::sync::Arc;
+
+use arc_swap::ArcSwapOption;
 
 use base64::Engine;
 use ring::aead::{Aad, LessSafeKey, Nonce, UnboundKey, AES_128_GCM, AES_256_GCM, NONCE_LEN};
@@ -75,13 +77,33 @@ pub struct Encryption {
 
 const PREFIX: &[u8] = b"k8s:enc:";
 
-static GLOBAL: OnceLock<Encryption> = OnceLock::new();
+/// The configuration of this process (readers never lock; a reload swaps it).
+static GLOBAL: ArcSwapOption<Encryption> = ArcSwapOption::const_empty();
 
-/// Installs the configuration of this process (once, at start).
-pub fn install(e: Encryption) -> Result<(), String> {
-    GLOBAL
-        .set(e)
-        .map_err(|_| "encryption is already configured".to_string())
+/// Installs (or, on reload, replaces) the configuration of this process.
+pub fn install(e: Encryption) {
+    GLOBAL.store(Some(Arc::new(e)));
+}
+
+/// Reloads `path` whenever its contents change (`--encryption-provider-config-automatic-reload`),
+/// checking every `every`; a file that does not load keeps the running configuration.
+pub async fn reload_on_change(path: std::path::PathBuf, every: std::time::Duration) {
+    let mut last = std::fs::read(&path).ok();
+    loop {
+        tokio::time::sleep(every).await;
+        let now = std::fs::read(&path).ok();
+        if now.is_none() || now == last {
+            continue;
+        }
+        last = now;
+        match Encryption::load(&path) {
+            Ok(e) => {
+                install(e);
+                tracing::info!("encryption config {} reloaded", path.display());
+            }
+            Err(e) => tracing::error!("encryption config not reloaded: {e}"),
+        }
+    }
 }
 
 impl Encryption {
@@ -272,7 +294,7 @@ fn open_gcm(k: &LessSafeKey, storage_key: &[u8], rest: &[u8]) -> Result<Vec<u8>,
 
 /// The bytes to store for `plain` at `key`.
 pub fn seal(key: &[u8], plain: Vec<u8>) -> Vec<u8> {
-    match GLOBAL.get() {
+    match &*GLOBAL.load() {
         Some(e) => e.seal(key, plain),
         None => plain,
     }
@@ -280,7 +302,7 @@ pub fn seal(key: &[u8], plain: Vec<u8>) -> Vec<u8> {
 
 /// The plaintext of a stored value (`None`: it was stored in the clear, use it as it is).
 pub fn open(key: &[u8], stored: &[u8]) -> Result<Option<Vec<u8>>, Error> {
-    match GLOBAL.get() {
+    match &*GLOBAL.load() {
         Some(e) => e.open(key, stored),
         None if stored.starts_with(PREFIX) => Err(Error(
             "the value is encrypted but no --encryption-provider-config is given".into(),
