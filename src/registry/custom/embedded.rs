@@ -9,7 +9,7 @@
 
 use serde_json::{Map, Value};
 
-use super::node::{Additional, Node};
+use super::node::{child_path, Additional, Node};
 use crate::meta::field_error::FieldError;
 use crate::meta::validation::{is_dns1035_label, validate_object_meta_with, NameRule};
 
@@ -23,14 +23,6 @@ pub fn validate(schema: &Node, obj: &Value) -> Vec<FieldError> {
     errs
 }
 
-fn join(path: &str, name: &str) -> String {
-    if path.is_empty() {
-        name.to_string()
-    } else {
-        format!("{path}.{name}")
-    }
-}
-
 fn children(s: &Node, path: &str, m: &Map<String, Value>, errs: &mut Vec<FieldError>) {
     // (kube walks a Go map, in no fixed order; sorted here.)
     let mut keys: Vec<&String> = m.keys().collect();
@@ -38,7 +30,7 @@ fn children(s: &Node, path: &str, m: &Map<String, Value>, errs: &mut Vec<FieldEr
     for k in keys {
         let v = &m[k];
         if let Some(p) = s.properties.get(k) {
-            walk(p, &join(path, k), v, errs);
+            walk(p, &child_path(path, k), v, errs);
         } else if let Some(Additional::Schema(a)) = &s.additional {
             walk(a, &format!("{path}[{k}]"), v, errs);
         }
@@ -68,14 +60,17 @@ fn walk(s: &Node, path: &str, v: &Value, errs: &mut Vec<FieldError>) {
 fn embedded(path: &str, m: &Map<String, Value>, errs: &mut Vec<FieldError>) {
     for k in ["apiVersion", "kind"] {
         if !m.contains_key(k) {
-            errs.push(FieldError::required(join(path, k), "must not be empty"));
+            errs.push(FieldError::required(
+                child_path(path, k),
+                "must not be empty",
+            ));
         }
     }
     let mut keys: Vec<&String> = m.keys().collect();
     keys.sort();
     for k in keys {
         let v = &m[k];
-        let at = join(path, k);
+        let at = child_path(path, k);
         match k.as_str() {
             "apiVersion" => match v.as_str() {
                 None => errs.push(FieldError::invalid(at, v.clone(), "must be a string")),

@@ -9,7 +9,7 @@
 
 use serde_json::{Map, Value};
 
-use super::node::{Additional, Node};
+use super::node::{child_path, Additional, Node};
 use crate::meta::field_error::{go_sharp, FieldError};
 use crate::registry::builtin::checks::duplicate_rendered;
 
@@ -18,14 +18,6 @@ pub fn validate(schema: &Node, obj: &Value) -> Vec<FieldError> {
     let mut errs = Vec::new();
     walk_object(schema, "", obj, &mut errs);
     errs
-}
-
-fn child(path: &str, name: &str) -> String {
-    if path.is_empty() {
-        name.to_string()
-    } else {
-        format!("{path}.{name}")
-    }
 }
 
 fn walk_object(s: &Node, path: &str, obj: &Value, errs: &mut Vec<FieldError>) {
@@ -42,7 +34,7 @@ fn walk_object(s: &Node, path: &str, obj: &Value, errs: &mut Vec<FieldError>) {
     }
     for k in &keys {
         if let Some(sub) = s.properties.get(*k) {
-            walk(sub, &child(path, k), &m[*k], errs);
+            walk(sub, &child_path(path, k), &m[*k], errs);
         }
     }
 }

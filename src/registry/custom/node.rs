@@ -213,3 +213,12 @@ impl Node {
         }
     }
 }
+
+/// The field path of `name` under `path` (`""` is the object itself).
+pub fn child_path(path: &str, name: &str) -> String {
+    if path.is_empty() {
+        name.to_string()
+    } else {
+        format!("{path}.{name}")
+    }
+}
