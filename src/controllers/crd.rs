@@ -13,6 +13,7 @@ use serde_json::{json, Value};
 
 use crate::meta::status::Status;
 use crate::registry::builtin::apiextensions::{set_condition, CLEANUP_FINALIZER};
+use crate::registry::builtin::checks::str_at;
 use crate::registry::custom;
 use crate::registry::object::{finalizers, meta_str, Part};
 use crate::registry::store::{DeleteOptions, ListOptions, ReadAt, Scope, Store, WriteOptions};
@@ -260,12 +261,14 @@ fn leader_write_options(now: &str) -> WriteOptions {
     }
 }
 
-/// Sets a condition of the stored definition `name` (a status write).
-async fn write_condition(
+/// A leader write of `part` of the stored definition `name`: `change` edits a copy of it
+/// (given the write's time).
+async fn rewrite(
     store: &Store,
     info: &Arc<Resource>,
     name: &str,
-    cond: (bool, &str, &str),
+    part: Part,
+    change: impl Fn(&mut Value, &str),
 ) -> Result<(), Status> {
     let now = crate::server::handlers::now_rfc3339();
     let scope = Scope {
@@ -273,26 +276,33 @@ async fn write_condition(
         namespace: None,
     };
     store
-        .update_with(
-            scope,
-            name,
-            Part::Status,
-            &leader_write_options(&now),
-            |cur| {
-                let mut next = cur.clone();
-                set_condition(&mut next, "Terminating", cond.0, cond.1, cond.2, &now);
-                Ok(next)
-            },
-        )
+        .update_with(scope, name, part, &leader_write_options(&now), |cur| {
+            let mut next = cur.clone();
+            change(&mut next, &now);
+            Ok(next)
+        })
         .await
         .map(|_| ())
+}
+
+/// Sets the `Terminating` condition of the stored definition `name` (a status write).
+async fn write_condition(
+    store: &Store,
+    info: &Arc<Resource>,
+    name: &str,
+    cond: (bool, &str, &str),
+) -> Result<(), Status> {
+    rewrite(store, info, name, Part::Status, |next, now| {
+        set_condition(next, "Terminating", cond.0, cond.1, cond.2, now)
+    })
+    .await
 }
 
 /// Deletes every object of the definition and waits until none is left; the condition to
 /// record (status, reason, message).
 async fn delete_instances(store: &Store, crd: &Value) -> (bool, &'static str, String) {
-    let group = meta_str_at(crd, "/spec/group");
-    let plural = meta_str_at(crd, "/spec/names/plural");
+    let group = str_at(crd, "/spec/group");
+    let plural = str_at(crd, "/spec/names/plural");
     let version = crd["spec"]["versions"]
         .as_array()
         .into_iter()
@@ -364,12 +374,6 @@ async fn delete_instances(store: &Store, crd: &Value) -> (bool, &'static str, St
     }
 }
 
-fn meta_str_at<'a>(v: &'a Value, pointer: &str) -> &'a str {
-    v.pointer(pointer)
-        .and_then(Value::as_str)
-        .unwrap_or_default()
-}
-
 /// One definition being deleted: its objects go, then its cleanup finalizer (kube's
 /// `CRDFinalizer.sync`).
 async fn finalize_one(store: &Store, info: &Arc<Resource>, name: &str, crd: &Value) {
@@ -399,29 +403,14 @@ async fn finalize_one(store: &Store, info: &Arc<Resource>, name: &str, crd: &Val
             // Not done: the next round tries again.
             return Ok(());
         }
-        let now = crate::server::handlers::now_rfc3339();
-        let scope = Scope {
-            info,
-            namespace: None,
-        };
-        store
-            .update_with(
-                scope,
-                name,
-                Part::Main,
-                &leader_write_options(&now),
-                |cur| {
-                    let mut next = cur.clone();
-                    let kept: Vec<String> = finalizers(cur)
-                        .into_iter()
-                        .filter(|f| f != CLEANUP_FINALIZER)
-                        .collect();
-                    next["metadata"]["finalizers"] = json!(kept);
-                    Ok(next)
-                },
-            )
-            .await
-            .map(|_| ())
+        rewrite(store, info, name, Part::Main, |next, _| {
+            let kept: Vec<String> = finalizers(next)
+                .into_iter()
+                .filter(|f| f != CLEANUP_FINALIZER)
+                .collect();
+            next["metadata"]["finalizers"] = json!(kept);
+        })
+        .await
     };
     match step.await {
         Ok(()) => {}

@@ -14,6 +14,7 @@ use super::table::{self, human_duration, IncludeObject};
 use crate::generated::table_columns::{
     META_V1_OBJECT_META_CREATION_TIMESTAMP, META_V1_OBJECT_META_NAME,
 };
+use crate::registry::builtin::checks::str_of;
 
 struct Column {
     name: String,
@@ -36,13 +37,6 @@ impl std::fmt::Debug for PrinterColumns {
     }
 }
 
-fn text(v: &Value, key: &str) -> String {
-    v.get(key)
-        .and_then(Value::as_str)
-        .unwrap_or_default()
-        .to_string()
-}
-
 impl PrinterColumns {
     /// The columns of a definition's version object (`spec.versions[i]`).
     pub fn of_version(version: &Value) -> PrinterColumns {
@@ -54,17 +48,17 @@ impl PrinterColumns {
             Some(list) => list
                 .iter()
                 .map(|c| {
-                    let json_path = text(c, "jsonPath");
-                    let description = match text(c, "description") {
+                    let json_path = str_of(c, "jsonPath").to_string();
+                    let description = match str_of(c, "description").to_string() {
                         d if d.is_empty() => format!(
                             "Custom resource definition column (in JSONPath format): {json_path}"
                         ),
                         d => d,
                     };
                     Column {
-                        name: text(c, "name"),
-                        ty: text(c, "type"),
-                        format: text(c, "format"),
+                        name: str_of(c, "name").to_string(),
+                        ty: str_of(c, "type").to_string(),
+                        format: str_of(c, "format").to_string(),
                         description,
                         priority: c.get("priority").and_then(Value::as_i64).unwrap_or(0),
                         // Definitions are validated; a path that still does not parse prints

@@ -44,11 +44,6 @@ impl IncludeObject {
     }
 }
 
-/// Renders `items` (full objects of `resource` in API group `info_group`) as a Table.
-///
-/// `list_meta` becomes the Table's `metadata` (resourceVersion, continue, remainingItemCount).
-/// `api_version` selects `meta.k8s.io/v1` or `meta.k8s.io/v1beta1` (either the bare version or
-/// the full group/version may be given; anything else means v1).
 /// The Table of `items` of resource `info`: its printer columns when it has them (custom
 /// resources), else its strategy's printer.
 pub fn of_resource(
@@ -72,6 +67,11 @@ pub fn of_resource(
     }
 }
 
+/// Renders `items` (full objects of `resource` in API group `info_group`) as a Table.
+///
+/// `list_meta` becomes the Table's `metadata` (resourceVersion, continue, remainingItemCount).
+/// `api_version` selects `meta.k8s.io/v1` or `meta.k8s.io/v1beta1` (either the bare version or
+/// the full group/version may be given; anything else means v1).
 pub fn table(
     printer: Printer,
     items: &[Value],

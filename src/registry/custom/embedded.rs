@@ -126,21 +126,13 @@ fn embedded(path: &str, m: &Map<String, Value>, errs: &mut Vec<FieldError>) {
                     for mut e in
                         validate_object_meta_with(&meta, namespaced, NameRule::PathSegment, false)
                     {
-                        e.field = format!("{}{}", prefix(path), e.field);
+                        e.field = child_path(path, &e.field);
                         errs.push(e);
                     }
                 }
             },
             _ => {}
         }
-    }
-}
-
-fn prefix(path: &str) -> String {
-    if path.is_empty() {
-        String::new()
-    } else {
-        format!("{path}.")
     }
 }
 
