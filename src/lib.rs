@@ -10,6 +10,7 @@ pub mod admin;
 pub mod apply;
 pub mod authn;
 pub mod authz;
+pub mod cel;
 pub mod controllers;
 pub mod faults;
 pub mod generated;
