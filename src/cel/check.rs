@@ -367,7 +367,11 @@ impl Walk<'_> {
                 }
             }
         }
-        let mut cost = 1.0;
+        // cel-go charges nothing for the logical operators themselves
+        let mut cost = match name {
+            "_&&_" | "_||_" | "_?_:_" | "@not_strictly_false" => 0.0,
+            _ => 1.0,
+        };
         let recv = match &call.target {
             Some(t) => {
                 let (ty, c) = self.expr(t);

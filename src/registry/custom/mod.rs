@@ -14,7 +14,7 @@
 //! [`validate`] walk objects with it.
 //!
 //! Does not know: how definitions are found (the serving loop in `controllers::crd` follows
-//! them from the watch cache), CEL rules, embedded object metadata.
+//! them from the watch cache). CEL rules (`x-kubernetes-validations`) are [`rules`].
 
 pub mod checks;
 pub mod default;
@@ -23,6 +23,7 @@ pub mod formats;
 pub mod listtype;
 pub mod node;
 pub mod prune;
+pub mod rules;
 pub mod validate;
 
 use std::cmp::Ordering;
@@ -90,6 +91,18 @@ impl CustomResources {
             .unwrap_or(&self.version)
     }
 
+    /// The `x-kubernetes-validations` rules, unless an earlier error blocks them (kube's
+    /// `hasBlockingErr`).
+    fn run_rules(errs: &mut Vec<FieldError>, schema: &Node, obj: &Value, old: Option<&Value>) {
+        if !schema.has_rules() {
+            return;
+        }
+        match rules::blocked(errs) {
+            Some(e) => errs.push(e),
+            None => errs.extend(rules::validate(schema, obj, old)),
+        }
+    }
+
     /// What kube's storage decoder does to a stored object: pruning and defaulting with the
     /// schema of the object's own version.
     fn decoded(&self, stored: &Value) -> Value {
@@ -147,6 +160,7 @@ impl Strategy for CustomResources {
         errs.extend(embedded::validate(self.schema(), obj));
         errs.extend(listtype::validate(self.schema(), obj));
         errs.extend(checks::scale(obj, self.scale.as_ref()));
+        Self::run_rules(&mut errs, self.schema(), obj, None);
         errs
     }
 
@@ -161,6 +175,7 @@ impl Strategy for CustomResources {
             errs.extend(listtype::validate(self.schema(), new));
         }
         errs.extend(checks::scale(new, self.scale.as_ref()));
+        Self::run_rules(&mut errs, self.schema(), new, Some(&old));
         errs
     }
 

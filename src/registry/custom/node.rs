@@ -71,6 +71,10 @@ pub struct Node {
     pub default: Option<Value>,
     pub list_type: String,
     pub list_map_keys: Vec<String>,
+    /// `x-kubernetes-validations`, compiled against [`Node::rules_type`].
+    pub rules: Vec<super::rules::Rule>,
+    /// The CEL type of values here, when the node has rules.
+    pub rules_type: Option<crate::cel::Type>,
 }
 
 const TYPES: &[&str] = &["array", "boolean", "integer", "number", "object", "string"];
@@ -90,19 +94,25 @@ fn list(v: &Value, k: &str, depth: usize) -> Vec<Node> {
         .and_then(Value::as_array)
         .into_iter()
         .flatten()
-        .map(|s| compile_at(s, depth + 1))
+        .map(|s| compile_at(s, depth + 1, false))
         .collect()
 }
 
 /// Compiles a schema (an `openAPIV3Schema` or any node of it).
 pub fn compile(schema: &Value) -> Node {
-    compile_at(schema, 0)
+    compile_at(schema, 0, true)
 }
 
-fn compile_at(v: &Value, depth: usize) -> Node {
+/// `rules`: whether `x-kubernetes-validations` here are compiled (not under allOf, anyOf,
+/// oneOf or not).
+fn compile_at(v: &Value, depth: usize, rules: bool) -> Node {
     let mut n = Node::default();
     if depth > MAX_DEPTH || !v.is_object() {
         return n;
+    }
+    if rules {
+        let root = depth == 0 || flag(v, "x-kubernetes-embedded-resource");
+        (n.rules, n.rules_type) = super::rules::compile(v, root);
     }
     if let Some(t) = v.get("type").and_then(Value::as_str) {
         if let Some(t) = TYPES.iter().find(|x| **x == t) {
@@ -154,22 +164,27 @@ fn compile_at(v: &Value, depth: usize) -> Node {
     n.items = v
         .get("items")
         .filter(|i| i.is_object())
-        .map(|i| Box::new(compile_at(i, depth + 1)));
+        .map(|i| Box::new(compile_at(i, depth + 1, rules)));
     n.all_of = list(v, "allOf", depth);
     n.one_of = list(v, "oneOf", depth);
     n.any_of = list(v, "anyOf", depth);
     n.not = v
         .get("not")
         .filter(|i| i.is_object())
-        .map(|i| Box::new(compile_at(i, depth + 1)));
+        .map(|i| Box::new(compile_at(i, depth + 1, false)));
     if let Some(props) = v.get("properties").and_then(Value::as_object) {
         for (k, p) in props {
-            n.properties.insert(k.clone(), compile_at(p, depth + 1));
+            n.properties
+                .insert(k.clone(), compile_at(p, depth + 1, rules));
         }
     }
     n.additional = match v.get("additionalProperties") {
         Some(Value::Bool(b)) => Some(Additional::Bool(*b)),
-        Some(s @ Value::Object(_)) => Some(Additional::Schema(Box::new(compile_at(s, depth + 1)))),
+        Some(s @ Value::Object(_)) => Some(Additional::Schema(Box::new(compile_at(
+            s,
+            depth + 1,
+            rules,
+        )))),
         _ => None,
     };
     n.preserve_unknown = flag(v, "x-kubernetes-preserve-unknown-fields");
@@ -203,6 +218,15 @@ impl Node {
             Some(Additional::Bool(_)) => Some(None),
             None => None,
         }
+    }
+
+    /// Whether this node or one below it has `x-kubernetes-validations` (kube builds no CEL
+    /// validator otherwise).
+    pub fn has_rules(&self) -> bool {
+        !self.rules.is_empty()
+            || self.properties.values().any(Node::has_rules)
+            || self.items.as_deref().is_some_and(Node::has_rules)
+            || self.additional_schema().is_some_and(Node::has_rules)
     }
 
     /// The `additionalProperties` schema, if it is one.

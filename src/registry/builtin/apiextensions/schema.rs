@@ -146,6 +146,12 @@ pub(super) fn validate(schema: &Value, status_enabled: bool, path: &str) -> Vec<
         inside_meta: false,
     };
     openapi(schema, &root, &ssv, true, &mut errs);
+    // kube compiles rules only where the schema itself is valid
+    if errs.is_empty() {
+        errs.extend(crate::registry::custom::rules::check_schema(
+            schema, &root, true,
+        ));
+    }
     errs
 }
 
@@ -562,7 +568,8 @@ impl Ssv {
     }
 }
 
-/// `ValidateCustomResourceDefinitionOpenAPISchema` (its schema errors; CEL is not compiled).
+/// `ValidateCustomResourceDefinitionOpenAPISchema` (its schema errors; CEL rules are compiled
+/// afterwards by `custom::rules::check_schema`).
 fn openapi(n: &Value, path: &str, ssv: &Ssv, is_root: bool, errs: &mut Vec<FieldError>) {
     if !n.is_object() {
         return;
@@ -823,7 +830,8 @@ fn openapi(n: &Value, path: &str, ssv: &Ssv, is_root: bool, errs: &mut Vec<Field
     x_validations(n, path, errs);
 }
 
-/// The shape of `x-kubernetes-validations` rules (their CEL is not compiled).
+/// The shape of `x-kubernetes-validations` rules (their CEL is compiled by
+/// `custom::rules::check_schema`).
 fn x_validations(n: &Value, path: &str, errs: &mut Vec<FieldError>) {
     let rules = n
         .get("x-kubernetes-validations")
@@ -886,6 +894,13 @@ fn x_validations(n: &Value, path: &str, errs: &mut Vec<FieldError>) {
                 format!("{p}.fieldPath"),
                 fp,
                 "fieldPath must not contain line breaks",
+            ));
+        }
+        if !fp.is_empty() && crate::registry::custom::rules::valid_field_path(fp, n).is_err() {
+            errs.push(FieldError::invalid(
+                format!("{p}.fieldPath"),
+                fp,
+                "fieldPath must be a valid path",
             ));
         }
     }
