@@ -313,6 +313,10 @@ impl Walk<'_> {
             },
             Type::Map { value, .. } => (**value).clone(),
             Type::Dyn => Type::Dyn,
+            // `authorizer.requestResource`
+            t if is_authz(t) && field == "requestResource" => {
+                opaque("kubernetes.authorization.ResourceCheck")
+            }
             Type::Optional(inner) => Type::Optional(Box::new(self.field(inner, field))),
             other => {
                 self.err(
@@ -693,9 +697,17 @@ impl Walk<'_> {
                 a.first().map_or(1.0, |x| traverse(x, 0.1)),
             ),
             // the authorizer library of admission policies
-            _ if matches!(r, Type::Opaque(n) if n.starts_with("kubernetes.authorization")) => {
-                (Type::Dyn, 1.0)
+            "group" | "resource" | "subresource" | "namespace" | "name" | "path"
+            | "serviceAccount"
+                if is_authz(r) || r.is_dyn() =>
+            {
+                (opaque("kubernetes.authorization.ResourceCheck"), 1.0)
             }
+            "check" if is_authz(r) || r.is_dyn() => {
+                (opaque("kubernetes.authorization.Decision"), 350_000.0)
+            }
+            "allowed" | "errored" if is_authz(r) || r.is_dyn() => (Type::Bool, 1.0),
+            "reason" | "error" if is_authz(r) || r.is_dyn() => (Type::string(), 1.0),
             _ if r.is_dyn() && known_method(name) => (Type::Dyn, 1.0),
             _ if known_method(name) => {
                 let t = self.no_overload(anchor, name, Some(r), a);
@@ -711,6 +723,10 @@ impl Walk<'_> {
         };
         t
     }
+}
+
+fn is_authz(t: &Type) -> bool {
+    matches!(t, Type::Opaque(n) if n.starts_with("kubernetes.authorization"))
 }
 
 fn sized(t: &Type) -> bool {

@@ -13,6 +13,7 @@
 //! Nothing here panics on input: parsing and evaluation run under `catch_unwind`, and an
 //! expression's cost is bounded before it runs ([`Program::runtime_cost`]).
 
+pub mod admission;
 pub mod check;
 pub mod eval;
 pub mod lexer;

@@ -160,7 +160,8 @@ impl fmt::Display for Type {
     }
 }
 
-const RESERVED: &[&str] = &[
+/// CEL's reserved words (kube's `celReservedSymbols`).
+pub const RESERVED: &[&str] = &[
     "true",
     "false",
     "null",

@@ -3,14 +3,15 @@
 //! pieces of kube's `pkg/apis/admissionregistration/validation` they share: rules with
 //! operations, match resources, match conditions and the v1 defaults of rules.
 //!
-//! CEL expressions are checked for presence only: kube also compiles them and reports
-//! compile errors, which Rafter leaves out.
+//! CEL expressions are compiled and type-checked in kube's admission environment
+//! (`crate::cel::admission`) and their errors reported as kube reports them.
 
 pub mod policy;
 pub mod webhook;
 
 use serde_json::{json, Value};
 
+use crate::cel;
 use crate::meta::field_error::{go_quote, FieldError};
 use crate::meta::validation::{
     is_qualified_name, validate_label_selector_with, validate_path_segment_name,
@@ -234,17 +235,33 @@ fn validate_match_resources(m: &Value, path: &str, errs: &mut Vec<FieldError>) {
     }
 }
 
-/// `validateMatchConditions`: at most 64, each with an expression and a qualified name,
-/// names unique.
-fn validate_match_conditions(list: &[Value], path: &str, errs: &mut Vec<FieldError>) {
+/// `validateMatchConditions`: at most 64, each with an expression that compiles to a bool
+/// (`params` only for a policy with a `paramKind`) and a qualified name, names unique.
+fn validate_match_conditions(list: &[Value], path: &str, params: bool, errs: &mut Vec<FieldError>) {
     if list.len() > 64 {
         errs.push(FieldError::too_many(path, list.len() as i64, 64));
     }
+    let vars = cel::admission::env(
+        cel::admission::Declarations {
+            params,
+            authorizer: true,
+        },
+        None,
+    );
     let mut seen: Vec<&str> = Vec::new();
     for (i, c) in list.iter().enumerate() {
         let p = format!("{path}[{i}]");
-        if str_of(c, "expression").trim().is_empty() {
+        let expression = str_of(c, "expression").trim();
+        if expression.is_empty() {
             errs.push(FieldError::required(format!("{p}.expression"), ""));
+        } else if let Err(detail) =
+            cel::admission::compile_expression(expression, cel::admission::Returns::Bool, &vars)
+        {
+            errs.push(FieldError::invalid(
+                format!("{p}.expression"),
+                expression,
+                detail,
+            ));
         }
         let name = str_of(c, "name");
         if name.is_empty() {

@@ -1,7 +1,9 @@
 //! ValidatingAdmissionPolicies and their bindings: kube's v1 defaults
-//! (`SetDefaults_ValidatingAdmissionPolicySpec`, `SetDefaults_MatchResources`) and the
-//! structural half of `ValidateValidatingAdmissionPolicy` /
-//! `ValidateValidatingAdmissionPolicyBinding` (CEL is not compiled).
+//! (`SetDefaults_ValidatingAdmissionPolicySpec`, `SetDefaults_MatchResources`) and
+//! `ValidateValidatingAdmissionPolicy` /
+//! `ValidateValidatingAdmissionPolicyBinding`, with every CEL expression compiled in kube's
+//! admission environment (match conditions, variables in order, validations, message
+//! expressions, audit annotation values).
 
 use serde_json::{json, Value};
 
@@ -9,6 +11,8 @@ use super::{
     check_failure_policy, default_match_resources, go_typed_list, set, strings,
     validate_match_conditions, validate_match_resources,
 };
+use crate::cel::admission::{compile_expression, env, Declarations, Returns};
+use crate::cel::Type;
 use crate::meta::field_error::FieldError;
 use crate::meta::validation::{
     is_dns1035_label, is_dns1123_subdomain, is_qualified_name, validate_label_selector,
@@ -24,29 +28,6 @@ pub struct ValidatingAdmissionPolicyBindings;
 
 const REASONS: &[&str] = &["Forbidden", "Invalid", "RequestEntityTooLarge"];
 const ACTIONS: &[&str] = &["Audit", "Deny", "Warn"];
-const CEL_RESERVED: &[&str] = &[
-    "true",
-    "false",
-    "null",
-    "in",
-    "as",
-    "break",
-    "const",
-    "continue",
-    "else",
-    "for",
-    "function",
-    "if",
-    "import",
-    "let",
-    "loop",
-    "package",
-    "namespace",
-    "return",
-    "var",
-    "void",
-    "while",
-];
 
 fn spec(obj: &Value) -> &Value {
     obj.get("spec").unwrap_or(&Value::Null)
@@ -59,7 +40,7 @@ fn is_cel_identifier(name: &str) -> bool {
         .next()
         .is_some_and(|c| c == '_' || c.is_ascii_alphabetic())
         && chars.all(|c| c == '_' || c.is_ascii_alphanumeric())
-        && !CEL_RESERVED.contains(&name)
+        && !crate::cel::types::RESERVED.contains(&name)
 }
 
 /// `validateParamKind`.
@@ -117,12 +98,57 @@ fn validate_param_kind(pk: &Value, errs: &mut Vec<FieldError>) {
     }
 }
 
-fn validate_validation(v: &Value, p: &str, errs: &mut Vec<FieldError>) {
-    if str_of(v, "expression").trim().is_empty() {
+/// The CEL environments of a policy's expressions: with `params` when it has a
+/// `paramKind`, `variables` when it declares some.
+struct Envs {
+    params: bool,
+    variables: Option<Vec<(String, Type)>>,
+}
+
+impl Envs {
+    fn compile(
+        &self,
+        src: &str,
+        returns: Returns,
+        authorizer: bool,
+    ) -> Result<crate::cel::Program, String> {
+        let d = Declarations {
+            params: self.params,
+            authorizer,
+        };
+        compile_expression(src, returns, &env(d, self.variables.as_deref()))
+    }
+
+    /// Compiles `src` and reports its error at `path` as kube does.
+    fn check(
+        &self,
+        src: &str,
+        returns: Returns,
+        authorizer: bool,
+        path: String,
+        errs: &mut Vec<FieldError>,
+    ) {
+        if let Err(detail) = self.compile(src, returns, authorizer) {
+            errs.push(FieldError::invalid(path, src, detail));
+        }
+    }
+}
+
+fn validate_validation(v: &Value, p: &str, envs: &Envs, errs: &mut Vec<FieldError>) {
+    let expression = str_of(v, "expression");
+    if expression.trim().is_empty() {
         errs.push(FieldError::required(
             format!("{p}.expression"),
             "expression is not specified",
         ));
+    } else {
+        envs.check(
+            expression,
+            Returns::Bool,
+            true,
+            format!("{p}.expression"),
+            errs,
+        );
     }
     let me = str_of(v, "messageExpression");
     if !me.is_empty() && me.trim().is_empty() {
@@ -131,6 +157,14 @@ fn validate_validation(v: &Value, p: &str, errs: &mut Vec<FieldError>) {
             me,
             "must be non-empty if specified",
         ));
+    } else if !me.trim().is_empty() {
+        envs.check(
+            me,
+            Returns::String,
+            false,
+            format!("{p}.messageExpression"),
+            errs,
+        );
     }
     let msg = str_of(v, "message");
     if !msg.is_empty() && msg.trim().is_empty() {
@@ -153,7 +187,7 @@ fn validate_validation(v: &Value, p: &str, errs: &mut Vec<FieldError>) {
     }
 }
 
-fn validate_audit_annotations(name: &str, list: &[Value], errs: &mut Vec<FieldError>) {
+fn validate_audit_annotations(name: &str, list: &[Value], envs: &Envs, errs: &mut Vec<FieldError>) {
     if list.len() > 20 {
         errs.push(FieldError::invalid_rendered(
             "spec.auditAnnotations",
@@ -188,6 +222,12 @@ fn validate_audit_annotations(name: &str, list: &[Value], errs: &mut Vec<FieldEr
                 format!("{p}.valueExpression"),
                 "must not exceed 5120 bytes in length",
             ));
+        } else if let Err(detail) = envs.compile(ve, Returns::StringOrNull, true) {
+            errs.push(FieldError::invalid(
+                format!("{p}.valueExpression"),
+                str_of(a, "valueExpression"),
+                detail,
+            ));
         }
         if keys.contains(&key) {
             errs.push(FieldError::duplicate(format!("{p}.key"), key));
@@ -204,6 +244,7 @@ impl ValidatingAdmissionPolicies {
             errs.push(FieldError::required("spec.failurePolicy", ""));
         }
         check_failure_policy(spec, "spec.failurePolicy", &mut errs);
+        let params = set(spec, "paramKind").is_some();
         if let Some(pk) = set(spec, "paramKind") {
             validate_param_kind(pk, &mut errs);
         }
@@ -223,10 +264,16 @@ impl ValidatingAdmissionPolicies {
             validate_match_conditions(
                 list_of(spec, "matchConditions"),
                 "spec.matchConditions",
+                params,
                 &mut errs,
             );
         }
-        for (i, v) in list_of(spec, "variables").iter().enumerate() {
+        let declared = list_of(spec, "variables");
+        let mut envs = Envs {
+            params,
+            variables: (!declared.is_empty()).then(Vec::new),
+        };
+        for (i, v) in declared.iter().enumerate() {
             let p = format!("spec.variables[{i}]");
             let name = str_of(v, "name");
             if name.trim().is_empty() {
@@ -241,11 +288,26 @@ impl ValidatingAdmissionPolicies {
                     "name is not a valid CEL identifier",
                 ));
             }
-            if str_of(v, "expression").trim().is_empty() {
+            let expression = str_of(v, "expression");
+            let mut ty = Type::Dyn;
+            if expression.trim().is_empty() {
                 errs.push(FieldError::required(
                     format!("{p}.expression"),
                     "expression is not specified",
                 ));
+            } else {
+                match envs.compile(expression, Returns::Any, true) {
+                    Ok(prog) => ty = prog.ty,
+                    Err(detail) => errs.push(FieldError::invalid(
+                        format!("{p}.expression"),
+                        expression,
+                        detail,
+                    )),
+                }
+            }
+            // later expressions see this variable with its type
+            if let Some(vs) = envs.variables.as_mut() {
+                vs.push((name.to_string(), ty));
             }
         }
         let (validations, audits) = (
@@ -261,10 +323,10 @@ impl ValidatingAdmissionPolicies {
             }
         } else {
             for (i, v) in validations.iter().enumerate() {
-                validate_validation(v, &format!("spec.validations[{i}]"), &mut errs);
+                validate_validation(v, &format!("spec.validations[{i}]"), &envs, &mut errs);
             }
             let name = meta(obj).get("name").and_then(Value::as_str).unwrap_or("");
-            validate_audit_annotations(name, audits, &mut errs);
+            validate_audit_annotations(name, audits, &envs, &mut errs);
         }
         errs
     }

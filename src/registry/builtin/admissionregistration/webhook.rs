@@ -187,6 +187,7 @@ impl WebhookConfigurations {
             validate_match_conditions(
                 list_of(hook, "matchConditions"),
                 &format!("{p}.matchConditions"),
+                false,
                 errs,
             );
         }
