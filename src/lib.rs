@@ -456,7 +456,7 @@ pub async fn run(
             };
             let l = admin::AdminListener::bind(addr, &tls).await?;
             let bound = l.local_addr()?;
-            let task = tokio::spawn(l.serve(kv.clone(), async {
+            let task = tokio::spawn(l.serve(kv.clone(), Some(store.clone()), async {
                 let _ = admin_stopped.await;
             }));
             (Some(bound), Some(task))

@@ -143,6 +143,22 @@ pub enum AdminCommand {
         #[arg(long)]
         revision: i64,
     },
+    /// Rewrite every object of a resource in its current storage version (and current
+    /// encryption key), in batches, printing progress; resumable with --start-after. Then
+    /// `status.storedVersions` of a custom resource can be trimmed to the storage version.
+    MigrateStorage {
+        #[command(flatten)]
+        conn: Conn,
+        /// `crontabs.stable.example.com`, `secrets`, `deployments.apps`.
+        #[arg(long)]
+        resource: String,
+        /// Objects per batch.
+        #[arg(long, default_value_t = 500)]
+        batch: u32,
+        /// Resume after this key (the last key a previous run printed).
+        #[arg(long, default_value = "")]
+        start_after: String,
+    },
     /// Stream a consistent backup of the keyspace into a file.
     Backup {
         #[command(flatten)]
@@ -239,6 +255,44 @@ pub async fn run(args: AdminArgs) -> Result<()> {
                 .await
                 .map_err(|e| rpc_error(&conn, "compact", e))?;
             writeln!(out, "compacted history at revision {revision}")?;
+        }
+        AdminCommand::MigrateStorage {
+            conn,
+            resource,
+            batch,
+            start_after,
+        } => {
+            let mut client = connect(&conn).await?;
+            let (mut after, mut total, mut skipped) = (start_after, 0u64, 0u64);
+            let started = std::time::Instant::now();
+            loop {
+                let r = client
+                    .migrate_storage(MigrateStorageRequest {
+                        resource: resource.clone(),
+                        limit: batch,
+                        start_after: after.clone(),
+                    })
+                    .await
+                    .map_err(|e| rpc_error(&conn, "migrate-storage", e))?
+                    .into_inner();
+                total += r.rewritten;
+                skipped += r.skipped;
+                after = r.last_key;
+                writeln!(
+                    out,
+                    "{resource}: {total} rewritten, {skipped} skipped (written meanwhile), last key {after}"
+                )?;
+                if r.done {
+                    let secs = started.elapsed().as_secs_f64().max(0.001);
+                    writeln!(
+                        out,
+                        "{resource}: done, {total} objects stored as {} ({:.0} objects/s)",
+                        r.storage_version,
+                        total as f64 / secs
+                    )?;
+                    break;
+                }
+            }
         }
         AdminCommand::Backup { conn, out: path } => {
             let (revision, size) = backup(&conn, &path).await?;

@@ -57,15 +57,25 @@ pub fn grpc_status(e: kv::Error) -> tonic::Status {
     }
 }
 
-/// The service: a handle on the replica's store.
+/// The service: a handle on the replica's store (and, for storage migration, on its
+/// resource store).
 pub struct AdminService {
     kv: Kv,
+    store: Option<crate::registry::store::Store>,
     require_cert: bool,
 }
 
 impl AdminService {
-    pub fn new(kv: Kv, require_cert: bool) -> AdminService {
-        AdminService { kv, require_cert }
+    pub fn new(
+        kv: Kv,
+        store: Option<crate::registry::store::Store>,
+        require_cert: bool,
+    ) -> AdminService {
+        AdminService {
+            kv,
+            store,
+            require_cert,
+        }
     }
 
     /// With mutual TLS, only the admin identity (group `system:masters`) and replicas (CN
@@ -275,6 +285,36 @@ impl Admin for AdminService {
         let stream = futures::stream::iter(chunks.into_iter().map(Ok));
         Ok(Response::new(Box::pin(stream)))
     }
+
+    async fn migrate_storage(
+        &self,
+        req: Request<MigrateStorageRequest>,
+    ) -> Result<Response<MigrateStorageResponse>, tonic::Status> {
+        self.authorize(&req)?;
+        let r = req.into_inner();
+        let store = self
+            .store
+            .as_ref()
+            .ok_or_else(|| tonic::Status::unavailable("this replica serves no resources"))?;
+        let limit = if r.limit == 0 { 500 } else { r.limit as usize };
+        let p = store
+            .migrate_batch(&r.resource, &r.start_after, limit)
+            .await
+            .map_err(|s| {
+                let msg = s.to_json()["message"].as_str().unwrap_or("").to_string();
+                match s.code {
+                    400 | 404 => tonic::Status::invalid_argument(msg),
+                    _ => tonic::Status::internal(msg),
+                }
+            })?;
+        Ok(Response::new(MigrateStorageResponse {
+            rewritten: p.rewritten,
+            skipped: p.skipped,
+            last_key: p.last_key,
+            done: p.done,
+            storage_version: p.storage_version,
+        }))
+    }
 }
 
 /// A bound admin listener, ready to serve.
@@ -317,6 +357,7 @@ impl AdminListener {
     pub async fn serve(
         self,
         kv: Kv,
+        store: Option<crate::registry::store::Store>,
         shutdown: impl std::future::Future<Output = ()> + Send + 'static,
     ) -> Result<()> {
         let require_cert = self.tls.is_some();
@@ -333,7 +374,7 @@ impl AdminListener {
             Some((r, l))
         });
         builder
-            .add_service(AdminServer::new(AdminService::new(kv, require_cert)))
+            .add_service(AdminServer::new(AdminService::new(kv, store, require_cert)))
             .serve_with_incoming_shutdown(incoming, shutdown)
             .await
             .context("admin gRPC server")

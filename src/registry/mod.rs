@@ -14,6 +14,7 @@ pub mod encryption;
 pub mod field_selectors;
 pub mod jsonpath;
 pub mod managed;
+pub mod migrate;
 pub mod object;
 pub mod prepare;
 pub mod printer_columns;

@@ -178,7 +178,7 @@ fn set_rv(obj: &mut Value, rev: Revision) {
 
 /// The stored bytes of `obj` at `key`: its JSON without resourceVersion, sealed when
 /// encryption at rest covers the resource.
-fn encode(key: &[u8], obj: &Value) -> Vec<u8> {
+pub(crate) fn encode(key: &[u8], obj: &Value) -> Vec<u8> {
     let mut o = obj.clone();
     if let Some(meta) = o.get_mut("metadata").and_then(Value::as_object_mut) {
         meta.remove("resourceVersion");

@@ -55,6 +55,22 @@ pub struct SelectableFields {
     pub extract: fn(&Value, Put<'_>),
 }
 
+/// A conversion between versions failed (kube: `conversion webhook for <gvk> failed: ...`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ConversionError(pub String);
+
+impl std::fmt::Display for ConversionError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl From<ConversionError> for crate::meta::status::Status {
+    fn from(e: ConversionError) -> Self {
+        crate::meta::status::Status::internal(e)
+    }
+}
+
 /// Per-resource behaviour. Every method has kube's generic default.
 pub trait Strategy: Send + Sync {
     /// The component that creates objects of this kind also reports their status (nodes,
@@ -81,11 +97,22 @@ pub trait Strategy: Send + Sync {
     /// Converts an object of this version (decoded and defaulted as this version) to the
     /// resource's storage version, in place. Only called for a version that is not the
     /// storage version ([`super::resource::Resource::converts`]); the store then defaults,
-    /// validates and stores the storage-version object.
-    fn to_storage(&self, _obj: &mut Value) {}
+    /// validates and stores the storage-version object. The error (a conversion webhook that
+    /// failed) is served as a 500, as kube serves it.
+    fn to_storage(&self, _obj: &mut Value) -> Result<(), ConversionError> {
+        Ok(())
+    }
 
     /// Converts a stored object (of the storage version) to this version, in place.
-    fn from_storage(&self, _obj: &mut Value) {}
+    fn from_storage(&self, _obj: &mut Value) -> Result<(), ConversionError> {
+        Ok(())
+    }
+
+    /// [`Strategy::from_storage`] of several objects (a list), which a strategy may do at
+    /// once (one conversion webhook call).
+    fn from_storage_all(&self, objs: &mut [Value]) -> Result<(), ConversionError> {
+        objs.iter_mut().try_for_each(|o| self.from_storage(o))
+    }
 
     /// Decoding a request body (or a patched object) of a resource whose objects are checked
     /// against a schema of their own (custom resources): drops what that schema does not

@@ -17,12 +17,14 @@
 //! them from the watch cache). CEL rules (`x-kubernetes-validations`) are [`rules`].
 
 pub mod checks;
+pub mod conversion;
 pub mod default;
 pub mod embedded;
 pub mod formats;
 pub mod listtype;
 pub mod node;
 pub mod prune;
+pub mod rule;
 pub mod rules;
 pub mod validate;
 
@@ -38,7 +40,7 @@ use crate::registry::builtin::checks::str_at as text;
 use super::printer_columns::PrinterColumns;
 use super::resource::{storage_version_hash, Resource, ScaleInfo};
 use super::resources::STANDARD_VERBS;
-use super::strategy::Strategy;
+use super::strategy::{ConversionError, Strategy};
 use crate::meta::validation::NameRule;
 use node::Node;
 
@@ -58,6 +60,8 @@ pub struct CustomResources {
     /// `<group>/<version>` of this entry and of the storage version.
     api_version: String,
     storage_api_version: String,
+    /// `spec.conversion`, shared by the definition's entries.
+    conversion: Arc<conversion::Conversion>,
 }
 
 /// An empty schema: what kube uses for a version without one (everything but
@@ -89,6 +93,29 @@ impl CustomResources {
             .and_then(|a| a.rsplit_once('/'))
             .map(|(_, v)| v)
             .unwrap_or(&self.version)
+    }
+
+    /// Converts objects (of any version) to `desired`.
+    fn convert(&self, objs: &mut [Value], desired: &str) -> Result<(), ConversionError> {
+        match &*self.conversion {
+            conversion::Conversion::None => {
+                for o in objs {
+                    o["apiVersion"] = json!(desired);
+                }
+                Ok(())
+            }
+            conversion::Conversion::Webhook(w) => w.convert(objs, desired),
+        }
+    }
+
+    /// The schema objects are validated with: this version's (kube validates the request's
+    /// version); with a conversion webhook, objects reach validation in the storage version
+    /// and are checked with that version's schema.
+    fn validation_schema(&self, obj: &Value) -> &Node {
+        match &*self.conversion {
+            conversion::Conversion::None => self.schema(),
+            conversion::Conversion::Webhook(_) => self.schema_of(self.stored_version(obj)),
+        }
     }
 
     /// The `x-kubernetes-validations` rules, unless an earlier error blocks them (kube's
@@ -139,15 +166,28 @@ impl Strategy for CustomResources {
         Some(Self::coerce(obj, self.schema()))
     }
 
-    /// Conversion `None`: objects are written in the storage version, only `apiVersion`
-    /// changes.
-    fn to_storage(&self, obj: &mut Value) {
-        obj["apiVersion"] = json!(self.storage_api_version);
+    /// Objects are written in the storage version: converted (conversion `None`: only
+    /// `apiVersion` changes), then pruned with the storage version's schema, as kube's
+    /// schema-coercing converter does.
+    fn to_storage(&self, obj: &mut Value) -> Result<(), ConversionError> {
+        self.convert(std::slice::from_mut(obj), &self.storage_api_version)?;
+        let storage = self.stored_version(obj).to_string();
+        Self::coerce(obj, self.schema_of(&storage));
+        Ok(())
     }
 
-    /// Conversion `None`, read: a stored object of any version is relabelled as this one.
-    fn from_storage(&self, obj: &mut Value) {
-        obj["apiVersion"] = json!(self.api_version);
+    /// Read: a stored object of any version is converted to this one.
+    fn from_storage(&self, obj: &mut Value) -> Result<(), ConversionError> {
+        self.from_storage_all(std::slice::from_mut(obj))
+    }
+
+    /// One review for all objects of a list.
+    fn from_storage_all(&self, objs: &mut [Value]) -> Result<(), ConversionError> {
+        self.convert(objs, &self.api_version)?;
+        for o in objs.iter_mut() {
+            Self::coerce(o, self.schema());
+        }
+        Ok(())
     }
 
     fn decode_stored(&self, stored: &Value) -> Option<Value> {
@@ -156,26 +196,28 @@ impl Strategy for CustomResources {
     }
 
     fn validate(&self, obj: &Value) -> Vec<FieldError> {
-        let mut errs = validate::validate(self.schema(), obj);
-        errs.extend(embedded::validate(self.schema(), obj));
-        errs.extend(listtype::validate(self.schema(), obj));
+        let schema = self.validation_schema(obj);
+        let mut errs = validate::validate(schema, obj);
+        errs.extend(embedded::validate(schema, obj));
+        errs.extend(listtype::validate(schema, obj));
         errs.extend(checks::scale(obj, self.scale.as_ref()));
-        Self::run_rules(&mut errs, self.schema(), obj, None);
+        Self::run_rules(&mut errs, schema, obj, None);
         errs
     }
 
     fn validate_update(&self, new: &Value, old: &Value) -> Vec<FieldError> {
+        let schema = self.validation_schema(new);
         // The old object as kube reads it from storage (pruned and defaulted).
         let old = self.decoded(old);
-        let mut errs = validate::validate_update(self.schema(), new, &old);
+        let mut errs = validate::validate_update(schema, new, &old);
         // Embedded objects are checked on update as on create (kube).
-        errs.extend(embedded::validate(self.schema(), new));
+        errs.extend(embedded::validate(schema, new));
         // List-type invariants ratchet as a whole: checked when the old object kept them.
-        if listtype::validate(self.schema(), &old).is_empty() {
-            errs.extend(listtype::validate(self.schema(), new));
+        if listtype::validate(schema, &old).is_empty() {
+            errs.extend(listtype::validate(schema, new));
         }
         errs.extend(checks::scale(new, self.scale.as_ref()));
-        Self::run_rules(&mut errs, self.schema(), new, Some(&old));
+        Self::run_rules(&mut errs, schema, new, Some(&old));
         errs
     }
 
@@ -320,6 +362,7 @@ pub fn resources_of(crd: &Value) -> Vec<Resource> {
             })
             .collect(),
     );
+    let conversion = Arc::new(conversion::Conversion::of(spec));
     let origin = format!(
         "{}/{}",
         text(crd, "/metadata/uid"),
@@ -371,6 +414,7 @@ pub fn resources_of(crd: &Value) -> Vec<Resource> {
                     field_paths: super::field_selectors::custom_paths(v),
                     api_version: format!("{group}/{version}"),
                     storage_api_version: format!("{group}/{storage}"),
+                    conversion: conversion.clone(),
                 }),
                 version,
             }

@@ -72,7 +72,7 @@ pub struct Node {
     pub list_type: String,
     pub list_map_keys: Vec<String>,
     /// `x-kubernetes-validations`, compiled against [`Node::rules_type`].
-    pub rules: Vec<super::rules::Rule>,
+    pub rules: Vec<super::rule::Rule>,
     /// The CEL type of values here, when the node has rules.
     pub rules_type: Option<crate::cel::Type>,
 }
@@ -112,7 +112,7 @@ fn compile_at(v: &Value, depth: usize, rules: bool) -> Node {
     }
     if rules {
         let root = depth == 0 || flag(v, "x-kubernetes-embedded-resource");
-        (n.rules, n.rules_type) = super::rules::compile(v, root);
+        (n.rules, n.rules_type) = super::rule::compile(v, root);
     }
     if let Some(t) = v.get("type").and_then(Value::as_str) {
         if let Some(t) = TYPES.iter().find(|x| **x == t) {

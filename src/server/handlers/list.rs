@@ -220,11 +220,7 @@ pub fn watch_options(q: &Query, info: &Resource) -> Result<WatchOptions, Status>
 pub async fn handle(ctx: &Ctx) -> Result<Response<Body>, Status> {
     let opts = list_options(&ctx.query, &ctx.info)?;
     let mut res = ctx.app.watch.list_shared(ctx.scope(), &opts).await?;
-    for item in &mut res.items {
-        if let std::borrow::Cow::Owned(o) = super::served(&ctx.info, item) {
-            *item = std::sync::Arc::new(o);
-        }
-    }
+    super::served_all(&ctx.info, &mut res.items)?;
     let mut list_meta = Map::new();
     list_meta.insert("resourceVersion".into(), json!(res.revision.to_string()));
     if let Some(c) = &res.continue_token {

@@ -224,7 +224,7 @@ impl Ctx {
         self.coerce(&body_res, &mut obj)?;
         // The store sees objects of the storage version only.
         if body_res.converts() {
-            body_res.strategy.to_storage(&mut obj);
+            body_res.strategy.to_storage(&mut obj)?;
         }
         Ok(obj)
     }
@@ -395,27 +395,62 @@ pub fn now_rfc3339() -> String {
 /// A stored object as the resource's version serves it: decoded as the strategy reads it
 /// from storage ([`Strategy::decode_stored`](crate::registry::strategy::Strategy::decode_stored)),
 /// converted from the storage version when this version is another one.
-pub fn served<'a>(info: &Resource, obj: &'a Value) -> std::borrow::Cow<'a, Value> {
+pub fn served<'a>(info: &Resource, obj: &'a Value) -> Result<std::borrow::Cow<'a, Value>, Status> {
+    let (converts, decoded) = to_serve(info, obj);
+    if !converts && decoded.is_none() {
+        return Ok(std::borrow::Cow::Borrowed(obj));
+    }
+    let mut out = decoded.unwrap_or_else(|| obj.clone());
+    if converts {
+        info.strategy.from_storage(&mut out)?;
+    }
+    crate::registry::encoding::canonicalize_served(info, &mut out);
+    Ok(std::borrow::Cow::Owned(out))
+}
+
+/// Whether a stored object needs converting to be served by `info`, and its decoded form
+/// when decoding changes it.
+fn to_serve(info: &Resource, obj: &Value) -> (bool, Option<Value>) {
     let decoded = info.strategy.decode_stored(obj);
     // An object stored under another version (a custom resource written before its storage
     // version changed) is converted like one of a non-storage version.
     let other_version = info.origin.is_some()
         && obj.get("apiVersion").and_then(Value::as_str) != Some(info.api_version().as_str());
-    let converts = info.converts() || other_version;
-    if !converts && decoded.is_none() {
-        return std::borrow::Cow::Borrowed(obj);
+    (info.converts() || other_version, decoded)
+}
+
+/// [`served`] for the items of a list, converted together (one conversion webhook call).
+pub fn served_all(info: &Resource, items: &mut [std::sync::Arc<Value>]) -> Result<(), Status> {
+    let mut convert = Vec::new();
+    let mut at = Vec::new();
+    for (i, item) in items.iter_mut().enumerate() {
+        let (converts, decoded) = to_serve(info, item);
+        if converts {
+            convert.push(decoded.unwrap_or_else(|| (**item).clone()));
+            at.push(i);
+        } else if let Some(mut d) = decoded {
+            crate::registry::encoding::canonicalize_served(info, &mut d);
+            *item = std::sync::Arc::new(d);
+        }
     }
-    let mut out = decoded.unwrap_or_else(|| obj.clone());
-    if converts {
-        info.strategy.from_storage(&mut out);
+    if convert.is_empty() {
+        return Ok(());
     }
-    crate::registry::encoding::canonicalize_served(info, &mut out);
-    std::borrow::Cow::Owned(out)
+    info.strategy.from_storage_all(&mut convert)?;
+    for (i, mut o) in at.into_iter().zip(convert) {
+        crate::registry::encoding::canonicalize_served(info, &mut o);
+        items[i] = std::sync::Arc::new(o);
+    }
+    Ok(())
 }
 
 /// Encodes one object (as stored) in the negotiated representation.
 pub fn respond_object(ctx: &Ctx, code: StatusCode, obj: &Value) -> Response<Body> {
-    let obj = &*served(&ctx.info, obj);
+    let obj = match served(&ctx.info, obj) {
+        Ok(o) => o,
+        Err(s) => return crate::server::status_response(&s),
+    };
+    let obj = &*obj;
     match ctx.output {
         Output::Table(version) => {
             let include = match include_object(&ctx.query) {

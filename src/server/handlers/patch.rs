@@ -68,7 +68,7 @@ pub async fn handle(ctx: &Ctx, part: Part) -> Result<Response<Body>, Status> {
         .update_with(ctx.scope(), ctx.name(), part, &opts, |stored| {
             old = Some(stored.clone());
             // The patch applies to the object in the request's version.
-            let current = &*super::served(&ctx.info, stored);
+            let current = &*super::served(&ctx.info, stored)?;
             let mut doc = current.clone();
             // The patch applies to the current object; a resourceVersion it carries is a
             // precondition, otherwise the write retries on a lost race.
@@ -151,7 +151,7 @@ pub async fn handle(ctx: &Ctx, part: Part) -> Result<Response<Body>, Status> {
                 }
             }
             if ctx.info.converts() {
-                ctx.info.strategy.to_storage(&mut out);
+                ctx.info.strategy.to_storage(&mut out)?;
             }
             Ok(out)
         })

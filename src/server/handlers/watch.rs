@@ -65,13 +65,24 @@ pub async fn handle(ctx: Ctx) -> Result<Response<Body>, Status> {
         async move {
             let out = s.next().await?;
             let mut first_next = first;
-            let line = match (output, out.object()) {
-                (Output::Table(version), Some((t, obj))) => {
-                    let rv = crate::registry::store::meta_str(&obj, "resourceVersion").to_string();
-                    let obj = super::served(&info, &obj);
+            let event = out.object();
+            // A version that is not the storage version converts each object, a strategy
+            // that decodes stored objects (custom resources) reshapes it: `Some` when so.
+            let conv = event.as_ref().map(|(_, obj)| {
+                super::served(&info, obj).map(|c| match c {
+                    std::borrow::Cow::Owned(o) => Some(o),
+                    std::borrow::Cow::Borrowed(_) => None,
+                })
+            });
+            let line = match (output, event, conv) {
+                // a conversion that failed: the watch gets kube's ERROR event
+                (_, Some(_), Some(Err(e))) => watch::event_line("ERROR", &e.to_json()),
+                (Output::Table(version), Some((t, obj)), Some(Ok(conv))) => {
+                    let obj = conv.as_ref().unwrap_or(&obj);
+                    let rv = crate::registry::store::meta_str(obj, "resourceVersion").to_string();
                     let mut tbl = table::of_resource(
                         &info,
-                        std::slice::from_ref(&*obj),
+                        std::slice::from_ref(obj),
                         json!({"resourceVersion": rv}),
                         include,
                         &format!("meta.k8s.io/{version}"),
@@ -85,11 +96,11 @@ pub async fn handle(ctx: Ctx) -> Result<Response<Body>, Status> {
                     first_next = false;
                     watch::event_line(t.as_str(), &tbl)
                 }
-                (Output::PartialMetadata(version), Some((t, obj))) => {
-                    let obj = super::served(&info, &obj);
-                    watch::event_line(t.as_str(), &super::partial(&obj, version))
+                (Output::PartialMetadata(version), Some((t, obj)), Some(Ok(conv))) => {
+                    let obj = conv.as_ref().unwrap_or(&obj);
+                    watch::event_line(t.as_str(), &super::partial(obj, version))
                 }
-                (Output::PartialMetadata(version), None) => match &out {
+                (Output::PartialMetadata(version), None, _) => match &out {
                     // client-go's metadata informers decode every event, bookmarks included, as
                     // PartialObjectMetadata.
                     watch::Out::Bookmark(rev, end) => watch::event_line(
@@ -98,12 +109,7 @@ pub async fn handle(ctx: Ctx) -> Result<Response<Body>, Status> {
                     ),
                     _ => out.line(&info),
                 },
-                // A version that is not the storage version converts each object, a
-                // strategy that decodes stored objects (custom resources) reshapes it.
-                (_, Some((t, obj))) => match super::served(&info, &obj) {
-                    std::borrow::Cow::Owned(o) => watch::event_line(t.as_str(), &o),
-                    std::borrow::Cow::Borrowed(_) => out.line(&info),
-                },
+                (_, Some((t, _)), Some(Ok(Some(o)))) => watch::event_line(t.as_str(), &o),
                 _ => out.line(&info),
             };
             Some((

@@ -8,7 +8,7 @@ use serde_json::{json, Value};
 
 use crate::meta::field_error::FieldError;
 use crate::meta::validation::validate_path_segment_name;
-use crate::registry::strategy::{obj_entry, Strategy};
+use crate::registry::strategy::{obj_entry, ConversionError, Strategy};
 use crate::registry::table::{printers, Printer};
 
 /// HPAs of one served version; `v1` converts to and from the storage version v2.
@@ -17,16 +17,18 @@ pub struct HorizontalPodAutoscalers {
 }
 
 impl Strategy for HorizontalPodAutoscalers {
-    fn to_storage(&self, obj: &mut Value) {
+    fn to_storage(&self, obj: &mut Value) -> Result<(), ConversionError> {
         if self.v1 {
             convert::v1_to_v2(obj);
         }
+        Ok(())
     }
 
-    fn from_storage(&self, obj: &mut Value) {
+    fn from_storage(&self, obj: &mut Value) -> Result<(), ConversionError> {
         if self.v1 {
             convert::v2_to_v1(obj);
         }
+        Ok(())
     }
 
     /// autoscaling/v2's `SetDefaults_HorizontalPodAutoscaler` (applied to every stored

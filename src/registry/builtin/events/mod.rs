@@ -10,7 +10,7 @@ use crate::registry::builtin::core::event::{
     event_fields, validate_strict, validate_strict_update, Event,
 };
 use crate::registry::field_selectors::{not_supported, SelectableFields};
-use crate::registry::strategy::{GcPolicy, Strategy};
+use crate::registry::strategy::{ConversionError, GcPolicy, Strategy};
 use crate::registry::table::{printers, Printer};
 
 pub struct Events;
@@ -48,12 +48,14 @@ impl Strategy for Events {
         true
     }
 
-    fn to_storage(&self, obj: &mut Value) {
+    fn to_storage(&self, obj: &mut Value) -> Result<(), ConversionError> {
         rename(obj, "v1", true);
+        Ok(())
     }
 
-    fn from_storage(&self, obj: &mut Value) {
+    fn from_storage(&self, obj: &mut Value) -> Result<(), ConversionError> {
         rename(obj, "events.k8s.io/v1", false);
+        Ok(())
     }
 
     fn gc_policy(&self) -> GcPolicy {
