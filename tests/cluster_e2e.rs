@@ -31,6 +31,11 @@ struct Cluster {
 
 impl Cluster {
     fn up(n: usize) -> Cluster {
+        Cluster::up_with(n, "")
+    }
+
+    /// `cluster/up.sh n` with `args` added to every `rafter serve` (`RAFTER_ARGS`).
+    fn up_with(n: usize, args: &str) -> Cluster {
         let run = tempfile::tempdir().unwrap();
         let mut c = Cluster {
             kubeconfig: run.path().join("kubeconfig"),
@@ -44,6 +49,7 @@ impl Cluster {
             .env("RAFTER_BIN", BIN)
             .env("RAFTER_RUN_DIR", c.run.path())
             .env("RAFTER_UP_TIMEOUT", "120")
+            .env("RAFTER_ARGS", args)
             .output()
             .expect("run cluster/up.sh");
         assert!(
@@ -126,6 +132,39 @@ impl Cluster {
             return None;
         }
         serde_json::from_slice(&out.stdout).ok()
+    }
+
+    /// Kills replica `i` and returns its command line, for [`Cluster::restart`].
+    fn stop(&self, i: usize) -> Vec<String> {
+        let pid = std::fs::read_to_string(self.dir().join(format!("replica-{i}.pid"))).unwrap();
+        let cmdline = std::fs::read(format!("/proc/{}/cmdline", pid.trim())).unwrap();
+        self.kill9(i);
+        cmdline
+            .split(|b| *b == 0)
+            .filter(|a| !a.is_empty())
+            .map(|a| String::from_utf8_lossy(a).into_owned())
+            .collect()
+    }
+
+    /// Starts a replica again with the command line [`Cluster::stop`] returned.
+    fn restart(&self, i: usize, cmdline: &[String]) {
+        let log = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(self.dir().join(format!("replica-{i}.log")))
+            .unwrap();
+        let child = Command::new(&cmdline[0])
+            .args(&cmdline[1..])
+            .stdin(std::process::Stdio::null())
+            .stdout(log.try_clone().unwrap())
+            .stderr(log)
+            .spawn()
+            .expect("restart the replica");
+        std::fs::write(
+            self.dir().join(format!("replica-{i}.pid")),
+            child.id().to_string(),
+        )
+        .unwrap();
     }
 
     fn kill9(&self, i: usize) {
@@ -518,6 +557,8 @@ async fn peer_certificates_and_rbac_on_every_replica() {
 /// OpenAPI documents, its objects from the replica's watch cache, and RBAC rules naming the
 /// new resource — and deleting it stops that everywhere.
 #[test]
+/// Also: a replica that comes back by installing a snapshot serves the definition and every
+/// object, including those written while it was down.
 fn custom_resources_are_served_by_every_replica() {
     if Command::new("haproxy").arg("-v").output().is_err() || !replicas_supported() {
         assert!(
@@ -526,7 +567,8 @@ fn custom_resources_are_served_by_every_replica() {
         );
         return;
     }
-    let c = Cluster::up(3);
+    // A short catch-up window: a replica that misses a few writes comes back by snapshot.
+    let c = Cluster::up_with(3, "--snapshot-catchup-entries 5");
     let servers: Vec<String> = (1..=3)
         .map(|i| format!("https://{}", c.ports[&format!("REPLICA_{i}_API")]))
         .collect();
@@ -624,6 +666,82 @@ fn custom_resources_are_served_by_every_replica() {
         let out = c.kubectl(&["--server", s, "get", "ct", "--as", "alice", "-o", "name"]);
         stdout(&out).contains("crontab.stable.example.com/my-cron")
     });
+
+    // A replica that comes back by installing a snapshot serves the definition and its
+    // objects, the ones written while it was down included.
+    let cmdline = c.stop(3);
+    let many = c.dir().join("many.yaml");
+    let mut docs = String::new();
+    for i in 0..20 {
+        docs.push_str(&format!(
+            "---\napiVersion: stable.example.com/v1\nkind: CronTab\nmetadata:\n  name: later-{i}\nspec:\n  cronSpec: \"{i} * * * *\"\n"
+        ));
+    }
+    std::fs::write(&many, docs).unwrap();
+    c.retry(&["apply", "-f", many.to_str().unwrap()], |_| false);
+    // Snapshot on the leader until its log no longer reaches back to replica 3 (a purge waits
+    // while replication to it is in flight), writing a little more between attempts.
+    let deadline = Instant::now() + Duration::from_secs(60);
+    for attempt in 0.. {
+        let leader = c
+            .status(1)
+            .and_then(|st| st["leader"].as_u64())
+            .filter(|l| *l != 3)
+            .unwrap_or(1) as usize;
+        let ep = &c.ports[&format!("REPLICA_{leader}_ADMIN")];
+        let out = Command::new("timeout")
+            .arg("30")
+            .arg(BIN)
+            .args(["admin", "snapshot", "--endpoint", ep, "--data-dir"])
+            .arg(c.dir().join(format!("replica-{leader}")))
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", stderr(&out));
+        let st = c.status(leader).unwrap_or_default();
+        let behind = st["members"]
+            .as_array()
+            .and_then(|m| m.iter().find(|m| m["id"] == 3))
+            .and_then(|m| m["matched_index"].as_u64())
+            .unwrap_or(0);
+        if st["purged_index"].as_u64().is_some_and(|p| p > behind + 1) {
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the leader's log was never purged: {st}"
+        );
+        c.retry(
+            &["create", "configmap", &format!("filler-{attempt}")],
+            |_| false,
+        );
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    c.restart(3, &cmdline);
+    {
+        let s = &servers[2];
+        let deadline = Instant::now() + Duration::from_secs(60);
+        loop {
+            let listed = raw(
+                s,
+                "/apis/stable.example.com/v1/namespaces/default/crontabs?resourceVersion=0",
+            )
+            .is_some_and(|l| l.contains("\"my-cron\"") && l.contains("\"later-19\""));
+            if listed {
+                break;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "replica 3 never served the crontabs again"
+            );
+            std::thread::sleep(Duration::from_millis(250));
+        }
+    }
+    // (the status of the replica that answers: replica 3's own)
+    let st = c.status(3).expect("status of replica 3");
+    assert!(
+        st["snapshots_installed"].as_u64().unwrap_or(0) >= 1,
+        "replica 3 did not install a snapshot: {st}"
+    );
 
     // Deleting the definition stops serving it everywhere.
     c.retry(&["delete", "crd", "crontabs.stable.example.com"], |_| false);
