@@ -440,3 +440,163 @@ fn kill_dash_nine_keeps_acknowledged_writes() {
         .unwrap();
     assert!(rv > 20, "revision continued: {rv}");
 }
+
+/// The CronTab flow of the CustomResourceDefinition task, with kubectl on one replica:
+/// apply the definition, wait for Established, apply an object, `get crontab,ct`, explain,
+/// merge and JSON patch, edit, the 415 of a strategic merge patch, delete.
+#[test]
+fn crontab_flow_with_kubectl() {
+    let s = Server::start();
+    s.ok_stdin(
+        &["apply", "-f", "-"],
+        r#"apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: crontabs.stable.example.com
+spec:
+  group: stable.example.com
+  versions:
+    - name: v1
+      served: true
+      storage: true
+      schema:
+        openAPIV3Schema:
+          type: object
+          properties:
+            spec:
+              type: object
+              description: The CronTab's spec.
+              properties:
+                cronSpec:
+                  type: string
+                  description: When to run, in cron syntax.
+                image:
+                  type: string
+                replicas:
+                  type: integer
+  scope: Namespaced
+  names:
+    plural: crontabs
+    singular: crontab
+    kind: CronTab
+    shortNames:
+    - ct
+"#,
+    );
+    s.ok(&[
+        "wait",
+        "--for",
+        "condition=established",
+        "--timeout=30s",
+        "crd/crontabs.stable.example.com",
+    ]);
+    // discovery may trail the condition by a moment on a client's first look
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let created = loop {
+        let out = std::process::Command::new("kubectl")
+            .arg("--kubeconfig")
+            .arg(&s.kubeconfig)
+            .args(["apply", "-f", "-"])
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .and_then(|mut c| {
+                use std::io::Write;
+                c.stdin.take().unwrap().write_all(
+                    b"apiVersion: stable.example.com/v1\nkind: CronTab\nmetadata:\n  name: my-new-cron-object\nspec:\n  cronSpec: \"* * * * */5\"\n  image: my-awesome-cron-image\n",
+                )?;
+                c.wait_with_output()
+            })
+            .unwrap();
+        if out.status.success() {
+            break stdout(&out);
+        }
+        assert!(
+            Instant::now() < deadline,
+            "apply of the CronTab: {}",
+            stderr(&out)
+        );
+        std::thread::sleep(Duration::from_millis(200));
+    };
+    assert_eq!(
+        created.trim(),
+        "crontab.stable.example.com/my-new-cron-object created"
+    );
+    let table = s.ok(&["get", "crontab"]);
+    assert_eq!(header_of(&table), ["NAME", "AGE"], "{table}");
+    assert!(table.contains("my-new-cron-object"), "{table}");
+    let both = s.ok(&["get", "crontab,ct", "-o", "name"]);
+    // both names resolve to one resource, which kubectl lists once
+    assert_eq!(
+        both.lines().collect::<Vec<_>>(),
+        ["crontab.stable.example.com/my-new-cron-object"],
+        "{both}"
+    );
+    assert_eq!(
+        s.ok(&[
+            "get",
+            "ct",
+            "my-new-cron-object",
+            "-o",
+            "jsonpath={.spec.cronSpec}"
+        ]),
+        "* * * * */5"
+    );
+    let explain = s.ok(&["explain", "crontab.spec"]);
+    assert!(explain.contains("KIND:       CronTab"), "{explain}");
+    assert!(explain.contains("cronSpec\t<string>"), "{explain}");
+    assert!(
+        explain.contains("When to run, in cron syntax."),
+        "{explain}"
+    );
+    s.ok(&[
+        "patch",
+        "ct",
+        "my-new-cron-object",
+        "--type",
+        "merge",
+        "-p",
+        r#"{"spec":{"replicas":3}}"#,
+    ]);
+    s.ok(&[
+        "patch",
+        "ct",
+        "my-new-cron-object",
+        "--type",
+        "json",
+        "-p",
+        r#"[{"op":"replace","path":"/spec/image","value":"other-image"}]"#,
+    ]);
+    let out = s.kubectl(&[
+        "patch",
+        "ct",
+        "my-new-cron-object",
+        "-p",
+        r#"{"spec":{"replicas":4}}"#,
+    ]);
+    assert!(!out.status.success());
+    assert!(
+        stderr(&out).contains("application/strategic-merge-patch+json is not supported by stable.example.com/v1, Kind=CronTab: the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json"),
+        "{}",
+        stderr(&out)
+    );
+    let out = s.kubectl_env(
+        &["edit", "ct", "my-new-cron-object"],
+        &[("KUBE_EDITOR", "sed -i s/other-image/edited-image/")],
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let spec = s.ok(&[
+        "get",
+        "ct",
+        "my-new-cron-object",
+        "-o",
+        "jsonpath={.spec.replicas} {.spec.image}",
+    ]);
+    assert_eq!(spec, "3 edited-image");
+    assert_eq!(
+        s.ok(&["delete", "ct", "my-new-cron-object"]).trim(),
+        "crontab.stable.example.com \"my-new-cron-object\" deleted"
+    );
+    s.ok(&["delete", "crd", "crontabs.stable.example.com"]);
+}
