@@ -62,7 +62,7 @@ impl Kind {
 
 /// One key, ready to seal and open.
 pub enum Cipher {
-    Gcm(LessSafeKey),
+    Gcm(Box<LessSafeKey>),
     /// The raw key (16, 24 or 32 bytes); the key schedule is made per value.
     Cbc(Vec<u8>),
     Secretbox(Box<crypto_secretbox::XSalsa20Poly1305>),
@@ -83,7 +83,7 @@ impl Cipher {
                     _ => return None,
                 };
                 let unbound = UnboundKey::new(alg, key).ok()?;
-                Some(Cipher::Gcm(LessSafeKey::new(unbound)))
+                Some(Cipher::Gcm(Box::new(LessSafeKey::new(unbound))))
             }
             Kind::AesCbc => matches!(key.len(), 16 | 24 | 32).then(|| Cipher::Cbc(key.to_vec())),
             Kind::Secretbox => crypto_secretbox::XSalsa20Poly1305::new_from_slice(key)
