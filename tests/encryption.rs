@@ -1,13 +1,21 @@
-//! Encryption at rest over real HTTPS: with an `aesgcm` provider first, a Secret's data is
-//! nowhere in the data folder in the clear (a ConfigMap's is: the search works), reads give
-//! it back, a replica restarted without the key answers a clear 500 instead of garbage, and
-//! one restarted with it reads the Secret again.
+//! Encryption at rest over real HTTPS: with an `aesgcm`, `aescbc` or `secretbox` provider
+//! first, a Secret's data is nowhere in the data folder in the clear (a ConfigMap's is: the
+//! search works), values carry kube's prefix, reads give it back, a replica restarted without
+//! the key (or with a wrong one) answers a clear 500 instead of garbage, and one restarted
+//! with it reads the Secret again. Keys rotate as kube documents it (add second, move first,
+//! rewrite every Secret by GET and PUT, remove the old key), a config with a bad key does not
+//! start, and a backup restored into a new folder reads back with the key.
 
 mod support;
 
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
 use reqwest::Method;
 use serde_json::json;
-use support::Server;
+use support::{free_port, stderr, stdout, Server};
 
 const KEY: &str = "MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY=";
 
@@ -228,4 +236,465 @@ async fn the_config_reloads_when_it_changes() {
         )
         .await;
     assert_eq!(r.code.as_u16(), 200, "{}", r.body);
+}
+
+/// A second 32-byte key (the same name as `KEY` in the wrong-key test).
+const KEY2: &str = "OTEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY=";
+
+/// A provider entry with `keys` (name, base64 secret) in order.
+fn keyed(kind: &str, keys: &[(&str, &str)]) -> String {
+    let mut s = format!("  - {kind}:\n      keys:\n");
+    for (name, secret) in keys {
+        s.push_str(&format!("      - name: {name}\n        secret: {secret}\n"));
+    }
+    s
+}
+
+fn secret(name: &str, b64: &str) -> serde_json::Value {
+    json!({"apiVersion": "v1", "kind": "Secret", "metadata": {"name": name},
+           "data": {"v": b64}})
+}
+
+fn b64(s: &str) -> String {
+    use base64::Engine;
+    base64::engine::general_purpose::STANDARD.encode(s)
+}
+
+/// A Secret written with `kind` first is ciphertext with kube's prefix and reads back.
+async fn at_rest_with(kind: &str) {
+    let cfg_dir = tempfile::tempdir().unwrap();
+    let cfg = cfg_dir.path().join("encryption.yaml");
+    std::fs::write(
+        &cfg,
+        config(&(keyed(kind, &[("key1", KEY)]) + "  - identity: {}\n")),
+    )
+    .unwrap();
+    let s = Server::start_with(&["--encryption-provider-config", cfg.to_str().unwrap()]);
+    let c = s.client();
+    let marker = b64(&format!("{kind}-plaintext-marker-5521"));
+    let r = s
+        .json(
+            &c,
+            Method::POST,
+            "/api/v1/namespaces/default/secrets",
+            Some(secret("db", &marker)),
+        )
+        .await;
+    assert_eq!(r.code.as_u16(), 201, "{}", r.body);
+    let r = s
+        .json(
+            &c,
+            Method::POST,
+            "/api/v1/namespaces/default/configmaps",
+            Some(
+                json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "plain"},
+                        "data": {"note": format!("visible-{kind}-8813")}}),
+            ),
+        )
+        .await;
+    assert_eq!(r.code.as_u16(), 201, "{}", r.body);
+    let r = s
+        .json(
+            &c,
+            Method::GET,
+            "/api/v1/namespaces/default/secrets/db",
+            None,
+        )
+        .await;
+    assert_eq!(r.body["data"]["v"], marker.as_str(), "{}", r.body);
+    assert_eq!(
+        s.ok(&["get", "secret", "db", "-o", "jsonpath={.data.v}"]),
+        marker
+    );
+    let data = s.dir.path();
+    assert!(found(data, format!("visible-{kind}-8813").as_bytes()));
+    assert!(
+        !found(data, marker.as_bytes()),
+        "the secret is in the clear"
+    );
+    let prefix = format!("k8s:enc:{kind}:v1:key1:");
+    assert!(
+        found(data, prefix.as_bytes()),
+        "no {prefix} in the data folder"
+    );
+}
+
+#[tokio::test]
+async fn aescbc_secrets_are_ciphertext_at_rest() {
+    at_rest_with("aescbc").await;
+}
+
+#[tokio::test]
+async fn secretbox_secrets_are_ciphertext_at_rest() {
+    at_rest_with("secretbox").await;
+}
+
+/// Every Secret of the cluster, as `kubectl get secrets -A -o json` lists them.
+async fn all_secrets(s: &Server, c: &reqwest::Client) -> Vec<serde_json::Value> {
+    let r = s.json(c, Method::GET, "/api/v1/secrets", None).await;
+    assert_eq!(r.code.as_u16(), 200, "{}", r.body);
+    r.body["items"].as_array().cloned().unwrap_or_default()
+}
+
+/// kube's documented rotation with `aescbc`: key1; key2 added second (restart); key2 moved
+/// first (restart); every Secret rewritten by GET and PUT back (`kubectl get secrets -A -o
+/// json | kubectl replace -f -`), which rewrites unchanged objects too; key1 removed
+/// (restart): every Secret still reads.
+#[tokio::test]
+async fn keys_rotate_as_kube_documents() {
+    let cfg_dir = tempfile::tempdir().unwrap();
+    let cfg = cfg_dir.path().join("encryption.yaml");
+    let write = |keys: &[(&str, &str)]| {
+        std::fs::write(&cfg, config(&keyed("aescbc", keys))).unwrap();
+    };
+    write(&[("key1", KEY)]);
+    let mut s = Server::start_with(&["--encryption-provider-config", cfg.to_str().unwrap()]);
+    let c = s.client();
+    let r = s
+        .json(
+            &c,
+            Method::POST,
+            "/api/v1/namespaces",
+            Some(json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "other"}})),
+        )
+        .await;
+    assert_eq!(r.code.as_u16(), 201, "{}", r.body);
+    let mut written = Vec::new();
+    for (ns, name) in [("default", "a"), ("default", "b"), ("other", "c")] {
+        let v = b64(&format!("rotation-{ns}-{name}"));
+        let r = s
+            .json(
+                &c,
+                Method::POST,
+                &format!("/api/v1/namespaces/{ns}/secrets"),
+                Some(secret(name, &v)),
+            )
+            .await;
+        assert_eq!(r.code.as_u16(), 201, "{}", r.body);
+        written.push((ns, name, v));
+    }
+    let key2_prefix = b"k8s:enc:aescbc:v1:key2:";
+    assert!(found(s.dir.path(), b"k8s:enc:aescbc:v1:key1:"));
+    assert!(!found(s.dir.path(), key2_prefix));
+
+    // key2 second: key1 still writes, both read.
+    write(&[("key1", KEY), ("key2", KEY2)]);
+    s.restart();
+    let c = s.client();
+    read_all(&s, &c, &written).await;
+    let r = s
+        .json(
+            &c,
+            Method::POST,
+            "/api/v1/namespaces/default/secrets",
+            Some(secret("d", &b64("rotation-default-d"))),
+        )
+        .await;
+    assert_eq!(r.code.as_u16(), 201, "{}", r.body);
+    written.push(("default", "d", b64("rotation-default-d")));
+    assert!(!found(s.dir.path(), key2_prefix), "key2 wrote while second");
+
+    // key2 first: it writes; every Secret is rewritten unchanged.
+    write(&[("key2", KEY2), ("key1", KEY)]);
+    s.restart();
+    let c = s.client();
+    read_all(&s, &c, &written).await;
+    for item in all_secrets(&s, &c).await {
+        let ns = item["metadata"]["namespace"].as_str().unwrap().to_string();
+        let name = item["metadata"]["name"].as_str().unwrap().to_string();
+        let before = item["metadata"]["resourceVersion"].clone();
+        let r = s
+            .json(
+                &c,
+                Method::PUT,
+                &format!("/api/v1/namespaces/{ns}/secrets/{name}"),
+                Some(item),
+            )
+            .await;
+        assert_eq!(r.code.as_u16(), 200, "{ns}/{name}: {}", r.body);
+        assert_ne!(
+            r.body["metadata"]["resourceVersion"], before,
+            "{ns}/{name} was not rewritten"
+        );
+    }
+    assert!(found(s.dir.path(), key2_prefix), "no value names key2");
+    // Rewritten again, an unchanged Secret is a no-op now (its value is current).
+    let item = all_secrets(&s, &c).await.remove(0);
+    let before = item["metadata"]["resourceVersion"].clone();
+    let path = format!(
+        "/api/v1/namespaces/{}/secrets/{}",
+        item["metadata"]["namespace"].as_str().unwrap(),
+        item["metadata"]["name"].as_str().unwrap()
+    );
+    let r = s.json(&c, Method::PUT, &path, Some(item)).await;
+    assert_eq!(r.code.as_u16(), 200, "{}", r.body);
+    assert_eq!(r.body["metadata"]["resourceVersion"], before);
+
+    // key1 removed: everything reads with key2 alone.
+    write(&[("key2", KEY2)]);
+    s.restart();
+    let c = s.client();
+    read_all(&s, &c, &written).await;
+    let listed = all_secrets(&s, &c).await;
+    for (ns, name, _) in &written {
+        assert!(
+            listed
+                .iter()
+                .any(|i| i["metadata"]["namespace"] == *ns && i["metadata"]["name"] == *name),
+            "{ns}/{name} missing from the list"
+        );
+    }
+}
+
+async fn read_all(s: &Server, c: &reqwest::Client, written: &[(&str, &str, String)]) {
+    for (ns, name, v) in written {
+        let r = s
+            .json(
+                c,
+                Method::GET,
+                &format!("/api/v1/namespaces/{ns}/secrets/{name}"),
+                None,
+            )
+            .await;
+        assert_eq!(r.code.as_u16(), 200, "{ns}/{name}: {}", r.body);
+        assert_eq!(r.body["data"]["v"], v.as_str(), "{ns}/{name}");
+    }
+}
+
+/// A wrong key of the right name (secretbox, authenticated) is a 500 Status naming the
+/// decryption failure, never garbage and never the data.
+#[tokio::test]
+async fn a_wrong_key_is_a_clear_error() {
+    let cfg_dir = tempfile::tempdir().unwrap();
+    let cfg = cfg_dir.path().join("encryption.yaml");
+    std::fs::write(&cfg, config(&keyed("secretbox", &[("key1", KEY)]))).unwrap();
+    let mut s = Server::start_with(&["--encryption-provider-config", cfg.to_str().unwrap()]);
+    let c = s.client();
+    let v = b64("wrong-key-marker");
+    let r = s
+        .json(
+            &c,
+            Method::POST,
+            "/api/v1/namespaces/default/secrets",
+            Some(secret("db", &v)),
+        )
+        .await;
+    assert_eq!(r.code.as_u16(), 201, "{}", r.body);
+
+    std::fs::write(&cfg, config(&keyed("secretbox", &[("key1", KEY2)]))).unwrap();
+    s.restart();
+    let c = s.client();
+    let r = s
+        .json(
+            &c,
+            Method::GET,
+            "/api/v1/namespaces/default/secrets/db",
+            None,
+        )
+        .await;
+    assert_eq!(r.code.as_u16(), 500, "{}", r.body);
+    assert_eq!(r.body["kind"], "Status", "{}", r.body);
+    assert_eq!(r.body["reason"], "InternalError", "{}", r.body);
+    let msg = r.body["message"].as_str().unwrap_or("");
+    assert!(
+        msg.contains("failed to decrypt the value with key \"key1\" of the secretbox provider"),
+        "{msg}"
+    );
+    assert!(!msg.contains(&v) && !msg.contains(KEY2), "{msg}");
+    // Other resources are unaffected.
+    let r = s
+        .json(&c, Method::GET, "/api/v1/namespaces/default", None)
+        .await;
+    assert_eq!(r.code.as_u16(), 200, "{}", r.body);
+}
+
+/// A config with a bad key does not start, with kube's text and without the secret.
+#[test]
+fn a_bad_key_refuses_to_start() {
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = dir.path().join("encryption.yaml");
+    // 8 bytes ("password") where aescbc takes 16, 24 or 32.
+    std::fs::write(&cfg, config(&keyed("aescbc", &[("key1", "cGFzc3dvcmQ=")]))).unwrap();
+    let out = Command::new("timeout")
+        .arg("60")
+        .arg(env!("CARGO_BIN_EXE_rafter"))
+        .arg("serve")
+        .arg("--data-dir")
+        .arg(dir.path().join("data"))
+        .arg("--listen")
+        .arg(format!("127.0.0.1:{}", free_port()))
+        .arg("--encryption-provider-config")
+        .arg(&cfg)
+        .output()
+        .unwrap();
+    assert!(!out.status.success(), "started: {}", stdout(&out));
+    let err = stderr(&out);
+    assert!(
+        err.contains("resources[0].providers[0].aescbc.keys[0].secret: Invalid value: \"REDACTED\": secret is not of the expected length, got 8, expected one of [16 24 32]"),
+        "{err}"
+    );
+    assert!(!err.contains("cGFzc3dvcmQ"), "{err}");
+}
+
+/// A replica on an existing data folder; killed on drop.
+struct Replica {
+    child: Child,
+    kubeconfig: std::path::PathBuf,
+}
+
+impl Replica {
+    fn start(dir: &Path, extra: &[&str]) -> Replica {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_rafter"))
+            .arg("serve")
+            .arg("--data-dir")
+            .arg(dir)
+            .arg("--listen")
+            .arg(format!("127.0.0.1:{}", free_port()))
+            .args(extra)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("start rafter");
+        let out = child.stdout.take().unwrap();
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(out).lines().map_while(Result::ok) {
+                if line.contains("kubeconfig written") {
+                    let _ = tx.send(());
+                }
+            }
+        });
+        let r = Replica {
+            child,
+            kubeconfig: dir.join("admin.kubeconfig"),
+        };
+        rx.recv_timeout(Duration::from_secs(60))
+            .expect("rafter did not start within 60 s");
+        let deadline = Instant::now() + Duration::from_secs(30);
+        while !support::kubectl_env(&r.kubeconfig, &["get", "--raw", "/readyz"], &[])
+            .status
+            .success()
+        {
+            assert!(Instant::now() < deadline, "restored replica not ready");
+            std::thread::sleep(Duration::from_millis(200));
+        }
+        r
+    }
+
+    fn kubectl(&self, args: &[&str]) -> std::process::Output {
+        support::kubectl_env(&self.kubeconfig, args, &[])
+    }
+}
+
+impl Drop for Replica {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn admin_ok(args: &[&str]) -> String {
+    let out = Command::new("timeout")
+        .arg("60")
+        .arg(env!("CARGO_BIN_EXE_rafter"))
+        .arg("admin")
+        .args(args)
+        .output()
+        .expect("run rafter admin");
+    assert!(
+        out.status.success(),
+        "rafter admin {args:?}: {}{}",
+        stderr(&out),
+        stdout(&out)
+    );
+    stdout(&out)
+}
+
+/// The stored value of `key` in a backup file.
+fn backup_value(file: &Path, key: &str) -> Vec<u8> {
+    use base64::Engine;
+    let bytes = std::fs::read(file).unwrap();
+    let body = bytes
+        .strip_prefix(b"rafter-backup v1\n".as_slice())
+        .expect("backup magic");
+    let body: serde_json::Value = serde_json::from_slice(body).unwrap();
+    let dec = |v: &serde_json::Value| {
+        base64::engine::general_purpose::STANDARD
+            .decode(v.as_str().unwrap_or(""))
+            .unwrap_or_default()
+    };
+    body["kvs"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .find(|kv| dec(&kv["key"]) == key.as_bytes())
+        .map(|kv| dec(&kv["value"]))
+        .unwrap_or_else(|| panic!("{key} is not in the backup"))
+}
+
+/// A backup holds ciphertext only; restored into a new folder, a replica with the key reads
+/// the Secret, one without it answers 500.
+#[tokio::test]
+async fn readable_after_backup_and_restore() {
+    let cfg_dir = tempfile::tempdir().unwrap();
+    let cfg = cfg_dir.path().join("encryption.yaml");
+    let cfg_s = cfg.to_str().unwrap().to_string();
+    std::fs::write(&cfg, config(&keyed("aescbc", &[("key1", KEY)]))).unwrap();
+    let endpoint = format!("127.0.0.1:{}", free_port());
+    let s = Server::start_with(&[
+        "--admin-listen",
+        &endpoint,
+        "--encryption-provider-config",
+        &cfg_s,
+    ]);
+    let c = s.client();
+    let v = b64("backup-plaintext-marker-7730");
+    let r = s
+        .json(
+            &c,
+            Method::POST,
+            "/api/v1/namespaces/default/secrets",
+            Some(secret("db", &v)),
+        )
+        .await;
+    assert_eq!(r.code.as_u16(), 201, "{}", r.body);
+
+    let work = tempfile::tempdir().unwrap();
+    let file = work.path().join("rafter.backup");
+    let f = file.to_str().unwrap();
+    admin_ok(&[
+        "backup",
+        "--out",
+        f,
+        "--endpoint",
+        &endpoint,
+        "--data-dir",
+        s.dir.path().to_str().unwrap(),
+    ]);
+    // The backup is a magic line and JSON whose keys and values are base64: the Secret's
+    // stored value is sealed.
+    let stored = backup_value(&file, "/core/secrets/default/db");
+    assert!(stored.starts_with(b"k8s:enc:aescbc:v1:key1:"));
+    assert!(!stored.windows(v.len()).any(|w| w == v.as_bytes()));
+    drop(s);
+
+    let restored = work.path().join("restored");
+    let r = restored.to_str().unwrap();
+    admin_ok(&["restore", "--backup", f, "--data-dir", r, "--node-id", "1"]);
+    {
+        let rep = Replica::start(&restored, &["--encryption-provider-config", &cfg_s]);
+        let out = rep.kubectl(&["get", "secret", "db", "-o", "jsonpath={.data.v}"]);
+        assert!(out.status.success(), "{}", stderr(&out));
+        assert_eq!(stdout(&out), v);
+    }
+    // Without the key, the restored Secret is an error, not garbage.
+    std::fs::write(&cfg, config("  - identity: {}\n")).unwrap();
+    let rep = Replica::start(&restored, &["--encryption-provider-config", &cfg_s]);
+    let out = rep.kubectl(&["get", "secret", "db", "-o", "jsonpath={.data.v}"]);
+    assert!(!out.status.success(), "{}", stdout(&out));
+    assert!(
+        stderr(&out).contains("no matching prefix found"),
+        "{}",
+        stderr(&out)
+    );
 }

@@ -756,7 +756,11 @@ impl Store {
             }
             // Compared as Go would print it: unset fields filled, empty ones dropped.
             crate::registry::encoding::canonicalize(info, &mut new);
-            if same_ignoring_bookkeeping(&new, &old) {
+            // A value another key or provider sealed is rewritten even when unchanged (kube's
+            // stale reads), so GET and PUT back re-encrypts it with the current key.
+            if same_ignoring_bookkeeping(&new, &old)
+                && !super::encryption::stale(&cur.key, &cur.value)
+            {
                 return Ok(old);
             }
             if let Some(admit) = &opts.admit {
