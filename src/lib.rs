@@ -7,6 +7,7 @@
 //! [`run`] is the composition root.
 
 pub mod admin;
+pub mod admission;
 pub mod apply;
 pub mod authn;
 pub mod authz;
@@ -79,6 +80,9 @@ pub struct Config {
     pub min_request_timeout: Duration,
     /// `--allow-privileged`.
     pub allow_privileged: bool,
+    /// `--enable-admission-plugins`, `--disable-admission-plugins`,
+    /// `--admission-control-config-file`.
+    pub admission: AdmissionFlags,
     /// `--encryption-provider-config`: an EncryptionConfiguration file.
     pub encryption_provider_config: Option<PathBuf>,
     /// `--encryption-provider-config-automatic-reload`.
@@ -89,6 +93,14 @@ pub struct Config {
     pub snapshot_count: u64,
     /// `--snapshot-catchup-entries`: log entries kept behind a snapshot.
     pub snapshot_catchup_entries: u64,
+}
+
+/// The admission flags, checked when the server starts.
+#[derive(Clone, Debug, Default)]
+pub struct AdmissionFlags {
+    pub enable: Vec<String>,
+    pub disable: Vec<String>,
+    pub config_file: Option<PathBuf>,
 }
 
 impl Config {
@@ -119,6 +131,7 @@ impl Config {
             authorization: authz::Config::default(),
             min_request_timeout: Duration::from_secs(1800),
             allow_privileged: false,
+            admission: AdmissionFlags::default(),
             encryption_provider_config: None,
             encryption_reload: false,
             peer_dial: BTreeMap::new(),
@@ -225,6 +238,15 @@ pub async fn run(
         registry::encryption::install(e);
     }
     check_insecure_listeners(&cfg)?;
+    // Admission flags are checked before anything starts (kube's texts for unknown names).
+    let admission_chain = Arc::new(
+        admission::Chain::from_flags(
+            &cfg.admission.enable,
+            &cfg.admission.disable,
+            cfg.admission.config_file.as_deref(),
+        )
+        .map_err(anyhow::Error::msg)?,
+    );
     std::fs::create_dir_all(&cfg.data_dir)
         .with_context(|| format!("creating {}", cfg.data_dir.display()))?;
     let pki = server::pki::Pki::new(&cfg.data_dir);
@@ -369,6 +391,7 @@ pub async fn run(
     let followers = authorizer.start(&watch_cache);
     let app = Arc::new(server::App {
         store: store.clone(),
+        admission: admission_chain,
         openapi: openapi_docs,
         watch: watch_cache,
         shutting_down: AtomicBool::new(false),

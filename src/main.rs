@@ -219,8 +219,18 @@ enum Command {
         /// `securityContext.privileged` are refused otherwise, as kube-apiserver's default).
         #[arg(long)]
         allow_privileged: bool,
+        /// Admission plugins to enable besides the default ones (comma list, any order).
+        #[arg(long, value_delimiter = ',')]
+        enable_admission_plugins: Vec<String>,
+        /// Admission plugins to disable, default ones included (comma list).
+        #[arg(long, value_delimiter = ',')]
+        disable_admission_plugins: Vec<String>,
+        /// AdmissionConfiguration (apiserver.config.k8s.io/v1 or apiserver.k8s.io/v1alpha1)
+        /// with the plugins' configurations.
+        #[arg(long)]
+        admission_control_config_file: Option<PathBuf>,
         /// EncryptionConfiguration (apiserver.config.k8s.io/v1) for encryption at rest:
-        /// providers `aesgcm` and `identity`.
+        /// providers `identity`, `aescbc`, `aesgcm` and `secretbox`.
         #[arg(long)]
         encryption_provider_config: Option<PathBuf>,
         /// Reload the encryption config when the file changes (checked every second); a
@@ -409,6 +419,9 @@ fn main() -> anyhow::Result<()> {
             request_timeout,
             min_request_timeout,
             allow_privileged,
+            enable_admission_plugins,
+            disable_admission_plugins,
+            admission_control_config_file,
             encryption_provider_config,
             encryption_provider_config_automatic_reload,
             tls_cert_file,
@@ -510,6 +523,11 @@ fn main() -> anyhow::Result<()> {
                     },
                     min_request_timeout,
                     allow_privileged,
+                    admission: rafter::AdmissionFlags {
+                        enable: enable_admission_plugins,
+                        disable: disable_admission_plugins,
+                        config_file: admission_control_config_file,
+                    },
                     encryption_provider_config,
                     encryption_reload: encryption_provider_config_automatic_reload,
                     peer_dial: peer_dial.unwrap_or_default(),

@@ -14,7 +14,7 @@ pub async fn ensure(store: &Store, advertise_port: u16) -> Result<(), crate::met
         now,
         dry_run: false,
         field_manager: Some("kube-apiserver".into()),
-        admit: None,
+        ..Default::default()
     };
     let ns_info = store.registry().builtin("", "v1", "namespaces");
     for ns in ["default", "kube-system", "kube-public", "kube-node-lease"] {

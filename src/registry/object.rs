@@ -17,6 +17,18 @@ pub type Admit = std::sync::Arc<
         + Sync,
 >;
 
+/// The mutating admission of a write: receives the object about to be validated (and the
+/// stored one, on update) and returns it, possibly changed; `Err` refuses the write.
+pub type Mutate = std::sync::Arc<
+    dyn Fn(
+            Value,
+            Option<Value>,
+        )
+            -> futures::future::BoxFuture<'static, Result<Value, crate::meta::status::Status>>
+        + Send
+        + Sync,
+>;
+
 /// Options common to writes.
 #[derive(Clone, Default)]
 pub struct WriteOptions {
@@ -24,7 +36,13 @@ pub struct WriteOptions {
     pub field_manager: Option<String>,
     /// `now` as RFC 3339, settled once per request.
     pub now: String,
+    /// Validating admission (and RBAC's escalation checks), run last before the write (on
+    /// delete: with the object being deleted).
     pub admit: Option<Admit>,
+    /// Mutating admission, run before validation.
+    pub mutate: Option<Mutate>,
+    /// No namespace check on create (NamespaceLifecycle and NamespaceExists are off).
+    pub skip_namespace_check: bool,
 }
 
 impl std::fmt::Debug for WriteOptions {
@@ -34,6 +52,8 @@ impl std::fmt::Debug for WriteOptions {
             .field("field_manager", &self.field_manager)
             .field("now", &self.now)
             .field("admit", &self.admit.is_some())
+            .field("mutate", &self.mutate.is_some())
+            .field("skip_namespace_check", &self.skip_namespace_check)
             .finish()
     }
 }

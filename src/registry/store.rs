@@ -532,6 +532,9 @@ impl Store {
             let name = format!("{generate_name}{}", random_suffix());
             meta_mut(&mut obj).insert("name".into(), json!(name));
         }
+        if let Some(mutate) = &opts.mutate {
+            obj = mutate(obj, None).await?;
+        }
         let mut errs = validation::validate_object_meta_with(
             &obj,
             info.namespaced,
@@ -547,7 +550,9 @@ impl Store {
                 &errs,
             ));
         }
-        self.check_namespace(scope, meta_str(&obj, "name")).await?;
+        if !opts.skip_namespace_check {
+            self.check_namespace(scope, meta_str(&obj, "name")).await?;
+        }
         if let Some(admit) = &opts.admit {
             admit(&obj, None).await?;
         }
@@ -701,6 +706,9 @@ impl Store {
                 prepare::prepare_for_update(info, part, &mut new, &old, &opts.now);
             }
             drop_empty_meta(&mut new);
+            if let Some(mutate) = &opts.mutate {
+                new = mutate(new, Some(old.clone())).await?;
+            }
             let mut errs = validation::validate_object_meta_update_with(
                 &new,
                 &old,
@@ -848,6 +856,9 @@ impl Store {
                         &format!("Precondition failed: ResourceVersion in precondition: {rv}, ResourceVersion in object meta: {have}"),
                     ));
                 }
+            }
+            if let Some(admit) = &opts.write.admit {
+                admit(&obj, None).await?;
             }
             let (mut new, then_remove) =
                 match deletion::plan(scope.info, &obj, &req, &opts.write.now) {

@@ -60,6 +60,8 @@ pub type User = crate::authn::UserInfo;
 /// Everything a request handler may reach.
 pub struct App {
     pub store: Store,
+    /// The admission chain every write goes through.
+    pub admission: Arc<crate::admission::Chain>,
     /// The OpenAPI documents of the served resources.
     pub openapi: Arc<crate::openapi::Documents>,
     /// The watch cache: watches and cached lists.

@@ -28,6 +28,7 @@ use serde_json::{json, Map, Value};
 use super::negotiate::{self, Output};
 use super::request_info::{self, RequestInfo};
 use super::{full, status_response, App, Body, User};
+use crate::admission;
 use crate::meta::field_error::{ErrorType, FieldError};
 use crate::meta::status::Status;
 use crate::registry::store::{self, ReadAt, Scope, WriteOptions};
@@ -133,17 +134,57 @@ impl Ctx {
                         .collect()
                 }),
         };
-        Ok(WriteOptions {
-            dry_run: !dry.is_empty(),
-            field_manager,
-            now: self.now.clone(),
-            // RBAC's escalation checks on role and binding writes.
-            admit: self.app.authz.write_guard(
+        let dry_run = !dry.is_empty();
+        let operation = match options_kind {
+            "CreateOptions" => admission::Operation::Create,
+            "DeleteOptions" => admission::Operation::Delete,
+            _ => admission::Operation::Update,
+        };
+        // RBAC's escalation checks on role and binding writes (not deletes).
+        let rbac = match operation {
+            admission::Operation::Delete => None,
+            _ => self.app.authz.write_guard(
                 &self.user,
                 self.info.clone(),
                 self.ri.namespace.as_deref(),
                 self.ri.name.as_deref(),
             ),
+        };
+        let chain = &self.app.admission;
+        let base = admission::Attributes {
+            operation,
+            resource: self.info.clone(),
+            subresource: self.ri.subresource.clone().unwrap_or_default(),
+            name: self.ri.name.clone().unwrap_or_default(),
+            namespace: self.ri.namespace.clone().unwrap_or_default(),
+            object: None,
+            old_object: None,
+            options: json!({"kind": options_kind, "apiVersion": "meta.k8s.io/v1"}),
+            dry_run,
+            user: self.user.clone(),
+        };
+        let handle = admission::Handle {
+            store: self.app.store.clone(),
+        };
+        let (mutate, validate) = chain.callbacks(base, handle);
+        let admit: crate::registry::object::Admit = match rbac {
+            None => validate,
+            Some(rbac) => std::sync::Arc::new(move |new: &Value, old: Option<&Value>| {
+                let (first, then) = (rbac(new, old), validate(new, old));
+                Box::pin(async move {
+                    first.await?;
+                    then.await
+                })
+            }),
+        };
+        Ok(WriteOptions {
+            dry_run,
+            field_manager,
+            now: self.now.clone(),
+            admit: Some(admit),
+            mutate: Some(mutate),
+            skip_namespace_check: !chain.enabled("NamespaceLifecycle")
+                && !chain.enabled("NamespaceExists"),
         })
     }
 
