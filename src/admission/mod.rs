@@ -110,13 +110,30 @@ impl Attributes {
     }
 }
 
-/// What plugins may read and write beyond the request: the replica's store.
+/// What plugins may read and write beyond the request: the replica's store, and the
+/// authorizer (for plugins that check a user's rights, as CertificateApproval does).
 #[derive(Clone)]
 pub struct Handle {
     pub store: Store,
+    pub authz: Option<Arc<crate::authz::Authorizer>>,
 }
 
 impl Handle {
+    /// Whether `user` may `verb` the resource described (no authorizer: allowed).
+    pub async fn allowed(
+        &self,
+        user: &UserInfo,
+        attrs: crate::authz::ResourceAttributes<'_>,
+    ) -> bool {
+        match &self.authz {
+            Some(a) => {
+                a.allows(user, &crate::authz::Attributes::Resource(attrs))
+                    .await
+            }
+            None => true,
+        }
+    }
+
     /// One object of a built-in resource from this replica's store (kube's plugins read
     /// their informers' caches likewise); `None` when absent or unreadable.
     pub async fn get(

@@ -165,6 +165,7 @@ impl Ctx {
         };
         let handle = admission::Handle {
             store: self.app.store.clone(),
+            authz: Some(self.app.authz.clone()),
         };
         let (mutate, validate) = chain.callbacks(base, handle);
         let admit: crate::registry::object::Admit = match rbac {
