@@ -445,6 +445,12 @@ pub async fn run(
             Duration::from_millis(500),
         ))
     });
+    let quota_controller = cfg.controllers.contains(&"resourcequota").then(|| {
+        tokio::spawn(controllers::resourcequota::run(
+            store.clone(),
+            Duration::from_millis(500),
+        ))
+    });
     let sa_tokens = match (
         cfg.controllers.contains(&"serviceaccount-token"),
         app.authn.service_accounts.clone(),
@@ -525,6 +531,7 @@ pub async fn run(
     }
     for c in [
         ns_controller,
+        quota_controller,
         token_loops,
         sa_tokens,
         aggregation,

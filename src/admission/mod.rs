@@ -197,6 +197,17 @@ pub trait Plugin: Send + Sync {
     async fn validate(&self, _a: &Attributes, _h: &Handle) -> Result<(), Status> {
         Ok(())
     }
+
+    /// Objects to write in the same transaction as the admitted one (ResourceQuota's
+    /// charged usage), computed after the validating phase; run again when the write loses
+    /// a race.
+    async fn charge(
+        &self,
+        _a: &Attributes,
+        _h: &Handle,
+    ) -> Result<Vec<crate::registry::object::Charged>, Status> {
+        Ok(Vec::new())
+    }
 }
 
 /// The enabled plugins, in kube's order.
@@ -293,9 +304,23 @@ impl Chain {
         Ok(())
     }
 
+    /// Every plugin's charges, in order.
+    pub async fn charge(
+        &self,
+        a: &Attributes,
+        h: &Handle,
+    ) -> Result<Vec<crate::registry::object::Charged>, Status> {
+        let mut out = Vec::new();
+        for p in &self.plugins {
+            out.extend(p.charge(a, h).await?);
+        }
+        Ok(out)
+    }
+
     /// The store's callbacks for one write: `mutate` (the mutating phase on the object about
-    /// to be validated) and `validate` (the validating phase on the object about to be
-    /// written), each with `base` completed by the objects.
+    /// to be validated), `validate` (the validating phase on the object about to be
+    /// written) and `charge` (what to write with it), each with `base` completed by the
+    /// objects.
     pub fn callbacks(
         self: &Arc<Self>,
         base: Attributes,
@@ -303,7 +328,18 @@ impl Chain {
     ) -> (
         crate::registry::object::Mutate,
         crate::registry::object::Admit,
+        crate::registry::object::Charge,
     ) {
+        let (chain, attrs, handle) = (self.clone(), base.clone(), h.clone());
+        let charge: crate::registry::object::Charge =
+            Arc::new(move |obj: &Value, old: Option<&Value>| {
+                let (chain, handle) = (chain.clone(), handle.clone());
+                let mut a = attrs.clone();
+                a.fill_from(obj);
+                a.object = Some(obj.clone());
+                a.old_object = old.cloned();
+                Box::pin(async move { chain.charge(&a, &handle).await })
+            });
         let (chain, attrs, handle) = (self.clone(), base.clone(), h.clone());
         let mutate: crate::registry::object::Mutate =
             Arc::new(move |obj: Value, old: Option<Value>| {
@@ -335,6 +371,6 @@ impl Chain {
                 }
                 Box::pin(async move { chain.validate(&a, &handle).await })
             });
-        (mutate, validate)
+        (mutate, validate, charge)
     }
 }

@@ -11,6 +11,7 @@ pub mod bootstrap_tokens;
 pub mod crd;
 pub mod namespace;
 pub mod rbac;
+pub mod resourcequota;
 pub mod serviceaccount_tokens;
 
 /// Aborts a task when dropped (a loop's followers end with the loop).
@@ -63,6 +64,7 @@ pub(crate) fn follow_by_name(
 /// The loops `--controllers` names, as kube-controller-manager names its own.
 pub const KNOWN: &[&str] = &[
     "namespace",
+    "resourcequota",
     "crd-establishing",
     "crd-finalizer",
     "clusterrole-aggregation",

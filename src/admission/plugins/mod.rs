@@ -6,6 +6,7 @@
 
 mod always;
 mod namespace;
+mod resourcequota;
 
 use std::sync::Arc;
 
@@ -82,12 +83,14 @@ pub const DEFAULT_ON: &[&str] = &[
 /// The plugin `name` with its configuration (`None`: a no-op slot, or a plugin whose
 /// behaviour lives in the store, as NamespaceLifecycle's does).
 pub fn build(name: &str, config: Option<Value>) -> Result<Option<Arc<dyn Plugin>>, String> {
-    let _ = &config;
     Ok(match name {
         "AlwaysAdmit" => Some(Arc::new(always::AlwaysAdmit)),
         "AlwaysDeny" => Some(Arc::new(always::AlwaysDeny)),
         "NamespaceAutoProvision" => Some(Arc::new(namespace::AutoProvision)),
         "NamespaceExists" => Some(Arc::new(namespace::Exists)),
+        "ResourceQuota" => Some(Arc::new(resourcequota::ResourceQuota::new(
+            config.as_ref(),
+        )?)),
         _ => None,
     })
 }

@@ -167,7 +167,7 @@ impl Ctx {
             store: self.app.store.clone(),
             authz: Some(self.app.authz.clone()),
         };
-        let (mutate, validate) = chain.callbacks(base, handle);
+        let (mutate, validate, charge) = chain.callbacks(base, handle);
         let admit: crate::registry::object::Admit = match rbac {
             None => validate,
             Some(rbac) => std::sync::Arc::new(move |new: &Value, old: Option<&Value>| {
@@ -184,6 +184,7 @@ impl Ctx {
             now: self.now.clone(),
             admit: Some(admit),
             mutate: Some(mutate),
+            charge: Some(charge),
             skip_namespace_check: !chain.enabled("NamespaceLifecycle")
                 && !chain.enabled("NamespaceExists"),
         })

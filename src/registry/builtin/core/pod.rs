@@ -14,6 +14,10 @@ use crate::registry::table::{printers, Printer};
 pub struct Pods;
 
 impl Strategy for Pods {
+    fn quota(&self) -> Option<&'static dyn crate::registry::quota::Evaluator> {
+        Some(&crate::registry::quota::Pods)
+    }
+
     fn warnings_on_create(&self, obj: &Value) -> Vec<String> {
         pw::pod_on_create(obj)
     }

@@ -178,6 +178,40 @@ impl Quantity {
         }
     }
 
+    /// Zero.
+    pub fn zero() -> Quantity {
+        Quantity {
+            nanos: 0,
+            int: Some((0, 0)),
+            format: Format::DecimalSi,
+            cached: String::new(),
+        }
+    }
+
+    /// `Add`: the sum, in the format of `self` (of `other` when `self` is zero).
+    pub fn add(&self, other: &Quantity) -> Quantity {
+        self.combine(other, self.nanos.saturating_add(other.nanos))
+    }
+
+    /// `Sub`.
+    pub fn sub(&self, other: &Quantity) -> Quantity {
+        self.combine(other, self.nanos.saturating_sub(other.nanos))
+    }
+
+    fn combine(&self, other: &Quantity, nanos: i128) -> Quantity {
+        let format = if self.nanos == 0 {
+            other.format
+        } else {
+            self.format
+        };
+        Quantity {
+            nanos,
+            int: None,
+            format,
+            cached: String::new(),
+        }
+    }
+
     /// `Cmp`.
     pub fn cmp(&self, other: &Quantity) -> std::cmp::Ordering {
         self.nanos.cmp(&other.nanos)
