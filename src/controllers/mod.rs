@@ -113,6 +113,7 @@ mod tests {
             super::parse_enabled("*").unwrap(),
             vec![
                 "namespace",
+                "resourcequota",
                 "crd-establishing",
                 "crd-finalizer",
                 "clusterrole-aggregation",
@@ -122,6 +123,7 @@ mod tests {
         assert_eq!(
             super::parse_enabled("*,-namespace").unwrap(),
             vec![
+                "resourcequota",
                 "crd-establishing",
                 "crd-finalizer",
                 "clusterrole-aggregation",
