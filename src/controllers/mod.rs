@@ -12,6 +12,7 @@ pub mod crd;
 pub mod namespace;
 pub mod rbac;
 pub mod serviceaccount_tokens;
+pub mod serviceaccounts;
 
 /// Aborts a task when dropped (a loop's followers end with the loop).
 pub(crate) struct AbortOnDrop(pub tokio::task::JoinHandle<()>);
@@ -67,6 +68,8 @@ pub const KNOWN: &[&str] = &[
     "crd-finalizer",
     "clusterrole-aggregation",
     "serviceaccount-token",
+    "serviceaccount",
+    "root-ca-cert-publisher",
     "tokencleaner",
     "bootstrapsigner",
 ];
@@ -114,7 +117,9 @@ mod tests {
                 "crd-establishing",
                 "crd-finalizer",
                 "clusterrole-aggregation",
-                "serviceaccount-token"
+                "serviceaccount-token",
+                "serviceaccount",
+                "root-ca-cert-publisher"
             ]
         );
         assert_eq!(
@@ -123,7 +128,9 @@ mod tests {
                 "crd-establishing",
                 "crd-finalizer",
                 "clusterrole-aggregation",
-                "serviceaccount-token"
+                "serviceaccount-token",
+                "serviceaccount",
+                "root-ca-cert-publisher"
             ]
         );
         assert!(super::parse_enabled("").unwrap().is_empty());

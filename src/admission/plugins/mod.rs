@@ -5,7 +5,13 @@
 //! will fill it. `SecurityContextDeny` was removed from kube in v1.30 and is unknown here too.
 
 mod always;
+mod limit_ranger;
 mod namespace;
+mod node_taints;
+mod priority;
+mod runtime_class;
+mod service_account;
+pub mod tolerations;
 
 use std::sync::Arc;
 
@@ -88,6 +94,14 @@ pub fn build(name: &str, config: Option<Value>) -> Result<Option<Arc<dyn Plugin>
         "AlwaysDeny" => Some(Arc::new(always::AlwaysDeny)),
         "NamespaceAutoProvision" => Some(Arc::new(namespace::AutoProvision)),
         "NamespaceExists" => Some(Arc::new(namespace::Exists)),
+        "LimitRanger" => Some(Arc::new(limit_ranger::LimitRanger)),
+        "ServiceAccount" => Some(Arc::new(service_account::ServiceAccount)),
+        "Priority" => Some(Arc::new(priority::Priority)),
+        "DefaultTolerationSeconds" => {
+            Some(Arc::new(tolerations::DefaultTolerationSeconds::from_flags()))
+        }
+        "TaintNodesByCondition" => Some(Arc::new(node_taints::TaintNodesByCondition)),
+        "RuntimeClass" => Some(Arc::new(runtime_class::RuntimeClass)),
         _ => None,
     })
 }

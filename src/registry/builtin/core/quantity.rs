@@ -178,6 +178,32 @@ impl Quantity {
         }
     }
 
+    /// `Add` (the sum keeps this quantity's format; exact at the finer scale when both took
+    /// the int64 path and nothing overflows).
+    pub fn add(&self, other: &Quantity) -> Quantity {
+        let int = match (self.int, other.int) {
+            (Some((a, sa)), Some((b, sb))) => {
+                let s = sa.min(sb);
+                let up = |v: i64, from: i32| {
+                    10i64
+                        .checked_pow((from - s) as u32)
+                        .and_then(|m| v.checked_mul(m))
+                };
+                up(a, sa)
+                    .zip(up(b, sb))
+                    .and_then(|(x, y)| x.checked_add(y))
+                    .map(|v| (v, s))
+            }
+            _ => None,
+        };
+        Quantity {
+            nanos: self.nanos.saturating_add(other.nanos),
+            int,
+            format: self.format,
+            cached: String::new(),
+        }
+    }
+
     /// `Cmp`.
     pub fn cmp(&self, other: &Quantity) -> std::cmp::Ordering {
         self.nanos.cmp(&other.nanos)
