@@ -549,3 +549,229 @@ async fn runtime_class_overhead_and_scheduling() {
     )
     .await;
 }
+
+#[tokio::test]
+async fn always_pull_images() {
+    let s = Server::start_with(&["--enable-admission-plugins", "AlwaysPullImages"]);
+    let c = s.client();
+    wait_for(&s, &c, "/api/v1/namespaces/default/serviceaccounts/default").await;
+    let p = create(
+        &s,
+        &c,
+        PODS,
+        pod_with("p", json!({"initContainers": [{"name": "i", "image": "busybox:1", "imagePullPolicy": "Never"}],
+            "containers": [{"name": "c", "image": "busybox:1", "imagePullPolicy": "IfNotPresent"}]})),
+    )
+    .await;
+    assert_eq!(p["spec"]["initContainers"][0]["imagePullPolicy"], "Always");
+    assert_eq!(p["spec"]["containers"][0]["imagePullPolicy"], "Always");
+}
+
+#[tokio::test]
+async fn limit_pod_hard_anti_affinity_topology() {
+    let s = Server::start_with(&[
+        "--enable-admission-plugins",
+        "LimitPodHardAntiAffinityTopology",
+    ]);
+    let c = s.client();
+    wait_for(&s, &c, "/api/v1/namespaces/default/serviceaccounts/default").await;
+    let anti = |key: &str| {
+        json!({"affinity": {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
+            {"labelSelector": {"matchLabels": {"app": "x"}}, "topologyKey": key}]}}})
+    };
+    create(
+        &s,
+        &c,
+        PODS,
+        pod_with("host", anti("kubernetes.io/hostname")),
+    )
+    .await;
+    refused(
+        &s,
+        &c,
+        PODS,
+        pod_with("zone", anti("topology.kubernetes.io/zone")),
+        "pods \"zone\" is forbidden: affinity.PodAntiAffinity.RequiredDuringScheduling has TopologyKey topology.kubernetes.io/zone but only key kubernetes.io/hostname is allowed",
+    )
+    .await;
+}
+
+#[tokio::test]
+async fn extended_resource_toleration() {
+    let s = Server::start_with(&[
+        "--enable-admission-plugins",
+        "ExtendedResourceToleration",
+        "--disable-admission-plugins",
+        "DefaultTolerationSeconds",
+    ]);
+    let c = s.client();
+    wait_for(&s, &c, "/api/v1/namespaces/default/serviceaccounts/default").await;
+    let p = create(
+        &s,
+        &c,
+        PODS,
+        pod_with(
+            "gpu",
+            json!({"containers": [{"name": "c", "image": "busybox",
+            "resources": {"limits": {"example.com/gpu": "1", "cpu": "1"}}}]}),
+        ),
+    )
+    .await;
+    assert_eq!(
+        p["spec"]["tolerations"],
+        json!([{"key": "example.com/gpu", "operator": "Exists", "effect": "NoSchedule"}])
+    );
+    let p = create(&s, &c, PODS, pod("plain")).await;
+    assert!(p["spec"].get("tolerations").is_none(), "{p}");
+}
+
+/// A server with `plugins` enabled and their configuration (YAML of the `plugins` list).
+fn configured(plugins: &str, config: &str) -> Server {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("admission.yaml");
+    std::fs::write(
+        &path,
+        format!("apiVersion: apiserver.config.k8s.io/v1\nkind: AdmissionConfiguration\nplugins:\n{config}"),
+    )
+    .unwrap();
+    let s = Server::start_with(&[
+        "--enable-admission-plugins",
+        plugins,
+        "--disable-admission-plugins",
+        "DefaultTolerationSeconds",
+        "--admission-control-config-file",
+        path.to_str().unwrap(),
+    ]);
+    drop(dir);
+    s
+}
+
+async fn namespace(s: &Server, c: &reqwest::Client, name: &str, annotations: Value) {
+    create(
+        s,
+        c,
+        "/api/v1/namespaces",
+        json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name, "annotations": annotations}}),
+    )
+    .await;
+    wait_for(
+        s,
+        c,
+        &format!("/api/v1/namespaces/{name}/serviceaccounts/default"),
+    )
+    .await;
+}
+
+#[tokio::test]
+async fn pod_node_selector() {
+    let s = configured(
+        "PodNodeSelector",
+        "- name: PodNodeSelector\n  configuration:\n    podNodeSelectorPluginConfig:\n      clusterDefaultNodeSelector: tier=general\n      fenced: env=prod,tier=web\n",
+    );
+    let c = s.client();
+    wait_for(&s, &c, "/api/v1/namespaces/default/serviceaccounts/default").await;
+    // the cluster default
+    let p = create(&s, &c, PODS, pod("p")).await;
+    assert_eq!(p["spec"]["nodeSelector"], json!({"tier": "general"}));
+    // the namespace's own, merged; conflicts and the whitelist
+    namespace(
+        &s,
+        &c,
+        "fenced",
+        json!({"scheduler.alpha.kubernetes.io/node-selector": "env=prod"}),
+    )
+    .await;
+    let path = "/api/v1/namespaces/fenced/pods";
+    let p = create(
+        &s,
+        &c,
+        path,
+        pod_with("web", json!({"nodeSelector": {"tier": "web"}})),
+    )
+    .await;
+    assert_eq!(
+        p["spec"]["nodeSelector"],
+        json!({"env": "prod", "tier": "web"})
+    );
+    refused(
+        &s,
+        &c,
+        path,
+        pod_with("dev", json!({"nodeSelector": {"env": "dev"}})),
+        "pods \"dev\" is forbidden: pod node label selector conflicts with its namespace node label selector",
+    )
+    .await;
+    refused(
+        &s,
+        &c,
+        path,
+        pod_with("db", json!({"nodeSelector": {"tier": "db"}})),
+        "pods \"db\" is forbidden: pod node label selector labels conflict with its namespace whitelist",
+    )
+    .await;
+}
+
+#[tokio::test]
+async fn pod_toleration_restriction() {
+    let s = configured(
+        "PodTolerationRestriction",
+        "- name: PodTolerationRestriction\n  configuration:\n    apiVersion: podtolerationrestriction.admission.k8s.io/v1alpha1\n    kind: Configuration\n    default:\n    - {key: cluster, operator: Exists, effect: NoSchedule}\n",
+    );
+    let c = s.client();
+    wait_for(&s, &c, "/api/v1/namespaces/default/serviceaccounts/default").await;
+    // the cluster's default
+    let p = create(&s, &c, PODS, pod("p")).await;
+    assert_eq!(
+        p["spec"]["tolerations"],
+        json!([{"key": "cluster", "operator": "Exists", "effect": "NoSchedule"}])
+    );
+    // the namespace's defaults and whitelist; not BestEffort: memory pressure tolerated
+    namespace(
+        &s,
+        &c,
+        "limited",
+        json!({
+            "scheduler.alpha.kubernetes.io/defaultTolerations": r#"[{"key": "team", "operator": "Equal", "value": "a", "effect": "NoSchedule"}]"#,
+            "scheduler.alpha.kubernetes.io/tolerationsWhitelist": r#"[{"key": "team", "operator": "Exists"}, {"key": "node.kubernetes.io/memory-pressure", "operator": "Exists"}]"#,
+        }),
+    )
+    .await;
+    let path = "/api/v1/namespaces/limited/pods";
+    let p = create(
+        &s,
+        &c,
+        path,
+        pod_with(
+            "sized",
+            json!({"containers": [{"name": "c", "image": "busybox",
+            "resources": {"requests": {"cpu": "100m"}}}]}),
+        ),
+    )
+    .await;
+    assert_eq!(
+        p["spec"]["tolerations"],
+        json!([{"key": "team", "operator": "Equal", "value": "a", "effect": "NoSchedule"},
+               {"key": "node.kubernetes.io/memory-pressure", "operator": "Exists", "effect": "NoSchedule"}])
+    );
+    let r = s
+        .json(
+            &c,
+            Method::POST,
+            path,
+            Some(pod_with(
+                "out",
+                json!({"tolerations": [{"key": "gpu", "operator": "Exists"}]}),
+            )),
+        )
+        .await;
+    assert_eq!(r.code.as_u16(), 500, "{}", r.body);
+    assert!(
+        r.body.get("reason").is_none(),
+        "kube's StatusReasonUnknown: {}",
+        r.body
+    );
+    assert_eq!(
+        r.body["message"],
+        "pod tolerations (possibly merged with namespace default tolerations) conflict with its namespace whitelist"
+    );
+}

@@ -5,12 +5,17 @@
 //! will fill it. `SecurityContextDeny` was removed from kube in v1.30 and is unknown here too.
 
 mod always;
+mod always_pull_images;
+mod anti_affinity;
+mod extended_resources;
 mod limit_ranger;
 mod namespace;
+mod node_selector;
 mod node_taints;
 mod priority;
 mod runtime_class;
 mod service_account;
+mod toleration_restriction;
 pub mod tolerations;
 
 use std::sync::Arc;
@@ -88,7 +93,6 @@ pub const DEFAULT_ON: &[&str] = &[
 /// The plugin `name` with its configuration (`None`: a no-op slot, or a plugin whose
 /// behaviour lives in the store, as NamespaceLifecycle's does).
 pub fn build(name: &str, config: Option<Value>) -> Result<Option<Arc<dyn Plugin>>, String> {
-    let _ = &config;
     Ok(match name {
         "AlwaysAdmit" => Some(Arc::new(always::AlwaysAdmit)),
         "AlwaysDeny" => Some(Arc::new(always::AlwaysDeny)),
@@ -102,6 +106,17 @@ pub fn build(name: &str, config: Option<Value>) -> Result<Option<Arc<dyn Plugin>
         }
         "TaintNodesByCondition" => Some(Arc::new(node_taints::TaintNodesByCondition)),
         "RuntimeClass" => Some(Arc::new(runtime_class::RuntimeClass)),
+        "AlwaysPullImages" => Some(Arc::new(always_pull_images::AlwaysPullImages)),
+        "LimitPodHardAntiAffinityTopology" => {
+            Some(Arc::new(anti_affinity::LimitPodHardAntiAffinityTopology))
+        }
+        "ExtendedResourceToleration" => {
+            Some(Arc::new(extended_resources::ExtendedResourceToleration))
+        }
+        "PodNodeSelector" => Some(Arc::new(node_selector::PodNodeSelector::new(config))),
+        "PodTolerationRestriction" => Some(Arc::new(
+            toleration_restriction::PodTolerationRestriction::new(config),
+        )),
         _ => None,
     })
 }
