@@ -62,7 +62,26 @@ async fn quotas_are_charged_exactly_and_given_back() {
         )
         .await;
     assert_eq!(r.code.as_u16(), 201, "{}", r.body);
-    // whatever a fresh namespace holds already (the root CA ConfigMap) counts too
+    // the root CA ConfigMap the publisher writes into every namespace counts too
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while s
+        .json(
+            &c,
+            Method::GET,
+            &format!("{NS}/configmaps/kube-root-ca.crt"),
+            None,
+        )
+        .await
+        .code
+        .as_u16()
+        != 200
+    {
+        assert!(
+            Instant::now() < deadline,
+            "no kube-root-ca.crt in the namespace"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
     let before = s
         .json(&c, Method::GET, &format!("{NS}/configmaps"), None)
         .await

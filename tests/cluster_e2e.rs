@@ -764,13 +764,24 @@ fn quota_is_exact_across_replicas() {
     }
     let c = Cluster::up(3);
     c.retry(&["create", "namespace", "quota"], |_| false);
-    // the namespace's root CA ConfigMap (when its publisher runs) counts against the quota
+    // the namespace's root CA ConfigMap counts against the quota
     let existing = |c: &Cluster| {
         c.ok(&["get", "configmaps", "-n", "quota", "-o", "name"])
             .lines()
             .count()
     };
-    std::thread::sleep(Duration::from_secs(1));
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while !c
+        .kubectl(&["get", "configmap", "kube-root-ca.crt", "-n", "quota"])
+        .status
+        .success()
+    {
+        assert!(
+            Instant::now() < deadline,
+            "no kube-root-ca.crt in the namespace"
+        );
+        std::thread::sleep(Duration::from_millis(200));
+    }
     let base = existing(&c);
     let limit = base + 10;
     c.retry(

@@ -13,6 +13,7 @@ pub mod namespace;
 pub mod rbac;
 pub mod resourcequota;
 pub mod serviceaccount_tokens;
+pub mod serviceaccounts;
 
 /// Aborts a task when dropped (a loop's followers end with the loop).
 pub(crate) struct AbortOnDrop(pub tokio::task::JoinHandle<()>);
@@ -69,6 +70,8 @@ pub const KNOWN: &[&str] = &[
     "crd-finalizer",
     "clusterrole-aggregation",
     "serviceaccount-token",
+    "serviceaccount",
+    "root-ca-cert-publisher",
     "tokencleaner",
     "bootstrapsigner",
 ];
@@ -117,7 +120,9 @@ mod tests {
                 "crd-establishing",
                 "crd-finalizer",
                 "clusterrole-aggregation",
-                "serviceaccount-token"
+                "serviceaccount-token",
+                "serviceaccount",
+                "root-ca-cert-publisher"
             ]
         );
         assert_eq!(
@@ -127,7 +132,9 @@ mod tests {
                 "crd-establishing",
                 "crd-finalizer",
                 "clusterrole-aggregation",
-                "serviceaccount-token"
+                "serviceaccount-token",
+                "serviceaccount",
+                "root-ca-cert-publisher"
             ]
         );
         assert!(super::parse_enabled("").unwrap().is_empty());

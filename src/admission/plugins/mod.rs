@@ -5,8 +5,19 @@
 //! will fill it. `SecurityContextDeny` was removed from kube in v1.30 and is unknown here too.
 
 mod always;
+mod always_pull_images;
+mod anti_affinity;
+mod extended_resources;
+mod limit_ranger;
 mod namespace;
+mod node_selector;
+mod node_taints;
+mod priority;
 mod resourcequota;
+mod runtime_class;
+mod service_account;
+mod toleration_restriction;
+pub mod tolerations;
 
 use std::sync::Arc;
 
@@ -91,6 +102,25 @@ pub fn build(name: &str, config: Option<Value>) -> Result<Option<Arc<dyn Plugin>
         "ResourceQuota" => Some(Arc::new(resourcequota::ResourceQuota::new(
             config.as_ref(),
         )?)),
+        "LimitRanger" => Some(Arc::new(limit_ranger::LimitRanger)),
+        "ServiceAccount" => Some(Arc::new(service_account::ServiceAccount)),
+        "Priority" => Some(Arc::new(priority::Priority)),
+        "DefaultTolerationSeconds" => {
+            Some(Arc::new(tolerations::DefaultTolerationSeconds::from_flags()))
+        }
+        "TaintNodesByCondition" => Some(Arc::new(node_taints::TaintNodesByCondition)),
+        "RuntimeClass" => Some(Arc::new(runtime_class::RuntimeClass)),
+        "AlwaysPullImages" => Some(Arc::new(always_pull_images::AlwaysPullImages)),
+        "LimitPodHardAntiAffinityTopology" => {
+            Some(Arc::new(anti_affinity::LimitPodHardAntiAffinityTopology))
+        }
+        "ExtendedResourceToleration" => {
+            Some(Arc::new(extended_resources::ExtendedResourceToleration))
+        }
+        "PodNodeSelector" => Some(Arc::new(node_selector::PodNodeSelector::new(config))),
+        "PodTolerationRestriction" => Some(Arc::new(
+            toleration_restriction::PodTolerationRestriction::new(config),
+        )),
         _ => None,
     })
 }
