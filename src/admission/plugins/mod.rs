@@ -6,6 +6,7 @@
 
 mod always;
 mod namespace;
+mod podsecurity;
 mod resourcequota;
 
 use std::sync::Arc;
@@ -88,6 +89,7 @@ pub fn build(name: &str, config: Option<Value>) -> Result<Option<Arc<dyn Plugin>
         "AlwaysDeny" => Some(Arc::new(always::AlwaysDeny)),
         "NamespaceAutoProvision" => Some(Arc::new(namespace::AutoProvision)),
         "NamespaceExists" => Some(Arc::new(namespace::Exists)),
+        "PodSecurity" => Some(Arc::new(podsecurity::PodSecurity::new(config.as_ref())?)),
         "ResourceQuota" => Some(Arc::new(resourcequota::ResourceQuota::new(
             config.as_ref(),
         )?)),
