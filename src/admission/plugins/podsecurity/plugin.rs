@@ -462,3 +462,40 @@ impl Plugin for PodSecurity {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn only_image_and_container_changes_are_significant() {
+        let pod = |image: &str, eph: Value| json!({"spec": {"containers": [{"name": "c", "image": image}], "ephemeralContainers": eph}});
+        let old = pod("a", json!([]));
+        assert!(!significant_update(&old, &old));
+        assert!(significant_update(&pod("b", json!([])), &old));
+        let with_debug = pod("a", json!([{"name": "d", "image": "busybox"}]));
+        assert!(significant_update(&with_debug, &old));
+        assert!(!significant_update(&with_debug, &with_debug));
+        let more = json!({"spec": {"containers": [{"name": "c", "image": "a"}, {"name": "e", "image": "a"}]}});
+        assert!(significant_update(&more, &old));
+    }
+
+    #[test]
+    fn exempt_namespaces_are_told_which_modes_are_ignored() {
+        let p = PodSecurity::new(None).unwrap();
+        let labels = json!({
+            "pod-security.kubernetes.io/enforce": "restricted",
+            "pod-security.kubernetes.io/warn": "baseline",
+            "pod-security.kubernetes.io/warn-version": "v1.25",
+            "pod-security.kubernetes.io/audit": "privileged",
+        });
+        let (policy, _) = policy_to_evaluate(labels.as_object(), Policy::PRIVILEGED);
+        assert_eq!(
+            p.exempt_namespace_warning("ns", &policy, labels.as_object()).as_deref(),
+            Some("namespace \"ns\" is exempt from Pod Security, and the policy (enforce=restricted:latest, warn=baseline:v1.25) will be ignored")
+        );
+        let (policy, _) = policy_to_evaluate(None, Policy::PRIVILEGED);
+        assert_eq!(p.exempt_namespace_warning("ns", &policy, None), None);
+    }
+}
