@@ -28,6 +28,7 @@ use super::levels::{policy_to_evaluate, sets_mode, Level, LevelVersion, Policy};
 use crate::admission::{Attributes, Handle, Operation, Plugin};
 use crate::meta::field_error::go_quote;
 use crate::meta::status::Status;
+use crate::registry::store::{ReadAt, Scope};
 
 /// What kind of object a request carries, for this plugin.
 #[derive(Clone, Copy)]
@@ -123,9 +124,20 @@ impl PodSecurity {
     }
 
     /// The policy of namespace `ns` (`None`: no such namespace), with whether its labels
-    /// were all valid.
+    /// were all valid. The replica's state first; a namespace missing there is read again
+    /// at the latest revision (kube: its informer's cache, then the API).
     async fn namespace_policy(&self, h: &Handle, ns: &str) -> Option<(Policy, bool)> {
-        let obj = h.get("", "v1", "namespaces", None, ns).await?;
+        let obj = match h.get("", "v1", "namespaces", None, ns).await {
+            Some(o) => o,
+            None => {
+                let info = h.store.registry().builtin("", "v1", "namespaces");
+                let scope = Scope {
+                    info: &info,
+                    namespace: None,
+                };
+                h.store.get(scope, ns, ReadAt::Latest).await.ok()?
+            }
+        };
         let (p, errs) = policy_to_evaluate(labels(&obj), self.cfg.defaults);
         Some((p, errs.is_empty()))
     }
