@@ -110,12 +110,33 @@ impl Attributes {
     }
 }
 
-/// What plugins may read and write beyond the request: the replica's store, and the
-/// authorizer (for plugins that check a user's rights, as CertificateApproval does).
+/// What plugins may read and write beyond the request: the replica's store, the
+/// authorizer (for plugins that check a user's rights, as CertificateApproval does), and the
+/// response's `Warning` headers.
 #[derive(Clone)]
 pub struct Handle {
     pub store: Store,
     pub authz: Option<Arc<crate::authz::Authorizer>>,
+    pub warnings: Warnings,
+}
+
+/// The `Warning` headers of the response to the request being admitted (kube's
+/// `warning.AddWarning` on the request's context): shared with the handler, which sends them
+/// with a successful response. A warning already there is not repeated, so a plugin run
+/// again on a retried write adds nothing twice.
+#[derive(Clone, Default)]
+pub struct Warnings(pub Arc<std::sync::Mutex<Vec<String>>>);
+
+impl Warnings {
+    /// Adds one warning.
+    pub fn add(&self, warning: impl Into<String>) {
+        let w = warning.into();
+        if let Ok(mut all) = self.0.lock() {
+            if !all.contains(&w) {
+                all.push(w);
+            }
+        }
+    }
 }
 
 impl Handle {

@@ -12,6 +12,7 @@ mod limit_ranger;
 mod namespace;
 mod node_selector;
 mod node_taints;
+mod podsecurity;
 mod priority;
 mod resourcequota;
 mod runtime_class;
@@ -99,6 +100,7 @@ pub fn build(name: &str, config: Option<Value>) -> Result<Option<Arc<dyn Plugin>
         "AlwaysDeny" => Some(Arc::new(always::AlwaysDeny)),
         "NamespaceAutoProvision" => Some(Arc::new(namespace::AutoProvision)),
         "NamespaceExists" => Some(Arc::new(namespace::Exists)),
+        "PodSecurity" => Some(Arc::new(podsecurity::PodSecurity::new(config.as_ref())?)),
         "ResourceQuota" => Some(Arc::new(resourcequota::ResourceQuota::new(
             config.as_ref(),
         )?)),

@@ -83,7 +83,7 @@ pub struct Ctx {
     pub body: Bytes,
     pub now: String,
     /// `Warning` headers to send with the response (e.g. unknown fields under Warn).
-    pub warnings: std::sync::Mutex<Vec<String>>,
+    pub warnings: Arc<std::sync::Mutex<Vec<String>>>,
 }
 
 impl Ctx {
@@ -166,6 +166,7 @@ impl Ctx {
         let handle = admission::Handle {
             store: self.app.store.clone(),
             authz: Some(self.app.authz.clone()),
+            warnings: admission::Warnings(self.warnings.clone()),
         };
         let (mutate, validate, charge) = chain.callbacks(base, handle);
         let admit: crate::registry::object::Admit = match rbac {
@@ -916,7 +917,9 @@ async fn route_inner(
         headers: parts.headers,
         body,
         now: now_rfc3339(),
-        warnings: std::sync::Mutex::new(info.deprecation_warning.iter().cloned().collect()),
+        warnings: Arc::new(std::sync::Mutex::new(
+            info.deprecation_warning.iter().cloned().collect(),
+        )),
     };
     let sub = ctx.ri.subresource.clone();
     let extra = |e: Extra| info.strategy.extras().contains(&e);
