@@ -89,6 +89,7 @@ impl Replica {
             .arg(dir)
             .arg("--listen")
             .arg(format!("127.0.0.1:{port}"))
+            .args(["--controllers", "*,-root-ca-cert-publisher"])
             .args(extra)
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())

@@ -174,7 +174,7 @@ async fn limit_ranger_defaults_and_bounds() {
 
 #[tokio::test]
 async fn service_account_defaults_mounts_and_refuses() {
-    let s = Server::start();
+    let s = Server::start_with(&["--controllers", "*"]);
     let c = s.client();
     wait_for(&s, &c, "/api/v1/namespaces/default/serviceaccounts/default").await;
     let ca = std::fs::read_to_string(s.dir.path().join("ca.crt")).unwrap();

@@ -51,7 +51,7 @@ async fn quota(s: &Server, c: &reqwest::Client, name: &str, hard: Value) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn quotas_are_charged_exactly_and_given_back() {
-    let s = Server::start();
+    let s = Server::start_with(&["--controllers", "*"]);
     let c = s.client();
     let r = s
         .json(
@@ -203,7 +203,7 @@ async fn quotas_are_charged_exactly_and_given_back() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn compute_quotas_constrain_pods() {
-    let s = Server::start();
+    let s = Server::start_with(&["--controllers", "*"]);
     let c = s.client();
     let r = s
         .json(

@@ -336,6 +336,9 @@ impl Cluster {
                 &admin.to_string(),
                 "--initial-members",
                 &members.join(","),
+                // the checker owns its keyspace: no root CA ConfigMaps appearing in it
+                "--controllers",
+                "*,-root-ca-cert-publisher",
             ]
             .iter()
             .map(|s| s.to_string())

@@ -85,6 +85,18 @@ impl Server {
             .arg("--listen")
             .arg(format!("127.0.0.1:{}", self.port))
             .args(&self.extra_args)
+            // The root CA publisher writes a ConfigMap into every namespace, which the
+            // tests that count or watch ConfigMaps do not expect; tests of it (and of
+            // quotas) turn every loop on with `--controllers *`.
+            .args(
+                (!self
+                    .extra_args
+                    .iter()
+                    .any(|a| a.starts_with("--controllers")))
+                .then_some(["--controllers", "*,-root-ca-cert-publisher"])
+                .into_iter()
+                .flatten(),
+            )
             .stdout(Stdio::piped())
             .stderr(stderr)
             .spawn()
