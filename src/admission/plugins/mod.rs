@@ -5,7 +5,12 @@
 //! will fill it. `SecurityContextDeny` was removed from kube in v1.30 and is unknown here too.
 
 mod always;
+mod certificates;
+mod default_class;
+mod external_ips;
 mod namespace;
+mod owner_refs;
+mod storage;
 
 use std::sync::Arc;
 
@@ -88,6 +93,21 @@ pub fn build(name: &str, config: Option<Value>) -> Result<Option<Arc<dyn Plugin>
         "AlwaysDeny" => Some(Arc::new(always::AlwaysDeny)),
         "NamespaceAutoProvision" => Some(Arc::new(namespace::AutoProvision)),
         "NamespaceExists" => Some(Arc::new(namespace::Exists)),
+        "DefaultStorageClass" => Some(Arc::new(default_class::DefaultStorageClass)),
+        "DefaultIngressClass" => Some(Arc::new(default_class::DefaultIngressClass)),
+        "StorageObjectInUseProtection" => Some(Arc::new(storage::StorageObjectInUseProtection)),
+        "PersistentVolumeClaimResize" => Some(Arc::new(storage::PersistentVolumeClaimResize)),
+        "CertificateApproval" => Some(Arc::new(certificates::CertificateApproval)),
+        "CertificateSigning" => Some(Arc::new(certificates::CertificateSigning)),
+        "CertificateSubjectRestriction" => {
+            Some(Arc::new(certificates::CertificateSubjectRestriction))
+        }
+        // Guards clustertrustbundles, which this server does not serve.
+        "ClusterTrustBundleAttest" => None,
+        "DenyServiceExternalIPs" => Some(Arc::new(external_ips::DenyServiceExternalIPs)),
+        "OwnerReferencesPermissionEnforcement" => {
+            Some(Arc::new(owner_refs::OwnerReferencesPermissionEnforcement))
+        }
         _ => None,
     })
 }

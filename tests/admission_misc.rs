@@ -1,0 +1,625 @@
+//! Admission plugins over real HTTPS, each with its accept, reject and mutate paths and kube's
+//! codes and texts: DefaultStorageClass, StorageObjectInUseProtection,
+//! PersistentVolumeClaimResize, DefaultIngressClass (all on by default), CertificateApproval,
+//! CertificateSigning, CertificateSubjectRestriction (on by default, checked with token users
+//! and RBAC), DenyServiceExternalIPs and OwnerReferencesPermissionEnforcement (enabled).
+
+mod support;
+
+use std::time::Duration;
+
+use base64::Engine;
+use reqwest::{Method, StatusCode};
+use serde_json::{json, Value};
+use support::Server;
+
+const TOKENS: &str = "tok-alice,alice,u1\ntok-bob,bob,u2\n";
+
+/// A server with the token users of [`TOKENS`] and `extra` flags; the token file's folder
+/// lives as long as the server.
+fn start(extra: &[&str]) -> (Server, tempfile::TempDir) {
+    let dir = tempfile::tempdir().unwrap();
+    let tokens = dir.path().join("tokens.csv");
+    std::fs::write(&tokens, TOKENS).unwrap();
+    let mut args = vec!["--token-auth-file", tokens.to_str().unwrap()];
+    args.extend_from_slice(extra);
+    (Server::start_with(&args), dir)
+}
+
+/// One JSON request as `token` ("admin": the admin certificate); PATCH is a merge patch.
+async fn call(
+    s: &Server,
+    token: &str,
+    method: Method,
+    path: &str,
+    body: Option<Value>,
+) -> (StatusCode, Value) {
+    let client = if token == "admin" {
+        s.client()
+    } else {
+        s.anonymous_client()
+    };
+    let ctype = if method == Method::PATCH {
+        "application/merge-patch+json"
+    } else {
+        "application/json"
+    };
+    let mut r = client.request(method, format!("{}{path}", s.url));
+    if token != "admin" {
+        r = r.bearer_auth(token);
+    }
+    if let Some(b) = body {
+        r = r.header("content-type", ctype).body(b.to_string());
+    }
+    let resp = r.send().await.unwrap();
+    let code = resp.status();
+    let text = resp.text().await.unwrap();
+    (
+        code,
+        serde_json::from_str(&text).unwrap_or(Value::String(text)),
+    )
+}
+
+async fn admin(s: &Server, method: Method, path: &str, body: Option<Value>) -> Value {
+    let (code, b) = call(s, "admin", method.clone(), path, body).await;
+    assert!(code.is_success(), "{method} {path}: {code} {b}");
+    b
+}
+
+fn forbidden(code: StatusCode, body: &Value, message: &str) {
+    assert_eq!(code, StatusCode::FORBIDDEN, "{body}");
+    assert_eq!(body["reason"], "Forbidden", "{body}");
+    assert_eq!(body["message"], message, "{body}");
+}
+
+/// A cluster role with `rules` bound to `user`.
+async fn grant(s: &Server, user: &str, name: &str, rules: Value) {
+    admin(
+        s,
+        Method::POST,
+        "/apis/rbac.authorization.k8s.io/v1/clusterroles",
+        Some(json!({"metadata": {"name": name}, "rules": rules})),
+    )
+    .await;
+    admin(
+        s,
+        Method::POST,
+        "/apis/rbac.authorization.k8s.io/v1/clusterrolebindings",
+        Some(json!({
+            "metadata": {"name": name},
+            "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": name},
+            "subjects": [{"apiGroup": "rbac.authorization.k8s.io", "kind": "User", "name": user}]
+        })),
+    )
+    .await;
+}
+
+fn class(name: &str, default: bool, expand: Option<bool>) -> Value {
+    let mut c = json!({"metadata": {"name": name}, "provisioner": "example.com/disk"});
+    if default {
+        c["metadata"]["annotations"] =
+            json!({"storageclass.kubernetes.io/is-default-class": "true"});
+    }
+    if let Some(e) = expand {
+        c["allowVolumeExpansion"] = json!(e);
+    }
+    c
+}
+
+fn claim(name: &str, class: Option<&str>, size: &str) -> Value {
+    let mut c = json!({
+        "metadata": {"name": name},
+        "spec": {"accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": size}}}
+    });
+    if let Some(cl) = class {
+        c["spec"]["storageClassName"] = json!(cl);
+    }
+    c
+}
+
+const PVCS: &str = "/api/v1/namespaces/default/persistentvolumeclaims";
+const SCS: &str = "/apis/storage.k8s.io/v1/storageclasses";
+
+/// Marks a claim Bound through its status.
+async fn bind(s: &Server, name: &str) {
+    let mut pvc = admin(s, Method::GET, &format!("{PVCS}/{name}"), None).await;
+    pvc["status"] = json!({"phase": "Bound"});
+    admin(s, Method::PUT, &format!("{PVCS}/{name}/status"), Some(pvc)).await;
+}
+
+#[tokio::test]
+async fn storage_classes_finalizers_and_resizes() {
+    let (s, _dir) = start(&[]);
+    // no default class yet: the claim keeps no class; the protection finalizer is added
+    let pvc = admin(&s, Method::POST, PVCS, Some(claim("none", None, "1Gi"))).await;
+    assert!(pvc["spec"].get("storageClassName").is_none(), "{pvc}");
+    assert_eq!(
+        pvc["metadata"]["finalizers"],
+        json!(["kubernetes.io/pvc-protection"])
+    );
+    // two defaults a second apart: the newest wins
+    admin(&s, Method::POST, SCS, Some(class("a-old", true, None))).await;
+    tokio::time::sleep(Duration::from_millis(1100)).await;
+    admin(&s, Method::POST, SCS, Some(class("b-new", true, None))).await;
+    admin(
+        &s,
+        Method::POST,
+        SCS,
+        Some(class("grows", false, Some(true))),
+    )
+    .await;
+    let pvc = admin(
+        &s,
+        Method::POST,
+        PVCS,
+        Some(claim("defaulted", None, "1Gi")),
+    )
+    .await;
+    assert_eq!(pvc["spec"]["storageClassName"], "b-new", "{pvc}");
+    // an explicit class, even "", is kept
+    let pvc = admin(
+        &s,
+        Method::POST,
+        PVCS,
+        Some(claim("empty", Some(""), "1Gi")),
+    )
+    .await;
+    assert_eq!(pvc["spec"]["storageClassName"], "", "{pvc}");
+    // a finalizer already there is not added twice
+    let mut c = claim("mine", Some("grows"), "1Gi");
+    c["metadata"]["finalizers"] = json!(["kubernetes.io/pvc-protection", "example.com/x"]);
+    let pvc = admin(&s, Method::POST, PVCS, Some(c)).await;
+    assert_eq!(
+        pvc["metadata"]["finalizers"],
+        json!(["kubernetes.io/pvc-protection", "example.com/x"])
+    );
+    // persistent volumes get theirs
+    let pv = admin(
+        &s,
+        Method::POST,
+        "/api/v1/persistentvolumes",
+        Some(json!({
+            "metadata": {"name": "pv1"},
+            "spec": {"capacity": {"storage": "1Gi"}, "accessModes": ["ReadWriteOnce"],
+                     "hostPath": {"path": "/tmp/pv1"}}
+        })),
+    )
+    .await;
+    assert_eq!(
+        pv["metadata"]["finalizers"],
+        json!(["kubernetes.io/pv-protection"])
+    );
+
+    // resizing: only bound claims whose class allows expansion grow
+    bind(&s, "defaulted").await;
+    let grow = json!({"spec": {"resources": {"requests": {"storage": "2Gi"}}}});
+    let (code, body) = call(
+        &s,
+        "admin",
+        Method::PATCH,
+        &format!("{PVCS}/defaulted"),
+        Some(grow.clone()),
+    )
+    .await;
+    forbidden(
+        code,
+        &body,
+        "persistentvolumeclaims \"defaulted\" is forbidden: only dynamically provisioned pvc can be resized and the storageclass that provisions the pvc must support resize",
+    );
+    bind(&s, "mine").await;
+    let pvc = admin(
+        &s,
+        Method::PATCH,
+        &format!("{PVCS}/mine"),
+        Some(grow.clone()),
+    )
+    .await;
+    assert_eq!(pvc["spec"]["resources"]["requests"]["storage"], "2Gi");
+    // the same size again is no growth
+    admin(&s, Method::PATCH, &format!("{PVCS}/mine"), Some(grow)).await;
+    // kubectl sees kube's refusal text too
+    let err = s.fails(&[
+        "patch",
+        "pvc",
+        "defaulted",
+        "-p",
+        r#"{"spec":{"resources":{"requests":{"storage":"3Gi"}}}}"#,
+    ]);
+    assert!(
+        err.contains("persistentvolumeclaims \"defaulted\" is forbidden: only dynamically provisioned pvc can be resized"),
+        "{err}"
+    );
+}
+
+#[tokio::test]
+async fn ingresses_get_the_default_class() {
+    let (s, _dir) = start(&[]);
+    const ING: &str = "/apis/networking.k8s.io/v1/namespaces/default/ingresses";
+    const CLASSES: &str = "/apis/networking.k8s.io/v1/ingressclasses";
+    let ingress = |name: &str| json!({"metadata": {"name": name}, "spec": {"defaultBackend": {"service": {"name": "web", "port": {"number": 80}}}}});
+    let ic = |name: &str, default: Option<&str>| {
+        let mut c =
+            json!({"metadata": {"name": name}, "spec": {"controller": "example.com/ingress"}});
+        if let Some(d) = default {
+            c["metadata"]["annotations"] =
+                json!({"ingressclass.kubernetes.io/is-default-class": d});
+        }
+        c
+    };
+    admin(&s, Method::POST, CLASSES, Some(ic("plain", Some("false")))).await;
+    let i = admin(&s, Method::POST, ING, Some(ingress("none"))).await;
+    assert!(i["spec"].get("ingressClassName").is_none(), "{i}");
+    admin(&s, Method::POST, CLASSES, Some(ic("first", Some("true")))).await;
+    tokio::time::sleep(Duration::from_millis(1100)).await;
+    admin(&s, Method::POST, CLASSES, Some(ic("second", Some("true")))).await;
+    let i = admin(&s, Method::POST, ING, Some(ingress("defaulted"))).await;
+    assert_eq!(i["spec"]["ingressClassName"], "second", "{i}");
+    // an explicit class or the legacy annotation is kept
+    let mut named = ingress("named");
+    named["spec"]["ingressClassName"] = json!("plain");
+    let i = admin(&s, Method::POST, ING, Some(named)).await;
+    assert_eq!(i["spec"]["ingressClassName"], "plain");
+    let mut legacy = ingress("legacy");
+    legacy["metadata"]["annotations"] = json!({"kubernetes.io/ingress.class": "nginx"});
+    let i = admin(&s, Method::POST, ING, Some(legacy)).await;
+    assert!(i["spec"].get("ingressClassName").is_none(), "{i}");
+    // an update does not default
+    let i = admin(
+        &s,
+        Method::PATCH,
+        &format!("{ING}/legacy"),
+        Some(json!({"metadata": {"annotations": {"kubernetes.io/ingress.class": null}}})),
+    )
+    .await;
+    assert!(i["spec"].get("ingressClassName").is_none(), "{i}");
+}
+
+/// A PEM certificate request for `cn` in organizations `orgs` (rcgen keeps the last one of a
+/// kind), base64 as `spec.request`.
+fn csr_request(cn: &str, orgs: &[&str]) -> String {
+    let key = rcgen::KeyPair::generate().unwrap();
+    let mut params = rcgen::CertificateParams::new(Vec::<String>::new()).unwrap();
+    params
+        .distinguished_name
+        .push(rcgen::DnType::CommonName, cn);
+    for o in orgs {
+        params
+            .distinguished_name
+            .push(rcgen::DnType::OrganizationName, *o);
+    }
+    let pem = params.serialize_request(&key).unwrap().pem().unwrap();
+    base64::engine::general_purpose::STANDARD.encode(pem)
+}
+
+fn csr(name: &str, signer: &str, orgs: &[&str]) -> Value {
+    json!({
+        "metadata": {"name": name},
+        "spec": {"request": csr_request(name, orgs), "signerName": signer, "usages": ["client auth"]}
+    })
+}
+
+const CSRS: &str = "/apis/certificates.k8s.io/v1/certificatesigningrequests";
+
+#[tokio::test]
+async fn certificate_requests_need_rights_on_their_signer() {
+    let (s, _dir) = start(&[]);
+    // subject restriction: no system:masters through the kube-apiserver-client signer
+    let client_signer = "kubernetes.io/kube-apiserver-client";
+    let (code, body) = call(
+        &s,
+        "admin",
+        Method::POST,
+        CSRS,
+        Some(csr("masters", client_signer, &["system:masters"])),
+    )
+    .await;
+    forbidden(
+        code,
+        &body,
+        "certificatesigningrequests.certificates.k8s.io \"masters\" is forbidden: use of kubernetes.io/kube-apiserver-client signer with system:masters group is not allowed",
+    );
+    admin(
+        &s,
+        Method::POST,
+        CSRS,
+        Some(csr("devs", client_signer, &["dev"])),
+    )
+    .await;
+    // other signers may ask for any group
+    admin(
+        &s,
+        Method::POST,
+        CSRS,
+        Some(csr("other", "example.com/issuer", &["system:masters"])),
+    )
+    .await;
+
+    // alice may update approvals and statuses, but approve or sign for no signer yet
+    grant(
+        &s,
+        "alice",
+        "csr-writer",
+        json!([
+            {"apiGroups": ["certificates.k8s.io"], "resources": ["certificatesigningrequests"], "verbs": ["get", "list"]},
+            {"apiGroups": ["certificates.k8s.io"], "resources": ["certificatesigningrequests/approval", "certificatesigningrequests/status"], "verbs": ["update"]}
+        ]),
+    )
+    .await;
+    let mut approve = admin(&s, Method::GET, &format!("{CSRS}/other"), None).await;
+    approve["status"]["conditions"] =
+        json!([{"type": "Approved", "status": "True", "reason": "Test", "message": "ok"}]);
+    let approval = format!("{CSRS}/other/approval");
+    let (code, body) = call(
+        &s,
+        "tok-alice",
+        Method::PUT,
+        &approval,
+        Some(approve.clone()),
+    )
+    .await;
+    forbidden(
+        code,
+        &body,
+        "certificatesigningrequests.certificates.k8s.io \"other\" is forbidden: user not permitted to approve requests with signerName \"example.com/issuer\"",
+    );
+    // the domain's wildcard is enough
+    grant(
+        &s,
+        "alice",
+        "approver",
+        json!([{"apiGroups": ["certificates.k8s.io"], "resources": ["signers"], "resourceNames": ["example.com/*"], "verbs": ["approve"]}]),
+    )
+    .await;
+    let approved = wait_ok(&s, "tok-alice", Method::PUT, &approval, approve).await;
+    assert_eq!(approved["status"]["conditions"][0]["type"], "Approved");
+
+    // issuing the certificate needs `sign`; other status changes do not
+    let key = rcgen::KeyPair::generate().unwrap();
+    let cert = rcgen::CertificateParams::new(vec!["other".to_string()])
+        .unwrap()
+        .self_signed(&key)
+        .unwrap()
+        .pem();
+    let mut issued = approved.clone();
+    issued["status"]["certificate"] = json!(base64::engine::general_purpose::STANDARD.encode(cert));
+    let status = format!("{CSRS}/other/status");
+    let (code, body) = call(&s, "tok-alice", Method::PUT, &status, Some(issued.clone())).await;
+    forbidden(
+        code,
+        &body,
+        "certificatesigningrequests.certificates.k8s.io \"other\" is forbidden: user not permitted to sign requests with signerName \"example.com/issuer\"",
+    );
+    // a status write that issues nothing needs no `sign`
+    let devs = admin(&s, Method::GET, &format!("{CSRS}/devs"), None).await;
+    let devs_status = format!("{CSRS}/devs/status");
+    let (code, body) = call(&s, "tok-alice", Method::PUT, &devs_status, Some(devs)).await;
+    assert_eq!(code, StatusCode::OK, "{body}");
+    grant(
+        &s,
+        "alice",
+        "signer",
+        json!([{"apiGroups": ["certificates.k8s.io"], "resources": ["signers"], "resourceNames": ["example.com/issuer"], "verbs": ["sign"]}]),
+    )
+    .await;
+    let done = wait_ok(&s, "tok-alice", Method::PUT, &status, issued).await;
+    assert!(done["status"]["certificate"].is_string(), "{done}");
+
+    // the approval check uses the stored signer: no rights on kubernetes.io signers
+    let mut approve = admin(&s, Method::GET, &format!("{CSRS}/devs"), None).await;
+    approve["status"]["conditions"] =
+        json!([{"type": "Approved", "status": "True", "reason": "Test", "message": "ok"}]);
+    let (code, body) = call(
+        &s,
+        "tok-alice",
+        Method::PUT,
+        &format!("{CSRS}/devs/approval"),
+        Some(approve),
+    )
+    .await;
+    forbidden(
+        code,
+        &body,
+        "certificatesigningrequests.certificates.k8s.io \"devs\" is forbidden: user not permitted to approve requests with signerName \"kubernetes.io/kube-apiserver-client\"",
+    );
+}
+
+/// Retries (bounded) until `token` succeeds: RBAC grants take effect once the authorizer's
+/// watch has seen them. Each attempt re-reads the resource version.
+async fn wait_ok(s: &Server, token: &str, method: Method, path: &str, mut body: Value) -> Value {
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    loop {
+        let (code, b) = call(s, token, method.clone(), path, Some(body.clone())).await;
+        if code.is_success() {
+            return b;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "{method} {path}: {code} {b}"
+        );
+        if code == StatusCode::CONFLICT {
+            let base = path.rsplit_once('/').map(|(p, _)| p).unwrap_or(path);
+            let cur = admin(s, Method::GET, base, None).await;
+            body["metadata"]["resourceVersion"] = cur["metadata"]["resourceVersion"].clone();
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+#[tokio::test]
+async fn services_may_not_gain_external_ips() {
+    let (s, _dir) = start(&["--enable-admission-plugins", "DenyServiceExternalIPs"]);
+    const SVCS: &str = "/api/v1/namespaces/default/services";
+    let svc = |name: &str, ips: &[&str]| {
+        let mut v = json!({"metadata": {"name": name}, "spec": {"ports": [{"port": 80}]}});
+        if !ips.is_empty() {
+            v["spec"]["externalIPs"] = json!(ips);
+        }
+        v
+    };
+    let (code, body) = call(
+        &s,
+        "admin",
+        Method::POST,
+        SVCS,
+        Some(svc("ext", &["192.0.2.1"])),
+    )
+    .await;
+    forbidden(
+        code,
+        &body,
+        "services \"ext\" is forbidden: Use of external IPs is denied by admission control",
+    );
+    admin(&s, Method::POST, SVCS, Some(svc("web", &[]))).await;
+    let (code, body) = call(
+        &s,
+        "admin",
+        Method::PATCH,
+        &format!("{SVCS}/web"),
+        Some(json!({"spec": {"externalIPs": ["192.0.2.1"]}})),
+    )
+    .await;
+    forbidden(
+        code,
+        &body,
+        "services \"web\" is forbidden: Use of external IPs is denied by admission control",
+    );
+    admin(
+        &s,
+        Method::PATCH,
+        &format!("{SVCS}/web"),
+        Some(json!({"metadata": {"labels": {"a": "b"}}})),
+    )
+    .await;
+    admin(&s, Method::DELETE, &format!("{SVCS}/web"), None).await;
+}
+
+#[tokio::test]
+async fn owner_references_need_delete_and_finalizer_rights() {
+    let (s, _dir) = start(&[
+        "--enable-admission-plugins",
+        "OwnerReferencesPermissionEnforcement",
+    ]);
+    const CMS: &str = "/api/v1/namespaces/default/configmaps";
+    let owner = admin(
+        &s,
+        Method::POST,
+        CMS,
+        Some(json!({"metadata": {"name": "owner"}})),
+    )
+    .await;
+    let uid = owner["metadata"]["uid"].as_str().unwrap().to_string();
+    let owned = |name: &str, block: Option<bool>, kind: &str| {
+        let mut r = json!({"apiVersion": "v1", "kind": kind, "name": "owner", "uid": uid});
+        if let Some(b) = block {
+            r["blockOwnerDeletion"] = json!(b);
+        }
+        json!({"metadata": {"name": name, "ownerReferences": [r]}})
+    };
+    grant(
+        &s,
+        "bob",
+        "cm-writer",
+        json!([{"apiGroups": [""], "resources": ["configmaps"], "verbs": ["get", "create", "update", "patch"]}]),
+    )
+    .await;
+    // without ownerReferences nothing is checked
+    wait_ok(
+        &s,
+        "tok-bob",
+        Method::POST,
+        CMS,
+        json!({"metadata": {"name": "free"}}),
+    )
+    .await;
+    let (code, body) = call(
+        &s,
+        "tok-bob",
+        Method::POST,
+        CMS,
+        Some(owned("a", None, "ConfigMap")),
+    )
+    .await;
+    forbidden(
+        code,
+        &body,
+        "configmaps \"a\" is forbidden: cannot set an ownerRef on a resource you can't delete: , <nil>",
+    );
+    let (code, body) = call(
+        &s,
+        "tok-bob",
+        Method::PATCH,
+        &format!("{CMS}/free"),
+        Some(json!({"metadata": {"ownerReferences": [{"apiVersion": "v1", "kind": "ConfigMap", "name": "owner", "uid": uid}]}})),
+    )
+    .await;
+    forbidden(
+        code,
+        &body,
+        "configmaps \"free\" is forbidden: cannot set an ownerRef on a resource you can't delete: , <nil>",
+    );
+    grant(
+        &s,
+        "bob",
+        "cm-deleter",
+        json!([{"apiGroups": [""], "resources": ["configmaps"], "verbs": ["delete"]}]),
+    )
+    .await;
+    wait_ok(
+        &s,
+        "tok-bob",
+        Method::POST,
+        CMS,
+        owned("a", Some(false), "ConfigMap"),
+    )
+    .await;
+    // blocking the owner's deletion needs update on its finalizers
+    let (code, body) = call(
+        &s,
+        "tok-bob",
+        Method::POST,
+        CMS,
+        Some(owned("b", Some(true), "ConfigMap")),
+    )
+    .await;
+    forbidden(
+        code,
+        &body,
+        "configmaps \"b\" is forbidden: cannot set blockOwnerDeletion if an ownerReference refers to a resource you can't set finalizers on: , <nil>",
+    );
+    let (code, body) = call(
+        &s,
+        "tok-bob",
+        Method::POST,
+        CMS,
+        Some(owned("c", Some(true), "Gadget")),
+    )
+    .await;
+    forbidden(
+        code,
+        &body,
+        "configmaps \"c\" is forbidden: cannot set blockOwnerDeletion in this case because cannot find RESTMapping for APIVersion v1 Kind Gadget: no matches for kind \"Gadget\" in version \"v1\"",
+    );
+    grant(
+        &s,
+        "bob",
+        "cm-finalizer",
+        json!([{"apiGroups": [""], "resources": ["configmaps/finalizers"], "resourceNames": ["owner"], "verbs": ["update"]}]),
+    )
+    .await;
+    wait_ok(
+        &s,
+        "tok-bob",
+        Method::POST,
+        CMS,
+        owned("b", Some(true), "ConfigMap"),
+    )
+    .await;
+    // the admin may do all of it
+    admin(
+        &s,
+        Method::POST,
+        CMS,
+        Some(owned("d", Some(true), "ConfigMap")),
+    )
+    .await;
+}
