@@ -623,3 +623,242 @@ async fn owner_references_need_delete_and_finalizer_rights() {
     )
     .await;
 }
+
+const NODE_TOKENS: &str = "tok-n1,system:node:n1,u1,system:nodes\ntok-n2,system:node:n2,u2,system:nodes\ntok-nobody,system:node:,u3,system:nodes\n";
+
+#[tokio::test]
+async fn nodes_may_change_only_themselves_and_their_pods() {
+    let dir = tempfile::tempdir().unwrap();
+    let tokens = dir.path().join("tokens.csv");
+    std::fs::write(&tokens, NODE_TOKENS).unwrap();
+    let s = Server::start_with(&[
+        "--token-auth-file",
+        tokens.to_str().unwrap(),
+        "--enable-admission-plugins",
+        "NodeRestriction",
+    ]);
+    const NODES: &str = "/api/v1/nodes";
+    const PODS: &str = "/api/v1/namespaces/default/pods";
+    // a node registers itself, without restricted labels
+    let (code, body) = call(
+        &s,
+        "tok-n1",
+        Method::POST,
+        NODES,
+        Some(json!({"metadata": {"name": "n1", "labels": {"node-restriction.kubernetes.io/pool": "a", "kubernetes.io/os": "linux"}}})),
+    )
+    .await;
+    forbidden(
+        code,
+        &body,
+        "nodes \"n1\" is forbidden: node \"n1\" is not allowed to set the following labels: node-restriction.kubernetes.io/pool",
+    );
+    let n1 = wait_ok(
+        &s,
+        "tok-n1",
+        Method::POST,
+        NODES,
+        json!({"metadata": {"name": "n1", "labels": {"kubernetes.io/os": "linux", "example.com/a": "b"}}}),
+    )
+    .await;
+    let (code, body) = call(
+        &s,
+        "tok-n1",
+        Method::POST,
+        NODES,
+        Some(json!({"metadata": {"name": "n2"}})),
+    )
+    .await;
+    forbidden(
+        code,
+        &body,
+        "nodes \"n2\" is forbidden: node \"n1\" is not allowed to modify node \"n2\"",
+    );
+    admin(
+        &s,
+        Method::POST,
+        NODES,
+        Some(json!({"metadata": {"name": "n2"}})),
+    )
+    .await;
+    // its own labels within the kubelet's set; no taints, no restricted labels; no other node
+    let patch = |labels: Value| json!({"metadata": {"labels": labels}});
+    admin_as(
+        &s,
+        "tok-n1",
+        Method::PATCH,
+        &format!("{NODES}/n1"),
+        patch(json!({"node.kubernetes.io/instance-type": "big", "example.com/a": "c"})),
+    )
+    .await;
+    let (code, body) = call(
+        &s,
+        "tok-n1",
+        Method::PATCH,
+        &format!("{NODES}/n1"),
+        Some(patch(
+            json!({"node-restriction.kubernetes.io/pool": "b", "kubernetes.io/role": "x"}),
+        )),
+    )
+    .await;
+    forbidden(
+        code,
+        &body,
+        "nodes \"n1\" is forbidden: is not allowed to modify labels: kubernetes.io/role, node-restriction.kubernetes.io/pool",
+    );
+    let (code, body) = call(
+        &s,
+        "tok-n1",
+        Method::PATCH,
+        &format!("{NODES}/n1"),
+        Some(json!({"spec": {"taints": [{"key": "k", "effect": "NoSchedule"}]}})),
+    )
+    .await;
+    forbidden(
+        code,
+        &body,
+        "nodes \"n1\" is forbidden: node \"n1\" is not allowed to modify taints",
+    );
+    let (code, body) = call(
+        &s,
+        "tok-n1",
+        Method::PATCH,
+        &format!("{NODES}/n2"),
+        Some(patch(json!({"a": "b"}))),
+    )
+    .await;
+    forbidden(
+        code,
+        &body,
+        "nodes \"n2\" is forbidden: node \"n1\" is not allowed to modify node \"n2\"",
+    );
+    let (code, body) = call(
+        &s,
+        "tok-nobody",
+        Method::PATCH,
+        &format!("{NODES}/n2"),
+        Some(patch(json!({"a": "b"}))),
+    )
+    .await;
+    assert_eq!(code, StatusCode::FORBIDDEN, "{body}");
+    // the admin is not restricted
+    admin(
+        &s,
+        Method::PATCH,
+        &format!("{NODES}/n1"),
+        Some(json!({"spec": {"taints": [{"key": "k", "effect": "NoSchedule"}]}, "metadata": {"labels": {"node-restriction.kubernetes.io/pool": "a"}}})),
+    )
+    .await;
+
+    // pods: status and deletes of its own pods only
+    let pod = |name: &str, node: &str| json!({"metadata": {"name": name}, "spec": {"nodeName": node, "containers": [{"name": "c", "image": "busybox"}]}});
+    admin(&s, Method::POST, PODS, Some(pod("on-n1", "n1"))).await;
+    admin(&s, Method::POST, PODS, Some(pod("on-n2", "n2"))).await;
+    for name in ["on-n1", "on-n2"] {
+        let mut p = admin(&s, Method::GET, &format!("{PODS}/{name}"), None).await;
+        p["status"]["phase"] = json!("Running");
+        let (code, body) = call(
+            &s,
+            "tok-n1",
+            Method::PUT,
+            &format!("{PODS}/{name}/status"),
+            Some(p),
+        )
+        .await;
+        if name == "on-n1" {
+            assert_eq!(code, StatusCode::OK, "{body}");
+        } else {
+            forbidden(
+                code,
+                &body,
+                "pods \"on-n2\" is forbidden: node \"n1\" can only update pod status for pods with spec.nodeName set to itself",
+            );
+        }
+    }
+    let (code, body) = call(&s, "tok-n1", Method::DELETE, &format!("{PODS}/on-n2"), None).await;
+    forbidden(
+        code,
+        &body,
+        "pods \"on-n2\" is forbidden: node \"n1\" can only delete pods with spec.nodeName set to itself",
+    );
+    let (code, body) = call(
+        &s,
+        "tok-n1",
+        Method::POST,
+        &format!("{PODS}/on-n2/eviction"),
+        Some(json!({"apiVersion": "policy/v1", "kind": "Eviction", "metadata": {"name": "on-n2"}})),
+    )
+    .await;
+    forbidden(
+        code,
+        &body,
+        "pods \"on-n2\" is forbidden: node n1 can only evict pods with spec.nodeName set to itself",
+    );
+    let (code, body) = call(&s, "tok-n1", Method::DELETE, &format!("{PODS}/on-n1"), None).await;
+    assert_eq!(code, StatusCode::OK, "{body}");
+
+    // mirror pods only, controlled by itself
+    let (code, body) = call(&s, "tok-n1", Method::POST, PODS, Some(pod("plain", "n1"))).await;
+    forbidden(
+        code,
+        &body,
+        "pods \"plain\" is forbidden: pod does not have \"kubernetes.io/config.mirror\" annotation, node \"n1\" can only create mirror pods",
+    );
+    let uid = n1["metadata"]["uid"].as_str().unwrap();
+    let mirror = |name: &str, node: &str, controller: bool| {
+        let mut p = pod(name, node);
+        p["metadata"]["annotations"] = json!({"kubernetes.io/config.mirror": "abc"});
+        p["metadata"]["ownerReferences"] = json!([{"apiVersion": "v1", "kind": "Node", "name": "n1", "uid": uid, "controller": controller}]);
+        p
+    };
+    let (code, body) = call(
+        &s,
+        "tok-n1",
+        Method::POST,
+        PODS,
+        Some(mirror("m", "n2", true)),
+    )
+    .await;
+    forbidden(
+        code,
+        &body,
+        "pods \"m\" is forbidden: node \"n1\" can only create pods with spec.nodeName set to itself",
+    );
+    let (code, body) = call(
+        &s,
+        "tok-n1",
+        Method::POST,
+        PODS,
+        Some(mirror("m", "n1", false)),
+    )
+    .await;
+    forbidden(
+        code,
+        &body,
+        "pods \"m\" is forbidden: node \"n1\" can only create pods with a controller owner reference set to itself",
+    );
+    let mut secretive = mirror("m", "n1", true);
+    secretive["spec"]["volumes"] = json!([{"name": "v", "secret": {"secretName": "s"}}]);
+    let (code, body) = call(&s, "tok-n1", Method::POST, PODS, Some(secretive)).await;
+    forbidden(
+        code,
+        &body,
+        "pods \"m\" is forbidden: node \"n1\" can not create pods that reference secrets",
+    );
+    let (code, body) = call(
+        &s,
+        "tok-n1",
+        Method::POST,
+        PODS,
+        Some(mirror("m", "n1", true)),
+    )
+    .await;
+    assert_eq!(code, StatusCode::CREATED, "{body}");
+}
+
+/// A request as `token` that must succeed.
+async fn admin_as(s: &Server, token: &str, method: Method, path: &str, body: Value) -> Value {
+    let (code, b) = call(s, token, method.clone(), path, Some(body)).await;
+    assert!(code.is_success(), "{method} {path}: {code} {b}");
+    b
+}

@@ -9,6 +9,7 @@ mod certificates;
 mod default_class;
 mod external_ips;
 mod namespace;
+mod node_restriction;
 mod owner_refs;
 mod storage;
 
@@ -104,6 +105,7 @@ pub fn build(name: &str, config: Option<Value>) -> Result<Option<Arc<dyn Plugin>
         }
         // Guards clustertrustbundles, which this server does not serve.
         "ClusterTrustBundleAttest" => None,
+        "NodeRestriction" => Some(Arc::new(node_restriction::NodeRestriction)),
         "DenyServiceExternalIPs" => Some(Arc::new(external_ips::DenyServiceExternalIPs)),
         "OwnerReferencesPermissionEnforcement" => {
             Some(Arc::new(owner_refs::OwnerReferencesPermissionEnforcement))
