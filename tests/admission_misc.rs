@@ -862,3 +862,135 @@ async fn admin_as(s: &Server, token: &str, method: Method, path: &str, body: Val
     assert!(code.is_success(), "{method} {path}: {code} {b}");
     b
 }
+
+fn event(name: &str, ns: &str) -> Value {
+    json!({
+        "metadata": {"name": name},
+        "involvedObject": {"kind": "Pod", "name": "p", "namespace": ns},
+        "reason": "Test", "message": "m", "type": "Normal", "source": {"component": "test"}
+    })
+}
+
+#[tokio::test]
+async fn events_are_rate_limited() {
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = dir.path().join("admission.yaml");
+    std::fs::write(
+        &cfg,
+        "apiVersion: apiserver.config.k8s.io/v1\nkind: AdmissionConfiguration\nplugins:\n- name: EventRateLimit\n  configuration:\n    apiVersion: eventratelimit.admission.k8s.io/v1alpha1\n    kind: Configuration\n    limits:\n    - type: Namespace\n      qps: 1\n      burst: 2\n      cacheSize: 10\n",
+    )
+    .unwrap();
+    let s = Server::start_with(&[
+        "--enable-admission-plugins",
+        "EventRateLimit",
+        "--admission-control-config-file",
+        cfg.to_str().unwrap(),
+    ]);
+    let events = |ns: &str| format!("/api/v1/namespaces/{ns}/events");
+    // dry runs are not counted
+    for i in 0..5 {
+        let path = format!("{}?dryRun=All", events("default"));
+        admin(
+            &s,
+            Method::POST,
+            &path,
+            Some(event(&format!("dry{i}"), "default")),
+        )
+        .await;
+    }
+    // the burst passes, then the namespace's bucket is empty (it refills at 1/s)
+    let mut refused = None;
+    for i in 0..10 {
+        let (code, body) = call(
+            &s,
+            "admin",
+            Method::POST,
+            &events("default"),
+            Some(event(&format!("e{i}"), "default")),
+        )
+        .await;
+        if i < 2 {
+            assert_eq!(code, StatusCode::CREATED, "{body}");
+        } else if code == StatusCode::TOO_MANY_REQUESTS {
+            refused = Some(body);
+            break;
+        }
+    }
+    let body = refused.expect("the burst was exceeded");
+    assert_eq!(body["reason"], "TooManyRequests", "{body}");
+    assert_eq!(body["code"], 429);
+    assert_eq!(
+        body["message"],
+        "Too many requests: limit reached on type Namespace for key default"
+    );
+    // another namespace has its own bucket; other kinds and events.k8s.io are not limited
+    admin(
+        &s,
+        Method::POST,
+        &events("kube-system"),
+        Some(event("k", "kube-system")),
+    )
+    .await;
+    admin(
+        &s,
+        Method::POST,
+        "/api/v1/namespaces/default/configmaps",
+        Some(json!({"metadata": {"name": "cm"}})),
+    )
+    .await;
+    admin(
+        &s,
+        Method::POST,
+        "/apis/events.k8s.io/v1/namespaces/default/events",
+        Some(json!({
+            "metadata": {"name": "new-style"}, "eventTime": "2026-01-01T00:00:00.000000Z",
+            "reportingController": "example.com/c", "reportingInstance": "i", "action": "A",
+            "reason": "R", "type": "Normal", "regarding": {"kind": "Pod", "name": "p", "namespace": "default"}
+        })),
+    )
+    .await;
+    // the bucket refills
+    let started = std::time::Instant::now();
+    loop {
+        let (code, body) = call(
+            &s,
+            "admin",
+            Method::POST,
+            &events("default"),
+            Some(event("later", "default")),
+        )
+        .await;
+        if code == StatusCode::CREATED {
+            break;
+        }
+        assert!(started.elapsed() < Duration::from_secs(5), "{code} {body}");
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+
+    // a configuration kube refuses refuses to start
+    std::fs::write(
+        &cfg,
+        "apiVersion: apiserver.config.k8s.io/v1\nkind: AdmissionConfiguration\nplugins:\n- name: EventRateLimit\n  configuration:\n    apiVersion: eventratelimit.admission.k8s.io/v1alpha1\n    kind: Configuration\n    limits:\n    - type: Server\n      qps: 1\n",
+    )
+    .unwrap();
+    let out = std::process::Command::new("timeout")
+        .arg("60")
+        .arg(env!("CARGO_BIN_EXE_rafter"))
+        .args(["serve", "--data-dir"])
+        .arg(dir.path().join("data"))
+        .args(["--listen", &format!("127.0.0.1:{}", support::free_port())])
+        .args([
+            "--enable-admission-plugins",
+            "EventRateLimit",
+            "--admission-control-config-file",
+        ])
+        .arg(&cfg)
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let err = support::stderr(&out);
+    assert!(
+        err.contains("couldn't init admission plugin \"EventRateLimit\": limits[0].burst: Invalid value: 0: must be positive"),
+        "{err}"
+    );
+}

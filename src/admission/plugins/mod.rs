@@ -7,6 +7,7 @@
 mod always;
 mod certificates;
 mod default_class;
+mod event_rate_limit;
 mod external_ips;
 mod namespace;
 mod node_restriction;
@@ -105,6 +106,7 @@ pub fn build(name: &str, config: Option<Value>) -> Result<Option<Arc<dyn Plugin>
         }
         // Guards clustertrustbundles, which this server does not serve.
         "ClusterTrustBundleAttest" => None,
+        "EventRateLimit" => Some(Arc::new(event_rate_limit::EventRateLimit::new(config)?)),
         "NodeRestriction" => Some(Arc::new(node_restriction::NodeRestriction)),
         "DenyServiceExternalIPs" => Some(Arc::new(external_ips::DenyServiceExternalIPs)),
         "OwnerReferencesPermissionEnforcement" => {
