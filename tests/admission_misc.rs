@@ -994,3 +994,178 @@ async fn events_are_rate_limited() {
         "{err}"
     );
 }
+
+/// An AdmissionConfiguration giving ImagePolicyWebhook `policy` (the `imagePolicy` object).
+fn image_policy_config(dir: &std::path::Path, name: &str, policy: Value) -> std::path::PathBuf {
+    let cfg = dir.join(format!("{name}.json"));
+    let doc = json!({
+        "apiVersion": "apiserver.config.k8s.io/v1",
+        "kind": "AdmissionConfiguration",
+        "plugins": [{"name": "ImagePolicyWebhook", "configuration": {"imagePolicy": policy}}]
+    });
+    std::fs::write(&cfg, doc.to_string()).unwrap();
+    cfg
+}
+
+fn webhook_kubeconfig(dir: &std::path::Path, name: &str, port: u16) -> std::path::PathBuf {
+    let kc = dir.join(format!("{name}.kubeconfig"));
+    let ca = dir.join("images-ca.crt");
+    std::fs::write(
+        &kc,
+        format!("apiVersion: v1\nkind: Config\nclusters:\n- name: w\n  cluster:\n    server: https://127.0.0.1:{port}/review\n    certificate-authority: {}\nusers:\n- name: apiserver\n  user: {{}}\ncontexts:\n- name: w\n  context: {{cluster: w, user: apiserver}}\ncurrent-context: w\n", ca.display()),
+    )
+    .unwrap();
+    kc
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn images_are_reviewed_by_the_webhook() {
+    use std::sync::{Arc, Mutex};
+    let dir = tempfile::tempdir().unwrap();
+    let seen: Arc<Mutex<Vec<Value>>> = Arc::default();
+    let log = seen.clone();
+    let port = support::tls_server(
+        dir.path(),
+        "images",
+        Arc::new(move |_path: &str, body: &[u8]| {
+            let review: Value = serde_json::from_slice(body).unwrap_or_default();
+            log.lock().unwrap().push(review.clone());
+            let images: Vec<String> = review["spec"]["containers"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(|c| c["image"].as_str().map(str::to_string))
+                .collect();
+            let status = if images.iter().any(|i| i.starts_with("evil")) {
+                json!({"allowed": false, "reason": "evil is not allowed"})
+            } else if images.iter().any(|i| i.starts_with("bad")) {
+                json!({"allowed": false})
+            } else {
+                json!({"allowed": true})
+            };
+            json!({"apiVersion": "imagepolicy.k8s.io/v1alpha1", "kind": "ImageReview", "status": status}).to_string()
+        }),
+    )
+    .await;
+    let kc = webhook_kubeconfig(dir.path(), "images", port);
+    let cfg = image_policy_config(
+        dir.path(),
+        "admission",
+        json!({"kubeConfigFile": kc, "allowTTL": 50, "denyTTL": 50, "retryBackoff": 10, "defaultAllow": false}),
+    );
+    let s = Server::start_with(&[
+        "--enable-admission-plugins",
+        "ImagePolicyWebhook",
+        "--admission-control-config-file",
+        cfg.to_str().unwrap(),
+    ]);
+    const PODS: &str = "/api/v1/namespaces/default/pods";
+    let pod = |name: &str, image: &str| {
+        json!({
+            "metadata": {"name": name, "annotations": {"a.image-policy.k8s.io/ticket": "42", "other": "x"}},
+            "spec": {"initContainers": [{"name": "i", "image": "init:1"}], "containers": [{"name": "c", "image": image}]}
+        })
+    };
+    admin(&s, Method::POST, PODS, Some(pod("good", "nginx:1"))).await;
+    {
+        let seen = seen.lock().unwrap();
+        assert_eq!(seen.len(), 1);
+        assert_eq!(seen[0]["apiVersion"], "imagepolicy.k8s.io/v1alpha1");
+        assert_eq!(seen[0]["kind"], "ImageReview");
+        assert_eq!(
+            seen[0]["spec"],
+            json!({
+                "containers": [{"image": "nginx:1"}, {"image": "init:1"}],
+                "annotations": {"a.image-policy.k8s.io/ticket": "42"},
+                "namespace": "default"
+            })
+        );
+    }
+    let (code, body) = call(&s, "admin", Method::POST, PODS, Some(pod("e", "evil:1"))).await;
+    forbidden(
+        code,
+        &body,
+        "pods \"e\" is forbidden: image policy webhook backend denied one or more images: evil is not allowed",
+    );
+    let (code, body) = call(&s, "admin", Method::POST, PODS, Some(pod("b", "bad:1"))).await;
+    forbidden(
+        code,
+        &body,
+        "pods \"b\" is forbidden: one or more images rejected by webhook backend",
+    );
+    // the same review again is answered from the cache
+    let before = seen.lock().unwrap().len();
+    let (code, _) = call(&s, "admin", Method::POST, PODS, Some(pod("b2", "bad:1"))).await;
+    assert_eq!(code, StatusCode::FORBIDDEN);
+    admin(&s, Method::POST, PODS, Some(pod("good2", "nginx:1"))).await;
+    assert_eq!(seen.lock().unwrap().len(), before, "cached answers");
+    // updates are reviewed too; status writes are not
+    let (code, body) = call(
+        &s,
+        "admin",
+        Method::PATCH,
+        &format!("{PODS}/good"),
+        Some(json!({"spec": {"containers": [{"name": "c", "image": "evil:2"}]}})),
+    )
+    .await;
+    forbidden(
+        code,
+        &body,
+        "pods \"good\" is forbidden: image policy webhook backend denied one or more images: evil is not allowed",
+    );
+    let mut p = admin(&s, Method::GET, &format!("{PODS}/good"), None).await;
+    p["status"]["phase"] = json!("Running");
+    admin(&s, Method::PUT, &format!("{PODS}/good/status"), Some(p)).await;
+    drop(s);
+
+    // a backend that cannot be reached: refused, or admitted with defaultAllow
+    let dead = webhook_kubeconfig(dir.path(), "dead", support::free_port());
+    for allow in [false, true] {
+        let cfg = image_policy_config(
+            dir.path(),
+            &format!("dead-{allow}"),
+            json!({"kubeConfigFile": dead, "retryBackoff": 10, "defaultAllow": allow}),
+        );
+        let s = Server::start_with(&[
+            "--enable-admission-plugins",
+            "ImagePolicyWebhook",
+            "--admission-control-config-file",
+            cfg.to_str().unwrap(),
+        ]);
+        let (code, body) = call(&s, "admin", Method::POST, PODS, Some(pod("p", "nginx:1"))).await;
+        if allow {
+            assert_eq!(code, StatusCode::CREATED, "{body}");
+        } else {
+            assert_eq!(code, StatusCode::FORBIDDEN, "{body}");
+            let m = body["message"].as_str().unwrap();
+            assert!(m.starts_with("pods \"p\" is forbidden: "), "{m}");
+        }
+    }
+
+    // configurations kube refuses
+    let out_of_range = image_policy_config(
+        dir.path(),
+        "range",
+        json!({"kubeConfigFile": dead, "allowTTL": 2400}),
+    );
+    let out = std::process::Command::new("timeout")
+        .arg("60")
+        .arg(env!("CARGO_BIN_EXE_rafter"))
+        .args(["serve", "--data-dir"])
+        .arg(dir.path().join("data"))
+        .args(["--listen", &format!("127.0.0.1:{}", support::free_port())])
+        .args([
+            "--enable-admission-plugins",
+            "ImagePolicyWebhook",
+            "--admission-control-config-file",
+        ])
+        .arg(&out_of_range)
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let err = support::stderr(&out);
+    assert!(
+        err.contains("couldn't init admission plugin \"ImagePolicyWebhook\": valid value is between 1s and 30m0s, got 40m0s"),
+        "{err}"
+    );
+}

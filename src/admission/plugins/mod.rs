@@ -9,6 +9,7 @@ mod certificates;
 mod default_class;
 mod event_rate_limit;
 mod external_ips;
+mod image_policy;
 mod namespace;
 mod node_restriction;
 mod owner_refs;
@@ -107,6 +108,7 @@ pub fn build(name: &str, config: Option<Value>) -> Result<Option<Arc<dyn Plugin>
         // Guards clustertrustbundles, which this server does not serve.
         "ClusterTrustBundleAttest" => None,
         "EventRateLimit" => Some(Arc::new(event_rate_limit::EventRateLimit::new(config)?)),
+        "ImagePolicyWebhook" => Some(Arc::new(image_policy::ImagePolicyWebhook::new(config)?)),
         "NodeRestriction" => Some(Arc::new(node_restriction::NodeRestriction)),
         "DenyServiceExternalIPs" => Some(Arc::new(external_ips::DenyServiceExternalIPs)),
         "OwnerReferencesPermissionEnforcement" => {
