@@ -614,6 +614,24 @@ async fn owner_references_need_delete_and_finalizer_rights() {
         owned("b", Some(true), "ConfigMap"),
     )
     .await;
+    // a cluster-scoped owner's finalizers are checked at the cluster scope
+    let ns_owned = json!({"metadata": {"name": "e", "ownerReferences": [
+        {"apiVersion": "v1", "kind": "Namespace", "name": "default", "uid": "x", "blockOwnerDeletion": true}
+    ]}});
+    let (code, body) = call(&s, "tok-bob", Method::POST, CMS, Some(ns_owned.clone())).await;
+    forbidden(
+        code,
+        &body,
+        "configmaps \"e\" is forbidden: cannot set blockOwnerDeletion if an ownerReference refers to a resource you can't set finalizers on: , <nil>",
+    );
+    grant(
+        &s,
+        "bob",
+        "ns-finalizer",
+        json!([{"apiGroups": [""], "resources": ["namespaces/finalizers"], "verbs": ["update"]}]),
+    )
+    .await;
+    wait_ok(&s, "tok-bob", Method::POST, CMS, ns_owned).await;
     // the admin may do all of it
     admin(
         &s,

@@ -25,13 +25,16 @@ struct Bucket {
     at: Instant,
 }
 
+/// Buckets by key, each with the tick it was last used at, and the current tick.
+type Buckets = (HashMap<String, (Bucket, u64)>, u64);
+
 struct Limit {
     kind: String,
     qps: f64,
     burst: f64,
     cache_size: usize,
-    /// Buckets by key, each with the tick it was last used at (least recent evicted).
-    buckets: Mutex<(HashMap<String, (Bucket, u64)>, u64)>,
+    /// The least recently used bucket is evicted when the cache is full.
+    buckets: Mutex<Buckets>,
 }
 
 impl Limit {

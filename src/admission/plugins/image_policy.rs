@@ -222,7 +222,7 @@ impl Plugin for ImagePolicyWebhook {
     async fn validate(&self, a: &Attributes, _h: &Handle) -> Result<(), Status> {
         let sub = a.subresource.as_str();
         if !matches!(a.operation, Operation::Create | Operation::Update)
-            || a.resource.group != ""
+            || !a.resource.group.is_empty()
             || a.resource.resource != "pods"
             || !matches!(sub, "" | "ephemeralcontainers")
         {

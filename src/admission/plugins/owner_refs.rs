@@ -101,12 +101,12 @@ impl Plugin for OwnerReferencesPermissionEnforcement {
                     .all()
                     .iter()
                     .find(|x| x.group == g && x.version == v && x.kind == kind)
-                    .map(|x| (g, v, x.resource.clone()))
+                    .map(|x| (g, v, x.resource.clone(), x.namespaced))
                     .ok_or_else(|| {
                         format!("no matches for kind {kind:?} in version {api_version:?}")
                     })
             });
-            let (group, version, resource) = match mapping {
+            let (group, version, resource, namespaced) = match mapping {
                 Ok(m) => m,
                 Err(e) => {
                     return Err(a.forbidden(format!(
@@ -123,7 +123,8 @@ impl Plugin for OwnerReferencesPermissionEnforcement {
                         version,
                         resource: &resource,
                         subresource: Some("finalizers"),
-                        namespace: ns,
+                        // A namespaced owner is in the dependent's namespace.
+                        namespace: if namespaced { ns } else { None },
                         name: Some(&name),
                         field_selector: None,
                     },
