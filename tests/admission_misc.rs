@@ -1187,3 +1187,94 @@ async fn images_are_reviewed_by_the_webhook() {
         "{err}"
     );
 }
+
+/// Polls (bounded) until GET `path` answers 404.
+async fn wait_gone(s: &Server, path: &str) {
+    let deadline = std::time::Instant::now() + Duration::from_secs(15);
+    loop {
+        let (code, body) = call(s, "admin", Method::GET, path, None).await;
+        if code == StatusCode::NOT_FOUND {
+            return;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "{path} still there: {body}"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+#[tokio::test]
+async fn protected_volumes_go_once_unused() {
+    let (s, _dir) = start(&[]);
+    const PODS: &str = "/api/v1/namespaces/default/pods";
+    admin(&s, Method::POST, PVCS, Some(claim("used", None, "1Gi"))).await;
+    admin(&s, Method::POST, PVCS, Some(claim("unused", None, "1Gi"))).await;
+    admin(
+        &s,
+        Method::POST,
+        PODS,
+        Some(json!({"metadata": {"name": "user"}, "spec": {
+            "nodeName": "n1",
+            "containers": [{"name": "c", "image": "busybox"}],
+            "volumes": [{"name": "v", "persistentVolumeClaim": {"claimName": "used"}}]
+        }})),
+    )
+    .await;
+    admin(&s, Method::DELETE, &format!("{PVCS}/unused"), None).await;
+    wait_gone(&s, &format!("{PVCS}/unused")).await;
+    // a claim a scheduled pod uses stays, being deleted, until the pod is gone
+    admin(&s, Method::DELETE, &format!("{PVCS}/used"), None).await;
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    let pvc = admin(&s, Method::GET, &format!("{PVCS}/used"), None).await;
+    assert!(pvc["metadata"]["deletionTimestamp"].is_string(), "{pvc}");
+    assert_eq!(
+        pvc["metadata"]["finalizers"],
+        json!(["kubernetes.io/pvc-protection"])
+    );
+    admin(
+        &s,
+        Method::DELETE,
+        &format!("{PODS}/user?gracePeriodSeconds=0"),
+        None,
+    )
+    .await;
+    wait_gone(&s, &format!("{PVCS}/used")).await;
+    // a volume that is not bound goes at once; a bound one stays
+    let pv = |name: &str| {
+        json!({
+            "metadata": {"name": name},
+            "spec": {"capacity": {"storage": "1Gi"}, "accessModes": ["ReadWriteOnce"], "hostPath": {"path": "/tmp/x"}}
+        })
+    };
+    const PVS: &str = "/api/v1/persistentvolumes";
+    admin(&s, Method::POST, PVS, Some(pv("free"))).await;
+    admin(&s, Method::POST, PVS, Some(pv("bound"))).await;
+    let mut b = admin(&s, Method::GET, &format!("{PVS}/bound"), None).await;
+    b["status"] = json!({"phase": "Bound"});
+    admin(&s, Method::PUT, &format!("{PVS}/bound/status"), Some(b)).await;
+    admin(&s, Method::DELETE, &format!("{PVS}/free"), None).await;
+    admin(&s, Method::DELETE, &format!("{PVS}/bound"), None).await;
+    wait_gone(&s, &format!("{PVS}/free")).await;
+    let b = admin(&s, Method::GET, &format!("{PVS}/bound"), None).await;
+    assert!(b["metadata"]["deletionTimestamp"].is_string(), "{b}");
+    // a namespace with claims is emptied and goes
+    admin(
+        &s,
+        Method::POST,
+        "/api/v1/namespaces",
+        Some(json!({"metadata": {"name": "gone"}})),
+    )
+    .await;
+    let mut c = claim("c", None, "1Gi");
+    c["metadata"]["namespace"] = json!("gone");
+    admin(
+        &s,
+        Method::POST,
+        "/api/v1/namespaces/gone/persistentvolumeclaims",
+        Some(c),
+    )
+    .await;
+    admin(&s, Method::DELETE, "/api/v1/namespaces/gone", None).await;
+    wait_gone(&s, "/api/v1/namespaces/gone").await;
+}

@@ -1,5 +1,5 @@
 //! In-process control loops that only the Raft leader runs (namespace deletion, CRD
-//! establishment, token loops, ClusterRole aggregation; the garbage collector and others
+//! establishment, token loops, ClusterRole aggregation, volume protection; the garbage collector and others
 //! later), plus the one loop every replica runs: serving the established custom resource
 //! definitions (`crd::serve`). They talk to the registry as a client would; leadership
 //! is re-checked on every pass so a new leader takes over by itself. `--controllers` picks which
@@ -12,6 +12,7 @@ pub mod crd;
 pub mod namespace;
 pub mod rbac;
 pub mod serviceaccount_tokens;
+pub mod volume_protection;
 
 /// Aborts a task when dropped (a loop's followers end with the loop).
 pub(crate) struct AbortOnDrop(pub tokio::task::JoinHandle<()>);
@@ -69,6 +70,8 @@ pub const KNOWN: &[&str] = &[
     "serviceaccount-token",
     "tokencleaner",
     "bootstrapsigner",
+    "pvc-protection",
+    "pv-protection",
 ];
 /// The loops `*` does not turn on (kube-controller-manager's disabled-by-default ones).
 pub const OFF_BY_DEFAULT: &[&str] = &["tokencleaner", "bootstrapsigner"];
@@ -114,16 +117,19 @@ mod tests {
                 "crd-establishing",
                 "crd-finalizer",
                 "clusterrole-aggregation",
-                "serviceaccount-token"
+                "serviceaccount-token",
+                "pvc-protection",
+                "pv-protection"
             ]
         );
         assert_eq!(
-            super::parse_enabled("*,-namespace").unwrap(),
+            super::parse_enabled("*,-namespace,-pv-protection").unwrap(),
             vec![
                 "crd-establishing",
                 "crd-finalizer",
                 "clusterrole-aggregation",
-                "serviceaccount-token"
+                "serviceaccount-token",
+                "pvc-protection"
             ]
         );
         assert!(super::parse_enabled("").unwrap().is_empty());
