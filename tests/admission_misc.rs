@@ -872,6 +872,59 @@ async fn nodes_may_change_only_themselves_and_their_pods() {
     )
     .await;
     assert_eq!(code, StatusCode::CREATED, "{body}");
+
+    // service account tokens: bound to one of its own pods only
+    admin(
+        &s,
+        Method::POST,
+        "/api/v1/namespaces/default/serviceaccounts",
+        Some(json!({"metadata": {"name": "app"}})),
+    )
+    .await;
+    let sa_pod = |name: &str, node: &str| {
+        let mut p = pod(name, node);
+        p["spec"]["serviceAccountName"] = json!("app");
+        p
+    };
+    let mine = admin(&s, Method::POST, PODS, Some(sa_pod("app-n1", "n1"))).await;
+    let theirs = admin(&s, Method::POST, PODS, Some(sa_pod("app-n2", "n2"))).await;
+    const TOKEN: &str = "/api/v1/namespaces/default/serviceaccounts/app/token";
+    let request = |bound: Option<&Value>| {
+        let mut r = json!({"apiVersion": "authentication.k8s.io/v1", "kind": "TokenRequest", "spec": {"audiences": ["x"]}});
+        if let Some(p) = bound {
+            r["spec"]["boundObjectRef"] = json!({"apiVersion": "v1", "kind": "Pod", "name": p["metadata"]["name"], "uid": p["metadata"]["uid"]});
+        }
+        r
+    };
+    let (code, body) = call(&s, "tok-n1", Method::POST, TOKEN, Some(request(None))).await;
+    forbidden(
+        code,
+        &body,
+        "serviceaccounts \"app\" is forbidden: node requested token not bound to a pod",
+    );
+    let (code, body) = call(
+        &s,
+        "tok-n1",
+        Method::POST,
+        TOKEN,
+        Some(request(Some(&theirs))),
+    )
+    .await;
+    forbidden(
+        code,
+        &body,
+        "serviceaccounts \"app\" is forbidden: node requested token bound to a pod scheduled on a different node",
+    );
+    let (code, body) = call(
+        &s,
+        "tok-n1",
+        Method::POST,
+        TOKEN,
+        Some(request(Some(&mine))),
+    )
+    .await;
+    assert_eq!(code, StatusCode::CREATED, "{body}");
+    assert!(body["status"]["token"].is_string(), "{body}");
 }
 
 /// A request as `token` that must succeed.
