@@ -1079,8 +1079,17 @@ fn image_policy_config(dir: &std::path::Path, name: &str, policy: Value) -> std:
 }
 
 fn webhook_kubeconfig(dir: &std::path::Path, name: &str, port: u16) -> std::path::PathBuf {
+    webhook_kubeconfig_ca(dir, name, port, "images")
+}
+
+fn webhook_kubeconfig_ca(
+    dir: &std::path::Path,
+    name: &str,
+    port: u16,
+    ca_name: &str,
+) -> std::path::PathBuf {
     let kc = dir.join(format!("{name}.kubeconfig"));
-    let ca = dir.join("images-ca.crt");
+    let ca = dir.join(format!("{ca_name}-ca.crt"));
     std::fs::write(
         &kc,
         format!("apiVersion: v1\nkind: Config\nclusters:\n- name: w\n  cluster:\n    server: https://127.0.0.1:{port}/review\n    certificate-authority: {}\nusers:\n- name: apiserver\n  user: {{}}\ncontexts:\n- name: w\n  context: {{cluster: w, user: apiserver}}\ncurrent-context: w\n", ca.display()),
@@ -1330,4 +1339,130 @@ async fn protected_volumes_go_once_unused() {
     .await;
     admin(&s, Method::DELETE, "/api/v1/namespaces/gone", None).await;
     wait_gone(&s, "/api/v1/namespaces/gone").await;
+}
+
+type StatusHandler = std::sync::Arc<dyn Fn(&[u8]) -> (u16, String) + Send + Sync>;
+
+/// As `support::tls_server`, but `handler` also picks the status code.
+async fn status_server(dir: &std::path::Path, name: &str, handler: StatusHandler) -> u16 {
+    use http_body_util::BodyExt;
+    use std::sync::Arc;
+    let ca_key = rcgen::KeyPair::generate().unwrap();
+    let mut ca_params = rcgen::CertificateParams::new(Vec::<String>::new()).unwrap();
+    ca_params.is_ca = rcgen::IsCa::Ca(rcgen::BasicConstraints::Unconstrained);
+    let ca = ca_params.self_signed(&ca_key).unwrap();
+    let key = rcgen::KeyPair::generate().unwrap();
+    let mut leaf = rcgen::CertificateParams::new(Vec::<String>::new()).unwrap();
+    leaf.subject_alt_names = vec![rcgen::SanType::IpAddress("127.0.0.1".parse().unwrap())];
+    let leaf = leaf.signed_by(&key, &ca, &ca_key).unwrap();
+    let config = rustls::ServerConfig::builder_with_provider(Arc::new(
+        rustls::crypto::ring::default_provider(),
+    ))
+    .with_safe_default_protocol_versions()
+    .unwrap()
+    .with_no_client_auth()
+    .with_single_cert(
+        vec![leaf.der().clone()],
+        rustls::pki_types::PrivateKeyDer::Pkcs8(key.serialize_der().into()),
+    )
+    .unwrap();
+    let acceptor = tokio_rustls::TlsAcceptor::from(Arc::new(config));
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let port = listener.local_addr().unwrap().port();
+    tokio::spawn(async move {
+        while let Ok((tcp, _)) = listener.accept().await {
+            let (acceptor, handler) = (acceptor.clone(), handler.clone());
+            tokio::spawn(async move {
+                let Ok(tls) = acceptor.accept(tcp).await else {
+                    return;
+                };
+                let svc = hyper::service::service_fn(
+                    move |req: hyper::Request<hyper::body::Incoming>| {
+                        let handler = handler.clone();
+                        async move {
+                            let body = req.into_body().collect().await.unwrap().to_bytes();
+                            let (code, out) = handler(&body);
+                            let mut resp = hyper::Response::new(http_body_util::Full::new(
+                                bytes::Bytes::from(out),
+                            ));
+                            *resp.status_mut() = hyper::StatusCode::from_u16(code).unwrap();
+                            Ok::<_, std::convert::Infallible>(resp)
+                        }
+                    },
+                );
+                let _ = hyper::server::conn::http1::Builder::new()
+                    .serve_connection(hyper_util::rt::TokioIo::new(tls), svc)
+                    .await;
+            });
+        }
+    });
+    std::fs::write(dir.join(format!("{name}-ca.crt")), ca.pem()).unwrap();
+    port
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn image_reviews_are_retried_on_server_errors() {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::Arc;
+    let dir = tempfile::tempdir().unwrap();
+    let calls = Arc::new(AtomicUsize::new(0));
+    let counter = calls.clone();
+    // the first two calls fail with 500; "forbidden" images always get 403
+    let port = status_server(
+        dir.path(),
+        "flaky",
+        Arc::new(move |body: &[u8]| {
+            let n = counter.fetch_add(1, Ordering::SeqCst);
+            let text = String::from_utf8_lossy(body);
+            if text.contains("forbidden") {
+                return (403, "no".into());
+            }
+            if text.contains("broken") {
+                return (500, "down".into());
+            }
+            if n < 2 {
+                return (500, "try again".into());
+            }
+            (200, json!({"status": {"allowed": true}}).to_string())
+        }),
+    )
+    .await;
+    let kc = webhook_kubeconfig_ca(dir.path(), "flaky", port, "flaky");
+    let cfg = image_policy_config(
+        dir.path(),
+        "admission",
+        json!({"kubeConfigFile": kc, "retryBackoff": 10, "allowTTL": -1}),
+    );
+    let s = Server::start_with(&[
+        "--enable-admission-plugins",
+        "ImagePolicyWebhook",
+        "--admission-control-config-file",
+        cfg.to_str().unwrap(),
+    ]);
+    const PODS: &str = "/api/v1/namespaces/default/pods";
+    let pod = |name: &str, image: &str| json!({"metadata": {"name": name}, "spec": {"containers": [{"name": "c", "image": image}]}});
+    admin(&s, Method::POST, PODS, Some(pod("p", "nginx:1"))).await;
+    assert_eq!(calls.load(Ordering::SeqCst), 3, "two retries");
+    // with allowTTL -1 nothing is cached
+    admin(&s, Method::POST, PODS, Some(pod("q", "nginx:1"))).await;
+    assert_eq!(calls.load(Ordering::SeqCst), 4);
+    // a 4xx answer is not retried and refuses the pod
+    let (code, body) = call(
+        &s,
+        "admin",
+        Method::POST,
+        PODS,
+        Some(pod("r", "forbidden:1")),
+    )
+    .await;
+    forbidden(code, &body, "pods \"r\" is forbidden: no");
+    assert_eq!(calls.load(Ordering::SeqCst), 5);
+    // a backend that keeps failing: five tries, then client-go's text for the answer
+    let (code, body) = call(&s, "admin", Method::POST, PODS, Some(pod("t", "broken:1"))).await;
+    forbidden(
+        code,
+        &body,
+        "pods \"t\" is forbidden: an error on the server (\"down\") has prevented the request from succeeding",
+    );
+    assert_eq!(calls.load(Ordering::SeqCst), 10);
 }

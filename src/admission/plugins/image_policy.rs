@@ -8,7 +8,8 @@
 //! backend that still fails admits the pod with `defaultAllow: true` and refuses it
 //! otherwise. A TTL of -1 disables that cache. kube's texts and limits.
 //!
-//! Not as kube: a transport failure's text is reqwest's, not Go's; no audit annotations.
+//! Not as kube: a transport failure's text is reqwest's, not Go's; no audit annotations; no
+//! retry on a 503 that sends Retry-After.
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
@@ -168,10 +169,11 @@ impl ImagePolicyWebhook {
         });
         let mut delay = self.retry_backoff;
         let mut attempt = 0;
-        let (code, body) = loop {
+        let (code, ctype, body) = loop {
             attempt += 1;
             let answer = self.client.post_raw(&review).await?;
-            let transient = matches!(answer.0, 429 | 500 | 504);
+            // client-go's DefaultShouldRetry: internal errors, timeouts, too many requests.
+            let transient = answer.0 == 429 || (answer.0 >= 500 && answer.0 != 503);
             if !transient || attempt >= TRIES {
                 break answer;
             }
@@ -179,7 +181,7 @@ impl ImagePolicyWebhook {
             delay = delay.mul_f64(1.5);
         };
         if !(200..300).contains(&code) {
-            return Err(format!("Error contacting webhook: {code}"));
+            return Err(server_error(code, &ctype, &body));
         }
         let answer: Value = serde_json::from_slice(&body).map_err(|e| e.to_string())?;
         let status = answer.get("status").cloned().unwrap_or(Value::Null);
@@ -210,6 +212,49 @@ impl ImagePolicyWebhook {
             cache.insert(key, (allowed, reason.clone(), now + ttl));
         }
         Ok((allowed, reason))
+    }
+}
+
+/// How client-go reports a non-2xx answer: the message of a `Status` body, else
+/// `NewGenericServerResponse`'s text for the code (with the body when it is text).
+fn server_error(code: u16, ctype: &str, body: &[u8]) -> String {
+    if let Ok(v) = serde_json::from_slice::<Value>(body) {
+        if v.get("kind").and_then(Value::as_str) == Some("Status") {
+            if let Some(m) = v.get("message").and_then(Value::as_str) {
+                return m.to_string();
+            }
+        }
+    }
+    let media = ctype.split(';').next().unwrap_or("").trim();
+    let text = media.is_empty() || media.starts_with("text/");
+    let shown: String = if text {
+        String::from_utf8_lossy(&body[..body.len().min(1024)])
+            .trim()
+            .to_string()
+    } else {
+        "unknown".into()
+    };
+    match code {
+        409 => "the server reported a conflict".into(),
+        404 => "the server could not find the requested resource".into(),
+        400 => "the server rejected our request for an unknown reason".into(),
+        401 => "the server has asked for the client to provide credentials".into(),
+        403 => shown,
+        405 => "the server does not allow this method on the requested resource".into(),
+        406 | 415 => {
+            "the server was unable to respond with a content type that the client supports".into()
+        }
+        422 => "the server rejected our request due to an error in our request".into(),
+        429 => {
+            "the server has received too many requests and has asked us to try again later".into()
+        }
+        503 => "the server is currently unable to handle the request".into(),
+        504 => "the server was unable to return a response in the time allotted, but may still be processing the request".into(),
+        c if c >= 500 => format!(
+            "an error on the server ({shown:?}) has prevented the request from succeeding"
+        ),
+        300..=399 | 100..=199 => format!("Error contacting webhook: {code}"),
+        c => format!("the server responded with the status code {c} but did not return more information"),
     }
 }
 
