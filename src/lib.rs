@@ -101,6 +101,10 @@ pub struct AdmissionFlags {
     pub enable: Vec<String>,
     pub disable: Vec<String>,
     pub config_file: Option<PathBuf>,
+    /// `--default-not-ready-toleration-seconds` (None: 300).
+    pub default_not_ready_toleration_seconds: Option<i64>,
+    /// `--default-unreachable-toleration-seconds` (None: 300).
+    pub default_unreachable_toleration_seconds: Option<i64>,
 }
 
 impl Config {
@@ -238,6 +242,14 @@ pub async fn run(
         registry::encryption::install(e);
     }
     check_insecure_listeners(&cfg)?;
+    admission::plugins::tolerations::set_defaults(
+        cfg.admission
+            .default_not_ready_toleration_seconds
+            .unwrap_or(300),
+        cfg.admission
+            .default_unreachable_toleration_seconds
+            .unwrap_or(300),
+    );
     // Admission flags are checked before anything starts (kube's texts for unknown names).
     let admission_chain = Arc::new(
         admission::Chain::from_flags(
@@ -445,6 +457,12 @@ pub async fn run(
             Duration::from_millis(500),
         ))
     });
+    let quota_controller = cfg.controllers.contains(&"resourcequota").then(|| {
+        tokio::spawn(controllers::resourcequota::run(
+            store.clone(),
+            Duration::from_millis(500),
+        ))
+    });
     let (pvc, pv) = (
         cfg.controllers.contains(&"pvc-protection"),
         cfg.controllers.contains(&"pv-protection"),
@@ -469,6 +487,30 @@ pub async fn run(
         ))),
         _ => None,
     };
+    let ca_pem =
+        String::from_utf8_lossy(&std::fs::read(cfg.data_dir.join("ca.crt")).unwrap_or_default())
+            .into_owned();
+    let sa_loops: Vec<_> = [
+        (
+            "serviceaccount",
+            controllers::serviceaccounts::Loop::DefaultAccount,
+        ),
+        (
+            "root-ca-cert-publisher",
+            controllers::serviceaccounts::Loop::RootCa,
+        ),
+    ]
+    .into_iter()
+    .filter(|(name, _)| cfg.controllers.contains(name))
+    .map(|(_, which)| {
+        tokio::spawn(controllers::serviceaccounts::run(
+            store.clone(),
+            app.watch.clone(),
+            which,
+            ca_pem.clone(),
+        ))
+    })
+    .collect();
     let token_loops = {
         let cleaner = cfg.controllers.contains(&"tokencleaner");
         let signer = cfg.controllers.contains(&"bootstrapsigner");
@@ -538,6 +580,7 @@ pub async fn run(
     for c in [
         ns_controller,
         volume_protection,
+        quota_controller,
         token_loops,
         sa_tokens,
         aggregation,
@@ -552,6 +595,9 @@ pub async fn run(
         c.abort();
     }
     bootstrapper.abort();
+    for c in sa_loops {
+        c.abort();
+    }
     for f in followers {
         f.abort();
     }

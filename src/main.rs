@@ -229,6 +229,14 @@ enum Command {
         /// with the plugins' configurations.
         #[arg(long)]
         admission_control_config_file: Option<PathBuf>,
+        /// tolerationSeconds of the not-ready:NoExecute toleration DefaultTolerationSeconds
+        /// adds to pods that have none.
+        #[arg(long, default_value_t = 300)]
+        default_not_ready_toleration_seconds: i64,
+        /// tolerationSeconds of the unreachable:NoExecute toleration DefaultTolerationSeconds
+        /// adds to pods that have none.
+        #[arg(long, default_value_t = 300)]
+        default_unreachable_toleration_seconds: i64,
         /// EncryptionConfiguration (apiserver.config.k8s.io/v1) for encryption at rest:
         /// providers `identity`, `aescbc`, `aesgcm` and `secretbox`.
         #[arg(long)]
@@ -422,6 +430,8 @@ fn main() -> anyhow::Result<()> {
             enable_admission_plugins,
             disable_admission_plugins,
             admission_control_config_file,
+            default_not_ready_toleration_seconds,
+            default_unreachable_toleration_seconds,
             encryption_provider_config,
             encryption_provider_config_automatic_reload,
             tls_cert_file,
@@ -527,6 +537,12 @@ fn main() -> anyhow::Result<()> {
                         enable: enable_admission_plugins,
                         disable: disable_admission_plugins,
                         config_file: admission_control_config_file,
+                        default_not_ready_toleration_seconds: Some(
+                            default_not_ready_toleration_seconds,
+                        ),
+                        default_unreachable_toleration_seconds: Some(
+                            default_unreachable_toleration_seconds,
+                        ),
                     },
                     encryption_provider_config,
                     encryption_reload: encryption_provider_config_automatic_reload,

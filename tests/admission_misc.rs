@@ -855,13 +855,14 @@ async fn nodes_may_change_only_themselves_and_their_pods() {
         &body,
         "pods \"m\" is forbidden: node \"n1\" can only create pods with a controller owner reference set to itself",
     );
-    let mut secretive = mirror("m", "n1", true);
-    secretive["spec"]["volumes"] = json!([{"name": "v", "secret": {"secretName": "s"}}]);
-    let (code, body) = call(&s, "tok-n1", Method::POST, PODS, Some(secretive)).await;
+    // (secrets are refused first by ServiceAccount, which runs before NodeRestriction)
+    let mut configured = mirror("m", "n1", true);
+    configured["spec"]["volumes"] = json!([{"name": "v", "configMap": {"name": "cm"}}]);
+    let (code, body) = call(&s, "tok-n1", Method::POST, PODS, Some(configured)).await;
     forbidden(
         code,
         &body,
-        "pods \"m\" is forbidden: node \"n1\" can not create pods that reference secrets",
+        "pods \"m\" is forbidden: node \"n1\" can not create pods that reference configmaps",
     );
     let (code, body) = call(
         &s,
@@ -1180,14 +1181,9 @@ async fn images_are_reviewed_by_the_webhook() {
     admin(&s, Method::POST, PODS, Some(pod("good2", "nginx:1"))).await;
     assert_eq!(seen.lock().unwrap().len(), before, "cached answers");
     // updates are reviewed too; status writes are not
-    let (code, body) = call(
-        &s,
-        "admin",
-        Method::PATCH,
-        &format!("{PODS}/good"),
-        Some(json!({"spec": {"containers": [{"name": "c", "image": "evil:2"}]}})),
-    )
-    .await;
+    let mut p = admin(&s, Method::GET, &format!("{PODS}/good"), None).await;
+    p["spec"]["containers"][0]["image"] = json!("evil:2");
+    let (code, body) = call(&s, "admin", Method::PUT, &format!("{PODS}/good"), Some(p)).await;
     forbidden(
         code,
         &body,

@@ -750,3 +750,106 @@ fn custom_resources_are_served_by_every_replica() {
             && raw(s, "/openapi/v3").is_some_and(|d| !d.contains("stable.example.com"))
     });
 }
+
+/// ResourceQuota across three replicas: 32 concurrent creates through the load balancer
+/// against `count/configmaps: 10` leave exactly 10 objects and a usage of 10.
+#[test]
+fn quota_is_exact_across_replicas() {
+    if Command::new("haproxy").arg("-v").output().is_err() || !replicas_supported() {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "CI needs haproxy and replicas"
+        );
+        return;
+    }
+    let c = Cluster::up(3);
+    c.retry(&["create", "namespace", "quota"], |_| false);
+    // the namespace's root CA ConfigMap counts against the quota
+    let existing = |c: &Cluster| {
+        c.ok(&["get", "configmaps", "-n", "quota", "-o", "name"])
+            .lines()
+            .count()
+    };
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while !c
+        .kubectl(&["get", "configmap", "kube-root-ca.crt", "-n", "quota"])
+        .status
+        .success()
+    {
+        assert!(
+            Instant::now() < deadline,
+            "no kube-root-ca.crt in the namespace"
+        );
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    let base = existing(&c);
+    let limit = base + 10;
+    c.retry(
+        &[
+            "create",
+            "quota",
+            "objects",
+            "-n",
+            "quota",
+            &format!("--hard=count/configmaps={limit}"),
+        ],
+        |_| false,
+    );
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while c
+        .ok(&[
+            "get",
+            "quota",
+            "objects",
+            "-n",
+            "quota",
+            "-o",
+            "jsonpath={.status.used.count/configmaps}",
+        ])
+        .trim()
+        != base.to_string()
+    {
+        assert!(
+            Instant::now() < deadline,
+            "the quota's usage was never calculated"
+        );
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    let threads: Vec<_> = (0..32)
+        .map(|i| {
+            let kubeconfig = c.kubeconfig.clone();
+            std::thread::spawn(move || {
+                support::kubectl_env(
+                    &kubeconfig,
+                    &["create", "configmap", &format!("cm-{i}"), "-n", "quota"],
+                    &[],
+                )
+            })
+        })
+        .collect();
+    let outs: Vec<Output> = threads.into_iter().map(|t| t.join().unwrap()).collect();
+    let created = outs.iter().filter(|o| o.status.success()).count();
+    let refused: Vec<String> = outs
+        .iter()
+        .filter(|o| !o.status.success())
+        .map(stderr)
+        .collect();
+    assert_eq!(created, 10, "{refused:?}");
+    assert!(
+        refused
+            .iter()
+            .all(|e| e.contains("exceeded quota: objects")),
+        "{refused:?}"
+    );
+    assert_eq!(existing(&c), limit);
+    let used = c.ok(&[
+        "get",
+        "quota",
+        "objects",
+        "-n",
+        "quota",
+        "-o",
+        "jsonpath={.status.used.count/configmaps}",
+    ]);
+    assert_eq!(used.trim(), limit.to_string());
+}

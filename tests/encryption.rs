@@ -698,3 +698,58 @@ async fn readable_after_backup_and_restore() {
         stderr(&out)
     );
 }
+
+/// Key rotation with the storage migration doing the rewrite: `rafter admin migrate-storage
+/// --resource secrets` seals every Secret with the new first key, after which the old key
+/// can go.
+#[tokio::test]
+async fn keys_rotate_with_the_storage_migration() {
+    let cfg_dir = tempfile::tempdir().unwrap();
+    let cfg = cfg_dir.path().join("encryption.yaml");
+    let write = |keys: &[(&str, &str)]| {
+        std::fs::write(&cfg, config(&keyed("secretbox", keys))).unwrap();
+    };
+    write(&[("key1", KEY)]);
+    let admin_port = support::free_port();
+    let mut s = Server::start_with(&[
+        "--encryption-provider-config",
+        cfg.to_str().unwrap(),
+        "--admin-listen",
+        &format!("127.0.0.1:{admin_port}"),
+    ]);
+    let c = s.client();
+    let mut written = Vec::new();
+    for name in ["m1", "m2", "m3"] {
+        let v = b64(&format!("migrated-{name}"));
+        let r = s
+            .json(
+                &c,
+                Method::POST,
+                "/api/v1/namespaces/default/secrets",
+                Some(secret(name, &v)),
+            )
+            .await;
+        assert_eq!(r.code.as_u16(), 201, "{}", r.body);
+        written.push(("default", name, v));
+    }
+    write(&[("key2", KEY2), ("key1", KEY)]);
+    s.restart();
+    let out = std::process::Command::new("timeout")
+        .arg("60")
+        .arg(env!("CARGO_BIN_EXE_rafter"))
+        .args(["admin", "migrate-storage", "--resource", "secrets"])
+        .args(["--endpoint", &format!("127.0.0.1:{admin_port}")])
+        .args(["--data-dir", s.dir.path().to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", support::stderr(&out));
+    assert!(
+        support::stdout(&out).contains("secrets: done,"),
+        "{}",
+        support::stdout(&out)
+    );
+    write(&[("key2", KEY2)]);
+    s.restart();
+    let c = s.client();
+    read_all(&s, &c, &written).await;
+}

@@ -110,12 +110,33 @@ impl Attributes {
     }
 }
 
-/// What plugins may read and write beyond the request: the replica's store, and the
-/// authorizer (for plugins that check a user's rights, as CertificateApproval does).
+/// What plugins may read and write beyond the request: the replica's store, the
+/// authorizer (for plugins that check a user's rights, as CertificateApproval does), and the
+/// response's `Warning` headers.
 #[derive(Clone)]
 pub struct Handle {
     pub store: Store,
     pub authz: Option<Arc<crate::authz::Authorizer>>,
+    pub warnings: Warnings,
+}
+
+/// The `Warning` headers of the response to the request being admitted (kube's
+/// `warning.AddWarning` on the request's context): shared with the handler, which sends them
+/// with a successful response. A warning already there is not repeated, so a plugin run
+/// again on a retried write adds nothing twice.
+#[derive(Clone, Default)]
+pub struct Warnings(pub Arc<std::sync::Mutex<Vec<String>>>);
+
+impl Warnings {
+    /// Adds one warning.
+    pub fn add(&self, warning: impl Into<String>) {
+        let w = warning.into();
+        if let Ok(mut all) = self.0.lock() {
+            if !all.contains(&w) {
+                all.push(w);
+            }
+        }
+    }
 }
 
 impl Handle {
@@ -196,6 +217,17 @@ pub trait Plugin: Send + Sync {
     /// The validating phase.
     async fn validate(&self, _a: &Attributes, _h: &Handle) -> Result<(), Status> {
         Ok(())
+    }
+
+    /// Objects to write in the same transaction as the admitted one (ResourceQuota's
+    /// charged usage), computed after the validating phase; run again when the write loses
+    /// a race.
+    async fn charge(
+        &self,
+        _a: &Attributes,
+        _h: &Handle,
+    ) -> Result<Vec<crate::registry::object::Charged>, Status> {
+        Ok(Vec::new())
     }
 }
 
@@ -293,9 +325,23 @@ impl Chain {
         Ok(())
     }
 
+    /// Every plugin's charges, in order.
+    pub async fn charge(
+        &self,
+        a: &Attributes,
+        h: &Handle,
+    ) -> Result<Vec<crate::registry::object::Charged>, Status> {
+        let mut out = Vec::new();
+        for p in &self.plugins {
+            out.extend(p.charge(a, h).await?);
+        }
+        Ok(out)
+    }
+
     /// The store's callbacks for one write: `mutate` (the mutating phase on the object about
-    /// to be validated) and `validate` (the validating phase on the object about to be
-    /// written), each with `base` completed by the objects.
+    /// to be validated), `validate` (the validating phase on the object about to be
+    /// written) and `charge` (what to write with it), each with `base` completed by the
+    /// objects.
     pub fn callbacks(
         self: &Arc<Self>,
         base: Attributes,
@@ -303,7 +349,18 @@ impl Chain {
     ) -> (
         crate::registry::object::Mutate,
         crate::registry::object::Admit,
+        crate::registry::object::Charge,
     ) {
+        let (chain, attrs, handle) = (self.clone(), base.clone(), h.clone());
+        let charge: crate::registry::object::Charge =
+            Arc::new(move |obj: &Value, old: Option<&Value>| {
+                let (chain, handle) = (chain.clone(), handle.clone());
+                let mut a = attrs.clone();
+                a.fill_from(obj);
+                a.object = Some(obj.clone());
+                a.old_object = old.cloned();
+                Box::pin(async move { chain.charge(&a, &handle).await })
+            });
         let (chain, attrs, handle) = (self.clone(), base.clone(), h.clone());
         let mutate: crate::registry::object::Mutate =
             Arc::new(move |obj: Value, old: Option<Value>| {
@@ -335,6 +392,6 @@ impl Chain {
                 }
                 Box::pin(async move { chain.validate(&a, &handle).await })
             });
-        (mutate, validate)
+        (mutate, validate, charge)
     }
 }

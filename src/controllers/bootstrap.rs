@@ -1,6 +1,7 @@
 //! Objects every cluster has from the start: the `default`, `kube-system`, `kube-public` and
-//! `kube-node-lease` namespaces and the `default/kubernetes` Service (like kube-apiserver's
-//! bootstrap controller). Creating them is idempotent; the leader checks them on start and
+//! `kube-node-lease` namespaces, the `default/kubernetes` Service (like kube-apiserver's
+//! bootstrap controller) and the `system-node-critical` / `system-cluster-critical`
+//! PriorityClasses (its `scheduling/bootstrap-system-priority-classes` hook). Creating them is idempotent; the leader checks them on start and
 //! then every few seconds (from its local state, so a pass that finds everything costs no
 //! write), so a system namespace someone deleted is back within seconds.
 
@@ -46,6 +47,7 @@ pub async fn ensure(store: &Store, advertise_port: u16) -> Result<(), crate::met
             Err(s) => return Err(s),
         }
     }
+    ensure_priority_classes(store, &opts).await?;
     let svc_info = store.registry().builtin("", "v1", "services");
     let svc_scope = Scope {
         info: &svc_info,
@@ -79,4 +81,48 @@ pub async fn ensure(store: &Store, advertise_port: u16) -> Result<(), crate::met
         Err(s) if s.code == 409 => Ok(()),
         Err(s) => Err(s),
     }
+}
+
+/// kube's system PriorityClasses: (name, value, description).
+const SYSTEM_PRIORITY_CLASSES: &[(&str, i64, &str)] = &[
+    (
+        "system-node-critical",
+        2000001000,
+        "Used for system critical pods that must not be moved from their current node.",
+    ),
+    (
+        "system-cluster-critical",
+        2000000000,
+        "Used for system critical pods that must run in the cluster, but can be moved to another node if necessary.",
+    ),
+];
+
+async fn ensure_priority_classes(
+    store: &Store,
+    opts: &WriteOptions,
+) -> Result<(), crate::meta::status::Status> {
+    let info = store
+        .registry()
+        .builtin("scheduling.k8s.io", "v1", "priorityclasses");
+    for (name, value, description) in SYSTEM_PRIORITY_CLASSES {
+        let scope = Scope {
+            info: &info,
+            namespace: None,
+        };
+        if store
+            .get(scope, name, crate::registry::store::ReadAt::Any)
+            .await
+            .is_ok()
+        {
+            continue;
+        }
+        let pc = json!({"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass",
+            "metadata": {"name": name}, "value": value, "description": description});
+        match store.create(scope, pc, opts).await {
+            Ok(_) => {}
+            Err(s) if s.code == 409 => {}
+            Err(s) => return Err(s),
+        }
+    }
+    Ok(())
 }

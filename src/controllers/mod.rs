@@ -11,7 +11,9 @@ pub mod bootstrap_tokens;
 pub mod crd;
 pub mod namespace;
 pub mod rbac;
+pub mod resourcequota;
 pub mod serviceaccount_tokens;
+pub mod serviceaccounts;
 pub mod volume_protection;
 
 /// Aborts a task when dropped (a loop's followers end with the loop).
@@ -64,10 +66,13 @@ pub(crate) fn follow_by_name(
 /// The loops `--controllers` names, as kube-controller-manager names its own.
 pub const KNOWN: &[&str] = &[
     "namespace",
+    "resourcequota",
     "crd-establishing",
     "crd-finalizer",
     "clusterrole-aggregation",
     "serviceaccount-token",
+    "serviceaccount",
+    "root-ca-cert-publisher",
     "tokencleaner",
     "bootstrapsigner",
     "pvc-protection",
@@ -114,10 +119,13 @@ mod tests {
             super::parse_enabled("*").unwrap(),
             vec![
                 "namespace",
+                "resourcequota",
                 "crd-establishing",
                 "crd-finalizer",
                 "clusterrole-aggregation",
                 "serviceaccount-token",
+                "serviceaccount",
+                "root-ca-cert-publisher",
                 "pvc-protection",
                 "pv-protection"
             ]
@@ -125,10 +133,13 @@ mod tests {
         assert_eq!(
             super::parse_enabled("*,-namespace,-pv-protection").unwrap(),
             vec![
+                "resourcequota",
                 "crd-establishing",
                 "crd-finalizer",
                 "clusterrole-aggregation",
                 "serviceaccount-token",
+                "serviceaccount",
+                "root-ca-cert-publisher",
                 "pvc-protection"
             ]
         );

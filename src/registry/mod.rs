@@ -18,6 +18,7 @@ pub mod migrate;
 pub mod object;
 pub mod prepare;
 pub mod printer_columns;
+pub mod quota;
 pub mod resource;
 pub mod resource_info;
 pub mod resources;

@@ -29,6 +29,28 @@ pub type Mutate = std::sync::Arc<
         + Sync,
 >;
 
+/// An object written in the same transaction as an admitted write (a ResourceQuota with the
+/// write's usage charged): the transaction commits only while `key` is still at
+/// `mod_revision`, so concurrent writes on any replica never over-charge.
+#[derive(Clone, Debug)]
+pub struct Charged {
+    pub key: Vec<u8>,
+    pub mod_revision: i64,
+    pub value: Value,
+}
+
+/// Computes the objects to write with an admitted object (and the stored one, on update);
+/// `Err` refuses the write (a quota exceeded). Run again when the transaction loses a race.
+pub type Charge = std::sync::Arc<
+    dyn Fn(
+            &Value,
+            Option<&Value>,
+        )
+            -> futures::future::BoxFuture<'static, Result<Vec<Charged>, crate::meta::status::Status>>
+        + Send
+        + Sync,
+>;
+
 /// Options common to writes.
 #[derive(Clone, Default)]
 pub struct WriteOptions {
@@ -41,6 +63,9 @@ pub struct WriteOptions {
     pub admit: Option<Admit>,
     /// Mutating admission, run before validation.
     pub mutate: Option<Mutate>,
+    /// Quota charging, computed after validating admission (dry runs included: its refusals
+    /// are returned) and written with the object.
+    pub charge: Option<Charge>,
     /// No namespace check on create (NamespaceLifecycle and NamespaceExists are off).
     pub skip_namespace_check: bool,
 }
@@ -53,6 +78,7 @@ impl std::fmt::Debug for WriteOptions {
             .field("now", &self.now)
             .field("admit", &self.admit.is_some())
             .field("mutate", &self.mutate.is_some())
+            .field("charge", &self.charge.is_some())
             .field("skip_namespace_check", &self.skip_namespace_check)
             .finish()
     }

@@ -186,6 +186,21 @@ pub(crate) fn encode(key: &[u8], obj: &Value) -> Vec<u8> {
     super::encryption::seal(key, serde_json::to_vec(&o).unwrap_or_default())
 }
 
+/// The compares and writes of charged objects (quotas) in a write's transaction.
+fn add_charges(
+    charged: &[crate::registry::object::Charged],
+    compares: &mut Vec<Compare>,
+    success: &mut Vec<Op>,
+) {
+    for c in charged {
+        compares.push(Compare::ModRevision(c.key.clone(), c.mod_revision));
+        success.push(Op::Put {
+            value: encode(&c.key, &c.value),
+            key: c.key.clone(),
+        });
+    }
+}
+
 /// Characters kube uses for generated name suffixes (no vowels, no confusable digits).
 const SUFFIX_ALPHABET: &[u8] = b"bcdfghjklmnpqrstvwxz2456789";
 
@@ -556,6 +571,11 @@ impl Store {
         if let Some(admit) = &opts.admit {
             admit(&obj, None).await?;
         }
+        let mut charged = match &opts.charge {
+            Some(charge) => charge(&obj, None).await?,
+            None => Vec::new(),
+        };
+        let mut charge_retries = 0;
         // Service IPs and ports are allocated from a list of the services at revision R; the
         // write commits only if no service changed since R, so two concurrent creates can
         // never get the same address (kube's allocators guarantee uniqueness too).
@@ -605,15 +625,14 @@ impl Store {
                     rev,
                 });
             }
+            let mut success = vec![Op::Put {
+                value: encode(&key, &obj),
+                key,
+            }];
+            add_charges(&charged, &mut compares, &mut success);
             let resp = self
                 .kv
-                .txn(Txn {
-                    compares,
-                    success: vec![Op::Put {
-                        value: encode(&key, &obj),
-                        key,
-                    }],
-                })
+                .txn(Txn { compares, success })
                 .await
                 .map_err(kv_status)?;
             if resp.succeeded {
@@ -621,6 +640,23 @@ impl Store {
                 return Ok(obj);
             }
             let name_taken = resp.current.first().is_some_and(|c| c.is_some());
+            if !name_taken && !charged.is_empty() {
+                // A quota changed since it was read (another write charged it): charge again.
+                charge_retries += 1;
+                if charge_retries > 64 {
+                    return Err(Status::conflict(
+                        scope.gr(),
+                        &name,
+                        "the resource quotas kept changing; try again",
+                    ));
+                }
+                tokio::time::sleep(std::time::Duration::from_millis(2 * charge_retries.min(25)))
+                    .await;
+                if let Some(charge) = &opts.charge {
+                    charged = charge(&obj, None).await?;
+                }
+                continue;
+            }
             if !name_taken {
                 if let Some(base) = &unallocated {
                     // Another service was written since the allocation: allocate again.
@@ -774,20 +810,24 @@ impl Store {
             if let Some(admit) = &opts.admit {
                 admit(&new, Some(&old)).await?;
             }
+            let charged = match &opts.charge {
+                Some(charge) => charge(&new, Some(&old)).await?,
+                None => Vec::new(),
+            };
             crate::registry::managed::record_update(&mut new, opts, info, Some(&old));
             crate::registry::encoding::canonicalize(info, &mut new);
             if opts.dry_run {
                 return Ok(new);
             }
+            let mut compares = vec![Compare::ModRevision(scope.key(name), cur.mod_revision)];
+            let mut success = vec![Op::Put {
+                key: scope.key(name),
+                value: encode(&scope.key(name), &new),
+            }];
+            add_charges(&charged, &mut compares, &mut success);
             let resp = self
                 .kv
-                .txn(Txn {
-                    compares: vec![Compare::ModRevision(scope.key(name), cur.mod_revision)],
-                    success: vec![Op::Put {
-                        key: scope.key(name),
-                        value: encode(&scope.key(name), &new),
-                    }],
-                })
+                .txn(Txn { compares, success })
                 .await
                 .map_err(kv_status)?;
             if resp.succeeded {

@@ -131,6 +131,12 @@ pub trait Strategy: Send + Sync {
         None
     }
 
+    /// How objects of this resource count against ResourceQuotas beyond `count/<resource>`
+    /// (kube's quota evaluators), if they do.
+    fn quota(&self) -> Option<&'static dyn crate::registry::quota::Evaluator> {
+        None
+    }
+
     /// Validate: the errors of a new object (after defaulting).
     fn validate(&self, _obj: &Value) -> Vec<FieldError> {
         Vec::new()

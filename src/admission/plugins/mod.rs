@@ -5,15 +5,28 @@
 //! will fill it. `SecurityContextDeny` was removed from kube in v1.30 and is unknown here too.
 
 mod always;
+mod always_pull_images;
+mod anti_affinity;
 mod certificates;
 mod default_class;
 mod event_rate_limit;
+mod extended_resources;
 mod external_ips;
 mod image_policy;
+mod limit_ranger;
 mod namespace;
 mod node_restriction;
+mod node_selector;
+mod node_taints;
 mod owner_refs;
+mod podsecurity;
+mod priority;
+mod resourcequota;
+mod runtime_class;
+mod service_account;
 mod storage;
+mod toleration_restriction;
+pub mod tolerations;
 
 use std::sync::Arc;
 
@@ -90,12 +103,34 @@ pub const DEFAULT_ON: &[&str] = &[
 /// The plugin `name` with its configuration (`None`: a no-op slot, or a plugin whose
 /// behaviour lives in the store, as NamespaceLifecycle's does).
 pub fn build(name: &str, config: Option<Value>) -> Result<Option<Arc<dyn Plugin>>, String> {
-    let _ = &config;
     Ok(match name {
         "AlwaysAdmit" => Some(Arc::new(always::AlwaysAdmit)),
         "AlwaysDeny" => Some(Arc::new(always::AlwaysDeny)),
         "NamespaceAutoProvision" => Some(Arc::new(namespace::AutoProvision)),
         "NamespaceExists" => Some(Arc::new(namespace::Exists)),
+        "PodSecurity" => Some(Arc::new(podsecurity::PodSecurity::new(config.as_ref())?)),
+        "ResourceQuota" => Some(Arc::new(resourcequota::ResourceQuota::new(
+            config.as_ref(),
+        )?)),
+        "LimitRanger" => Some(Arc::new(limit_ranger::LimitRanger)),
+        "ServiceAccount" => Some(Arc::new(service_account::ServiceAccount)),
+        "Priority" => Some(Arc::new(priority::Priority)),
+        "DefaultTolerationSeconds" => {
+            Some(Arc::new(tolerations::DefaultTolerationSeconds::from_flags()))
+        }
+        "TaintNodesByCondition" => Some(Arc::new(node_taints::TaintNodesByCondition)),
+        "RuntimeClass" => Some(Arc::new(runtime_class::RuntimeClass)),
+        "AlwaysPullImages" => Some(Arc::new(always_pull_images::AlwaysPullImages)),
+        "LimitPodHardAntiAffinityTopology" => {
+            Some(Arc::new(anti_affinity::LimitPodHardAntiAffinityTopology))
+        }
+        "ExtendedResourceToleration" => {
+            Some(Arc::new(extended_resources::ExtendedResourceToleration))
+        }
+        "PodNodeSelector" => Some(Arc::new(node_selector::PodNodeSelector::new(config))),
+        "PodTolerationRestriction" => Some(Arc::new(
+            toleration_restriction::PodTolerationRestriction::new(config),
+        )),
         "DefaultStorageClass" => Some(Arc::new(default_class::DefaultStorageClass)),
         "DefaultIngressClass" => Some(Arc::new(default_class::DefaultIngressClass)),
         "StorageObjectInUseProtection" => Some(Arc::new(storage::StorageObjectInUseProtection)),

@@ -83,7 +83,7 @@ pub struct Ctx {
     pub body: Bytes,
     pub now: String,
     /// `Warning` headers to send with the response (e.g. unknown fields under Warn).
-    pub warnings: std::sync::Mutex<Vec<String>>,
+    pub warnings: Arc<std::sync::Mutex<Vec<String>>>,
 }
 
 impl Ctx {
@@ -166,8 +166,9 @@ impl Ctx {
         let handle = admission::Handle {
             store: self.app.store.clone(),
             authz: Some(self.app.authz.clone()),
+            warnings: admission::Warnings(self.warnings.clone()),
         };
-        let (mutate, validate) = chain.callbacks(base, handle);
+        let (mutate, validate, charge) = chain.callbacks(base, handle);
         let admit: crate::registry::object::Admit = match rbac {
             None => validate,
             Some(rbac) => std::sync::Arc::new(move |new: &Value, old: Option<&Value>| {
@@ -184,6 +185,7 @@ impl Ctx {
             now: self.now.clone(),
             admit: Some(admit),
             mutate: Some(mutate),
+            charge: Some(charge),
             skip_namespace_check: !chain.enabled("NamespaceLifecycle")
                 && !chain.enabled("NamespaceExists"),
         })
@@ -915,7 +917,9 @@ async fn route_inner(
         headers: parts.headers,
         body,
         now: now_rfc3339(),
-        warnings: std::sync::Mutex::new(info.deprecation_warning.iter().cloned().collect()),
+        warnings: Arc::new(std::sync::Mutex::new(
+            info.deprecation_warning.iter().cloned().collect(),
+        )),
     };
     let sub = ctx.ri.subresource.clone();
     let extra = |e: Extra| info.strategy.extras().contains(&e);

@@ -15,6 +15,10 @@ pub const MAX_SIZE: usize = 1024 * 1024;
 pub const IMMUTABLE: &str = "field is immutable when `immutable` is set";
 
 impl Strategy for ConfigMaps {
+    fn quota(&self) -> Option<&'static dyn crate::registry::quota::Evaluator> {
+        Some(&crate::registry::quota::Legacy("configmaps"))
+    }
+
     /// `ValidateConfigMap`.
     fn validate(&self, obj: &Value) -> Vec<FieldError> {
         let mut errs = Vec::new();

@@ -368,6 +368,10 @@ fn validate_limit_range(obj: &Value) -> Vec<FieldError> {
 pub struct ResourceQuotas;
 
 impl Strategy for ResourceQuotas {
+    fn quota(&self) -> Option<&'static dyn crate::registry::quota::Evaluator> {
+        Some(&crate::registry::quota::Legacy("resourcequotas"))
+    }
+
     fn validate(&self, obj: &Value) -> Vec<FieldError> {
         let mut errs = quota_spec(obj);
         quota_status(obj, &mut errs);

@@ -632,6 +632,10 @@ fn claim_warnings(obj: &Value) -> Vec<String> {
 }
 
 impl Strategy for PersistentVolumeClaims {
+    fn quota(&self) -> Option<&'static dyn crate::registry::quota::Evaluator> {
+        Some(&crate::registry::quota::Claims)
+    }
+
     fn warnings_on_create(&self, obj: &Value) -> Vec<String> {
         claim_warnings(obj)
     }

@@ -14,6 +14,10 @@ use crate::registry::table::{printers, Printer};
 pub struct Pods;
 
 impl Strategy for Pods {
+    fn quota(&self) -> Option<&'static dyn crate::registry::quota::Evaluator> {
+        Some(&crate::registry::quota::Pods)
+    }
+
     fn warnings_on_create(&self, obj: &Value) -> Vec<String> {
         pw::pod_on_create(obj)
     }
@@ -180,7 +184,8 @@ fn requests_from_limits(c: &mut Map<String, Value>) {
 }
 
 /// The pod's QoS class from its containers' requests and limits.
-fn pod_qos(spec: &Value) -> &'static str {
+/// The pod's QoS class (`qos.GetPodQOS`) from its spec.
+pub fn pod_qos(spec: &Value) -> &'static str {
     let containers: Vec<&Value> = ["containers", "initContainers"]
         .iter()
         .filter_map(|l| spec.get(*l).and_then(Value::as_array))

@@ -178,6 +178,58 @@ impl Quantity {
         }
     }
 
+    /// Zero.
+    pub fn zero() -> Quantity {
+        Quantity {
+            nanos: 0,
+            int: Some((0, 0)),
+            format: Format::DecimalSi,
+            cached: String::new(),
+        }
+    }
+
+    /// `Add`: the sum, in the format of `self` (of `other` when `self` is zero); exact at
+    /// the finer scale when both took the int64 path and nothing overflows.
+    pub fn add(&self, other: &Quantity) -> Quantity {
+        let int = match (self.int, other.int) {
+            (Some((a, sa)), Some((b, sb))) => {
+                let s = sa.min(sb);
+                let up = |v: i64, from: i32| {
+                    10i64
+                        .checked_pow((from - s) as u32)
+                        .and_then(|m| v.checked_mul(m))
+                };
+                up(a, sa)
+                    .zip(up(b, sb))
+                    .and_then(|(x, y)| x.checked_add(y))
+                    .map(|v| (v, s))
+            }
+            _ => None,
+        };
+        let mut q = self.combine(other, self.nanos.saturating_add(other.nanos));
+        q.int = int;
+        q
+    }
+
+    /// `Sub`.
+    pub fn sub(&self, other: &Quantity) -> Quantity {
+        self.combine(other, self.nanos.saturating_sub(other.nanos))
+    }
+
+    fn combine(&self, other: &Quantity, nanos: i128) -> Quantity {
+        let format = if self.nanos == 0 {
+            other.format
+        } else {
+            self.format
+        };
+        Quantity {
+            nanos,
+            int: None,
+            format,
+            cached: String::new(),
+        }
+    }
+
     /// `Cmp`.
     pub fn cmp(&self, other: &Quantity) -> std::cmp::Ordering {
         self.nanos.cmp(&other.nanos)

@@ -15,6 +15,10 @@ use crate::registry::table::{printers, Printer};
 pub struct ReplicationControllers;
 
 impl Strategy for ReplicationControllers {
+    fn quota(&self) -> Option<&'static dyn crate::registry::quota::Evaluator> {
+        Some(&crate::registry::quota::Legacy("replicationcontrollers"))
+    }
+
     fn warnings_on_create(&self, obj: &Value) -> Vec<String> {
         pw::workload_on_create(obj, pw::SPEC_TEMPLATE)
     }

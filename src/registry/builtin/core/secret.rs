@@ -12,6 +12,10 @@ use crate::registry::table::{printers, Printer};
 pub struct Secrets;
 
 impl Strategy for Secrets {
+    fn quota(&self) -> Option<&'static dyn crate::registry::quota::Evaluator> {
+        Some(&crate::registry::quota::Legacy("secrets"))
+    }
+
     fn default(&self, obj: &mut Value) {
         let Some(o) = obj.as_object_mut() else {
             return;

@@ -36,6 +36,10 @@ fn ip_mode(ing: &Value, p: &str, errs: &mut Vec<FieldError>) {
 }
 
 impl Strategy for Services {
+    fn quota(&self) -> Option<&'static dyn crate::registry::quota::Evaluator> {
+        Some(&crate::registry::quota::Services)
+    }
+
     fn default(&self, obj: &mut Value) {
         let spec = obj_entry(obj, "spec");
         spec.entry("type").or_insert(json!("ClusterIP"));
