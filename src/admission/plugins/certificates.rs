@@ -19,6 +19,11 @@ use crate::meta::status::Status;
 
 const GROUP: &str = "certificates.k8s.io";
 
+/// A request for a CertificateSigningRequest's subresource `sub` (`""`: the object).
+fn is_csr(a: &Attributes, sub: &str) -> bool {
+    a.resource.group == GROUP && a.kind() == "CertificateSigningRequest" && a.subresource == sub
+}
+
 fn signer_name(csr: &Value) -> &str {
     csr.pointer("/spec/signerName")
         .and_then(Value::as_str)
@@ -59,9 +64,7 @@ impl Plugin for CertificateApproval {
     }
 
     async fn validate(&self, a: &Attributes, h: &Handle) -> Result<(), Status> {
-        if a.operation != Operation::Update
-            || !a.is_sub(GROUP, "certificatesigningrequests", "approval")
-        {
+        if a.operation != Operation::Update || !is_csr(a, "approval") {
             return Ok(());
         }
         // The stored request's signer: an approval may not change it anyway.
@@ -87,9 +90,7 @@ impl Plugin for CertificateSigning {
     }
 
     async fn validate(&self, a: &Attributes, h: &Handle) -> Result<(), Status> {
-        if a.operation != Operation::Update
-            || !a.is_sub(GROUP, "certificatesigningrequests", "status")
-        {
+        if a.operation != Operation::Update || !is_csr(a, "status") {
             return Ok(());
         }
         let (Some(new), Some(old)) = (&a.object, &a.old_object) else {
@@ -153,7 +154,7 @@ impl Plugin for CertificateSubjectRestriction {
     }
 
     async fn validate(&self, a: &Attributes, _h: &Handle) -> Result<(), Status> {
-        if a.operation != Operation::Create || !a.is(GROUP, "certificatesigningrequests") {
+        if a.operation != Operation::Create || !is_csr(a, "") {
             return Ok(());
         }
         let Some(csr) = &a.object else {

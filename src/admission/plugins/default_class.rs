@@ -42,6 +42,11 @@ fn newest_default(classes: Vec<Value>, keys: &[&str]) -> Option<String> {
     defaults.into_iter().next().map(|(_, name)| name)
 }
 
+/// A request for an object of `group`/`kind` itself (no subresource).
+fn is_kind(a: &Attributes, group: &str, kind: &str) -> bool {
+    a.resource.group == group && a.kind() == kind && a.subresource.is_empty()
+}
+
 fn set_spec_field(obj: &mut Value, field: &str, value: String) {
     if !obj.get("spec").is_some_and(Value::is_object) {
         obj["spec"] = json!({});
@@ -58,7 +63,7 @@ impl Plugin for DefaultStorageClass {
     }
 
     async fn admit(&self, a: &mut Attributes, h: &Handle) -> Result<(), Status> {
-        if a.operation != Operation::Create || !a.is("", "persistentvolumeclaims") {
+        if a.operation != Operation::Create || !is_kind(a, "", "PersistentVolumeClaim") {
             return Ok(());
         }
         let Some(pvc) = a.object.as_mut() else {
@@ -93,7 +98,7 @@ impl Plugin for DefaultIngressClass {
     }
 
     async fn admit(&self, a: &mut Attributes, h: &Handle) -> Result<(), Status> {
-        if a.operation != Operation::Create || !a.is("networking.k8s.io", "ingresses") {
+        if a.operation != Operation::Create || !is_kind(a, "networking.k8s.io", "Ingress") {
             return Ok(());
         }
         let Some(ing) = a.object.as_mut() else {

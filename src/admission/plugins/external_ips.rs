@@ -22,7 +22,7 @@ impl Plugin for DenyServiceExternalIPs {
     }
 
     async fn validate(&self, a: &Attributes, _h: &Handle) -> Result<(), Status> {
-        if !a.is("", "services") {
+        if !a.resource.group.is_empty() || a.kind() != "Service" || !a.subresource.is_empty() {
             return Ok(());
         }
         let Some(new) = &a.object else {

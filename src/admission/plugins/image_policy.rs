@@ -268,7 +268,7 @@ impl Plugin for ImagePolicyWebhook {
         let sub = a.subresource.as_str();
         if !matches!(a.operation, Operation::Create | Operation::Update)
             || !a.resource.group.is_empty()
-            || a.resource.resource != "pods"
+            || a.kind() != "Pod"
             || !matches!(sub, "" | "ephemeralcontainers")
         {
             return Ok(());

@@ -171,8 +171,8 @@ impl NodeRestriction {
     async fn check(&self, node: &str, a: &Attributes, h: &Handle) -> Result<(), Status> {
         let r = &a.resource;
         let sub = a.subresource.as_str();
-        match (r.group.as_str(), r.resource.as_str()) {
-            ("", "pods") => match sub {
+        match (r.group.as_str(), r.kind.as_str()) {
+            ("", "Pod") => match sub {
                 "" => self.pod(node, a, h).await,
                 "status" => pod_status(node, a),
                 "eviction" => self.eviction(node, a, h).await,
@@ -180,13 +180,13 @@ impl NodeRestriction {
                     "unexpected pod subresource {sub:?}, only 'status' and 'eviction' are allowed"
                 ))),
             },
-            ("", "nodes") => node_object(node, a),
-            ("", "persistentvolumeclaims") => match sub {
+            ("", "Node") => node_object(node, a),
+            ("", "PersistentVolumeClaim") => match sub {
                 "status" => pvc_status(node, a),
                 _ => Err(a.forbidden("may only update PVC status")),
             },
-            ("", "serviceaccounts") => self.token(node, a, h).await,
-            ("coordination.k8s.io", "leases") => {
+            ("", "ServiceAccount") => self.token(node, a, h).await,
+            ("coordination.k8s.io", "Lease") => {
                 if a.namespace != "kube-node-lease" {
                     return Err(a.forbidden(
                         "can only access leases in the \"kube-node-lease\" system namespace",
@@ -199,7 +199,7 @@ impl NodeRestriction {
                 }
                 Ok(())
             }
-            ("storage.k8s.io", "csinodes") => {
+            ("storage.k8s.io", "CSINode") => {
                 if a.name != node {
                     return Err(a.forbidden(
                         "can only access CSINode with the same name as the requesting node",
@@ -362,7 +362,7 @@ impl NodeRestriction {
     }
 
     async fn token(&self, node: &str, a: &Attributes, h: &Handle) -> Result<(), Status> {
-        if a.operation != Operation::Create || a.subresource != "token" {
+        if a.operation != Operation::Create || a.subresource.as_str() != "token" {
             return Ok(());
         }
         let Some(tr) = &a.object else {

@@ -58,7 +58,9 @@ impl Plugin for OwnerReferencesPermissionEnforcement {
 
     async fn admit(&self, a: &mut Attributes, h: &Handle) -> Result<(), Status> {
         if !matches!(a.operation, Operation::Create | Operation::Update)
-            || a.is_sub("", "pods", "status")
+            || (a.resource.group.is_empty()
+                && a.kind() == "Pod"
+                && a.subresource.as_str() == "status")
         {
             return Ok(());
         }

@@ -22,9 +22,12 @@ impl Plugin for StorageObjectInUseProtection {
         if a.operation != Operation::Create {
             return Ok(());
         }
-        let finalizer = if a.is("", "persistentvolumes") {
+        if !a.resource.group.is_empty() || !a.subresource.is_empty() {
+            return Ok(());
+        }
+        let finalizer = if a.kind() == "PersistentVolume" {
             "kubernetes.io/pv-protection"
-        } else if a.is("", "persistentvolumeclaims") {
+        } else if a.kind() == "PersistentVolumeClaim" {
             "kubernetes.io/pvc-protection"
         } else {
             return Ok(());
@@ -79,7 +82,11 @@ impl Plugin for PersistentVolumeClaimResize {
     }
 
     async fn validate(&self, a: &Attributes, h: &Handle) -> Result<(), Status> {
-        if a.operation != Operation::Update || !a.is("", "persistentvolumeclaims") {
+        if a.operation != Operation::Update
+            || !a.resource.group.is_empty()
+            || a.kind() != "PersistentVolumeClaim"
+            || !a.subresource.is_empty()
+        {
             return Ok(());
         }
         let (Some(new), Some(old)) = (&a.object, &a.old_object) else {
