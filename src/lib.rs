@@ -463,6 +463,18 @@ pub async fn run(
             Duration::from_millis(500),
         ))
     });
+    let (pvc, pv) = (
+        cfg.controllers.contains(&"pvc-protection"),
+        cfg.controllers.contains(&"pv-protection"),
+    );
+    let volume_protection = (pvc || pv).then(|| {
+        tokio::spawn(controllers::volume_protection::run(
+            store.clone(),
+            Duration::from_millis(500),
+            pvc,
+            pv,
+        ))
+    });
     let sa_tokens = match (
         cfg.controllers.contains(&"serviceaccount-token"),
         app.authn.service_accounts.clone(),
@@ -567,6 +579,7 @@ pub async fn run(
     }
     for c in [
         ns_controller,
+        volume_protection,
         quota_controller,
         token_loops,
         sa_tokens,

@@ -133,6 +133,24 @@ impl KubeconfigClient {
         })
     }
 
+    /// POSTs a review object: the answer's status code, content type and body, whatever
+    /// they are.
+    pub async fn post_raw(&self, body: &Value) -> Result<(u16, String, bytes::Bytes), String> {
+        let mut req = self.client.post(&self.url).json(body);
+        if let Some(t) = &self.bearer {
+            req = req.bearer_auth(t);
+        }
+        let resp = req.send().await.map_err(|e| e.to_string())?;
+        let code = resp.status().as_u16();
+        let ctype = resp
+            .headers()
+            .get(reqwest::header::CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or("")
+            .to_string();
+        Ok((code, ctype, resp.bytes().await.map_err(|e| e.to_string())?))
+    }
+
     /// POSTs a review object and returns the answer (a non-2xx answer is an error).
     pub async fn post(&self, body: &Value) -> Result<Value, String> {
         let mut req = self.client.post(&self.url).json(body);

@@ -1,5 +1,5 @@
 //! In-process control loops that only the Raft leader runs (namespace deletion, CRD
-//! establishment, token loops, ClusterRole aggregation; the garbage collector and others
+//! establishment, token loops, ClusterRole aggregation, volume protection; the garbage collector and others
 //! later), plus the one loop every replica runs: serving the established custom resource
 //! definitions (`crd::serve`). They talk to the registry as a client would; leadership
 //! is re-checked on every pass so a new leader takes over by itself. `--controllers` picks which
@@ -14,6 +14,7 @@ pub mod rbac;
 pub mod resourcequota;
 pub mod serviceaccount_tokens;
 pub mod serviceaccounts;
+pub mod volume_protection;
 
 /// Aborts a task when dropped (a loop's followers end with the loop).
 pub(crate) struct AbortOnDrop(pub tokio::task::JoinHandle<()>);
@@ -74,6 +75,8 @@ pub const KNOWN: &[&str] = &[
     "root-ca-cert-publisher",
     "tokencleaner",
     "bootstrapsigner",
+    "pvc-protection",
+    "pv-protection",
 ];
 /// The loops `*` does not turn on (kube-controller-manager's disabled-by-default ones).
 pub const OFF_BY_DEFAULT: &[&str] = &["tokencleaner", "bootstrapsigner"];
@@ -122,11 +125,13 @@ mod tests {
                 "clusterrole-aggregation",
                 "serviceaccount-token",
                 "serviceaccount",
-                "root-ca-cert-publisher"
+                "root-ca-cert-publisher",
+                "pvc-protection",
+                "pv-protection"
             ]
         );
         assert_eq!(
-            super::parse_enabled("*,-namespace").unwrap(),
+            super::parse_enabled("*,-namespace,-pv-protection").unwrap(),
             vec![
                 "resourcequota",
                 "crd-establishing",
@@ -134,7 +139,8 @@ mod tests {
                 "clusterrole-aggregation",
                 "serviceaccount-token",
                 "serviceaccount",
-                "root-ca-cert-publisher"
+                "root-ca-cert-publisher",
+                "pvc-protection"
             ]
         );
         assert!(super::parse_enabled("").unwrap().is_empty());

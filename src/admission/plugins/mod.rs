@@ -7,16 +7,24 @@
 mod always;
 mod always_pull_images;
 mod anti_affinity;
+mod certificates;
+mod default_class;
+mod event_rate_limit;
 mod extended_resources;
+mod external_ips;
+mod image_policy;
 mod limit_ranger;
 mod namespace;
+mod node_restriction;
 mod node_selector;
 mod node_taints;
+mod owner_refs;
 mod podsecurity;
 mod priority;
 mod resourcequota;
 mod runtime_class;
 mod service_account;
+mod storage;
 mod toleration_restriction;
 pub mod tolerations;
 
@@ -123,6 +131,24 @@ pub fn build(name: &str, config: Option<Value>) -> Result<Option<Arc<dyn Plugin>
         "PodTolerationRestriction" => Some(Arc::new(
             toleration_restriction::PodTolerationRestriction::new(config),
         )),
+        "DefaultStorageClass" => Some(Arc::new(default_class::DefaultStorageClass)),
+        "DefaultIngressClass" => Some(Arc::new(default_class::DefaultIngressClass)),
+        "StorageObjectInUseProtection" => Some(Arc::new(storage::StorageObjectInUseProtection)),
+        "PersistentVolumeClaimResize" => Some(Arc::new(storage::PersistentVolumeClaimResize)),
+        "CertificateApproval" => Some(Arc::new(certificates::CertificateApproval)),
+        "CertificateSigning" => Some(Arc::new(certificates::CertificateSigning)),
+        "CertificateSubjectRestriction" => {
+            Some(Arc::new(certificates::CertificateSubjectRestriction))
+        }
+        // Guards clustertrustbundles, which this server does not serve.
+        "ClusterTrustBundleAttest" => None,
+        "EventRateLimit" => Some(Arc::new(event_rate_limit::EventRateLimit::new(config)?)),
+        "ImagePolicyWebhook" => Some(Arc::new(image_policy::ImagePolicyWebhook::new(config)?)),
+        "NodeRestriction" => Some(Arc::new(node_restriction::NodeRestriction)),
+        "DenyServiceExternalIPs" => Some(Arc::new(external_ips::DenyServiceExternalIPs)),
+        "OwnerReferencesPermissionEnforcement" => {
+            Some(Arc::new(owner_refs::OwnerReferencesPermissionEnforcement))
+        }
         _ => None,
     })
 }

@@ -120,6 +120,12 @@ pub async fn token_request(ctx: &Ctx) -> Result<Response<Body>, Status> {
         return Err(Status::path_not_found());
     };
     let req = decode_kind(&ctx.headers, &ctx.body, "TokenRequest")?;
+    // Admission sees the request as a CREATE of serviceaccounts/token (NodeRestriction checks
+    // a kubelet's bindings there).
+    let admission = ctx.write_options("CreateOptions")?;
+    if let (Some(mutate), Some(admit)) = (&admission.mutate, &admission.admit) {
+        admit(&mutate(Value::Object(req.clone()), None).await?, None).await?;
+    }
     let spec = req.get("spec").cloned().unwrap_or(json!({}));
     let mut audiences = crate::authn::string_list(spec.get("audiences"));
     if audiences.is_empty() {

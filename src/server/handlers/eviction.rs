@@ -8,6 +8,7 @@ use serde_json::{json, Map, Value};
 use super::{delete, respond, Ctx};
 use crate::meta::labels::Selector;
 use crate::meta::status::{GroupResource, Status};
+use crate::registry::object::WriteOptions;
 use crate::registry::store::{self, DeleteOptions, ListOptions, Part, ReadAt, Scope};
 use crate::server::negotiate::{self, Output};
 use crate::server::Body;
@@ -63,6 +64,13 @@ pub async fn handle(ctx: &Ctx) -> Result<Response<Body>, Status> {
     opts.write.dry_run = opts.write.dry_run || query_opts.dry_run;
     opts.write.field_manager = query_opts.field_manager;
     delete::validate(&opts)?;
+    // kube admits an eviction once, as a CREATE of pods/eviction with the Eviction as the
+    // object; the delete and the budget's update that follow are not admitted again.
+    if let (Some(mutate), Some(admit)) = (&query_opts.mutate, &query_opts.admit) {
+        let admitted = mutate(Value::Object(eviction.clone()), None).await?;
+        admit(&admitted, None).await?;
+    }
+    (opts.write.mutate, opts.write.admit) = (None, None);
     let rv_given = opts.precondition_rv.is_some();
 
     let pods = ctx.scope();
@@ -278,7 +286,11 @@ async fn spend_budget(ctx: &Ctx, pdb: Value, dry_run: bool) -> Result<(), Status
     };
     let pod = ctx.name().to_string();
     let now = ctx.now.clone();
-    let write = ctx.write_options("UpdateOptions")?;
+    let write = WriteOptions {
+        admit: None,
+        mutate: None,
+        ..ctx.write_options("UpdateOptions")?
+    };
     ctx.app
         .store
         .update_with(scope, &name, Part::Status, &write, |cur| {
