@@ -15,21 +15,6 @@ use support::Server;
 
 const WRITERS: usize = 32;
 
-fn client(server: &Server) -> reqwest::Client {
-    let read = |f: &str| std::fs::read(server.dir.path().join(f)).unwrap();
-    let mut pem = read("admin.crt");
-    pem.extend_from_slice(&read("admin.key"));
-    reqwest::Client::builder()
-        .use_rustls_tls()
-        .tls_built_in_root_certs(false)
-        .add_root_certificate(reqwest::Certificate::from_pem(&read("ca.crt")).unwrap())
-        .identity(reqwest::Identity::from_pem(&pem).unwrap())
-        .http1_only()
-        .timeout(Duration::from_secs(300))
-        .build()
-        .unwrap()
-}
-
 async fn post(c: &reqwest::Client, url: &str, body: &Value) -> u16 {
     c.post(url)
         .header("content-type", "application/json")
@@ -91,39 +76,15 @@ async fn run() {
     } else {
         5_000
     };
-    let none = [
-        "NamespaceLifecycle",
-        "LimitRanger",
-        "ServiceAccount",
-        "DefaultStorageClass",
-        "PersistentVolumeClaimResize",
-        "DefaultTolerationSeconds",
-        "MutatingAdmissionWebhook",
-        "ValidatingAdmissionWebhook",
-        "ResourceQuota",
-        "StorageObjectInUseProtection",
-        "Priority",
-        "TaintNodesByCondition",
-        "RuntimeClass",
-        "CertificateApproval",
-        "CertificateSigning",
-        "ClusterTrustBundleAttest",
-        "CertificateSubjectRestriction",
-        "DefaultIngressClass",
-        "PodSecurity",
-        "PodTopologyLabels",
-        "MutatingAdmissionPolicy",
-        "ValidatingAdmissionPolicy",
-    ]
-    .join(",");
+    let none = rafter::admission::plugins::DEFAULT_ON.join(",");
     let bare = Server::start_with(&["--disable-admission-plugins", &none]);
-    let c = client(&bare);
+    let c = support::http1_client(&bare);
     namespace(&c, &bare.url, "b").await;
     let without = fill(&c, &bare.url, "b", n).await;
     drop(bare);
 
     let s = Server::start();
-    let c = client(&s);
+    let c = support::http1_client(&s);
     namespace(&c, &s.url, "d").await;
     let with = fill(&c, &s.url, "d", n).await;
     namespace(&c, &s.url, "q").await;

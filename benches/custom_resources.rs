@@ -16,21 +16,6 @@ use support::{free_port, Server};
 
 const WRITERS: usize = 32;
 
-fn client(server: &Server) -> reqwest::Client {
-    let read = |f: &str| std::fs::read(server.dir.path().join(f)).unwrap();
-    let mut pem = read("admin.crt");
-    pem.extend_from_slice(&read("admin.key"));
-    reqwest::Client::builder()
-        .use_rustls_tls()
-        .tls_built_in_root_certs(false)
-        .add_root_certificate(reqwest::Certificate::from_pem(&read("ca.crt")).unwrap())
-        .identity(reqwest::Identity::from_pem(&pem).unwrap())
-        .http1_only()
-        .timeout(Duration::from_secs(300))
-        .build()
-        .unwrap()
-}
-
 async fn post(c: &reqwest::Client, url: &str, body: &Value) {
     let r = c
         .post(url)
@@ -162,7 +147,7 @@ async fn run() {
     let admin_port = free_port();
     let server = Server::start_with(&["--admin-listen", &format!("127.0.0.1:{admin_port}")]);
     let url = server.url.clone();
-    let c = client(&server);
+    let c = support::http1_client(&server);
     define(
         &c,
         &url,

@@ -131,20 +131,6 @@ async fn time_list(c: &reqwest::Client, url: &str, path: &str, query: &str, expe
 }
 
 /// An HTTP/1.1 client with the admin identity (the writers; h2 is used by the watchers).
-fn http1_client(server: &Server) -> reqwest::Client {
-    let read = |f: &str| std::fs::read(server.dir.path().join(f)).unwrap();
-    let mut pem = read("admin.crt");
-    pem.extend_from_slice(&read("admin.key"));
-    reqwest::Client::builder()
-        .use_rustls_tls()
-        .tls_built_in_root_certs(false)
-        .add_root_certificate(reqwest::Certificate::from_pem(&read("ca.crt")).unwrap())
-        .identity(reqwest::Identity::from_pem(&pem).unwrap())
-        .http1_only()
-        .timeout(Duration::from_secs(120))
-        .build()
-        .unwrap()
-}
 
 /// RSS delta of 1,000 idle watchers (over 10 HTTP/2 connections) on a fresh server.
 async fn idle_watcher_memory(server: &Server, pid: u32) {
@@ -203,7 +189,7 @@ async fn run() {
     let server = Server::start_with(&["--watch-queue", "4096"]);
     let pid = server.pid().unwrap();
     let url = server.url.clone();
-    let c = http1_client(&server);
+    let c = support::http1_client(&server);
     let started = Instant::now();
     for ns in ["small", "large", "lat", "idle"] {
         create_namespace(&c, &url, ns).await;

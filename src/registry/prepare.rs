@@ -50,6 +50,7 @@ pub fn prepare_for_update(res: &Resource, part: Part, new: &mut Value, old: &Val
         if let Some(rv) = rv {
             meta_mut(new).insert("resourceVersion".into(), rv);
         }
+        res.strategy.prepare_for_approval(new, old, now);
         res.strategy.default(new);
         return;
     }

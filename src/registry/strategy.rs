@@ -165,6 +165,10 @@ pub trait Strategy: Send + Sync {
     /// (the request's time, RFC 3339). Runs before defaulting.
     fn prepare_for_status_update(&self, _new: &mut Value, _old: &Value, _now: &str) {}
 
+    /// PrepareForUpdate of the CSR `/approval` subresource beyond keeping all but the
+    /// conditions (kube fills the conditions' timestamps).
+    fn prepare_for_approval(&self, _new: &mut Value, _old: &Value, _now: &str) {}
+
     /// ValidateUpdate of the `status` subresource (kube's `<kind>StatusStrategy`, most often a
     /// `ValidateXStatusUpdate`): the errors of a status write, after the generic part kept the
     /// stored spec. A status write is not checked by the spec rules, so an object stored

@@ -21,6 +21,23 @@ pub struct Server {
     pub stderr_path: Option<PathBuf>,
 }
 
+/// An HTTP/1.1-only client with the admin identity (benches: one connection per writer, as
+/// load generators open them).
+pub fn http1_client(server: &Server) -> reqwest::Client {
+    let read = |f: &str| std::fs::read(server.dir.path().join(f)).unwrap();
+    let mut pem = read("admin.crt");
+    pem.extend_from_slice(&read("admin.key"));
+    reqwest::Client::builder()
+        .use_rustls_tls()
+        .tls_built_in_root_certs(false)
+        .add_root_certificate(reqwest::Certificate::from_pem(&read("ca.crt")).unwrap())
+        .identity(reqwest::Identity::from_pem(&pem).unwrap())
+        .http1_only()
+        .timeout(Duration::from_secs(300))
+        .build()
+        .unwrap()
+}
+
 pub fn free_port() -> u16 {
     std::net::TcpListener::bind("127.0.0.1:0")
         .unwrap()

@@ -257,6 +257,10 @@ async fn certificate_signing_requests_keep_their_spec() {
     assert_eq!(conds[0]["type"], "Approved");
     assert_eq!(conds[0]["status"], "True");
     assert_eq!(conds[0]["reason"], "KubectlApprove");
+    // the approval strategy fills the condition's timestamps
+    for t in ["lastUpdateTime", "lastTransitionTime"] {
+        assert!(conds[0][t].is_string(), "{t}: {}", conds[0]);
+    }
     // Approval may not be taken back.
     let mut csr = r.body;
     csr["status"]["conditions"] = json!([]);

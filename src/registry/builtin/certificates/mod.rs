@@ -457,6 +457,11 @@ impl Strategy for CertificateSigningRequests {
         populate_condition_timestamps(new, old, now);
     }
 
+    /// kube's approval strategy fills the conditions' timestamps too.
+    fn prepare_for_approval(&self, new: &mut Value, old: &Value, now: &str) {
+        populate_condition_timestamps(new, old, now);
+    }
+
     /// `ValidateCertificateSigningRequestStatusUpdate`: Approved and Denied conditions may
     /// not be added or removed here, nor an issued certificate changed.
     fn validate_status_update(&self, new: &Value, old: &Value) -> Vec<FieldError> {
