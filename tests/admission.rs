@@ -146,3 +146,45 @@ async fn namespaces_are_provisioned_or_not_checked_as_configured() {
         .await;
     assert_eq!(r.code.as_u16(), 201, "{}", r.body);
 }
+
+#[tokio::test]
+async fn namespace_lifecycle_and_exists() {
+    // NamespaceLifecycle (default): the system namespaces stay, missing namespaces refuse
+    let s = Server::start_with(&["--enable-admission-plugins", "AlwaysAdmit"]);
+    let c = s.client();
+    let r = s
+        .json(&c, Method::DELETE, "/api/v1/namespaces/default", None)
+        .await;
+    assert_eq!(r.code.as_u16(), 403, "{}", r.body);
+    assert_eq!(
+        r.body["message"],
+        "namespaces \"default\" is forbidden: this namespace may not be deleted"
+    );
+    let r = s
+        .json(
+            &c,
+            Method::POST,
+            "/api/v1/namespaces/nowhere/configmaps",
+            Some(configmap("x")),
+        )
+        .await;
+    assert_eq!(r.code.as_u16(), 404, "{}", r.body);
+    // NamespaceExists alone checks the namespace too
+    let s = Server::start_with(&[
+        "--disable-admission-plugins",
+        "NamespaceLifecycle",
+        "--enable-admission-plugins",
+        "NamespaceExists",
+    ]);
+    let c = s.client();
+    let r = s
+        .json(
+            &c,
+            Method::POST,
+            "/api/v1/namespaces/nowhere/configmaps",
+            Some(configmap("x")),
+        )
+        .await;
+    assert_eq!(r.code.as_u16(), 404, "{}", r.body);
+    assert_eq!(r.body["message"], "namespaces \"nowhere\" not found");
+}
