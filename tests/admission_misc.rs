@@ -1337,65 +1337,6 @@ async fn protected_volumes_go_once_unused() {
     wait_gone(&s, "/api/v1/namespaces/gone").await;
 }
 
-type StatusHandler = std::sync::Arc<dyn Fn(&[u8]) -> (u16, String) + Send + Sync>;
-
-/// As `support::tls_server`, but `handler` also picks the status code.
-async fn status_server(dir: &std::path::Path, name: &str, handler: StatusHandler) -> u16 {
-    use http_body_util::BodyExt;
-    use std::sync::Arc;
-    let ca_key = rcgen::KeyPair::generate().unwrap();
-    let mut ca_params = rcgen::CertificateParams::new(Vec::<String>::new()).unwrap();
-    ca_params.is_ca = rcgen::IsCa::Ca(rcgen::BasicConstraints::Unconstrained);
-    let ca = ca_params.self_signed(&ca_key).unwrap();
-    let key = rcgen::KeyPair::generate().unwrap();
-    let mut leaf = rcgen::CertificateParams::new(Vec::<String>::new()).unwrap();
-    leaf.subject_alt_names = vec![rcgen::SanType::IpAddress("127.0.0.1".parse().unwrap())];
-    let leaf = leaf.signed_by(&key, &ca, &ca_key).unwrap();
-    let config = rustls::ServerConfig::builder_with_provider(Arc::new(
-        rustls::crypto::ring::default_provider(),
-    ))
-    .with_safe_default_protocol_versions()
-    .unwrap()
-    .with_no_client_auth()
-    .with_single_cert(
-        vec![leaf.der().clone()],
-        rustls::pki_types::PrivateKeyDer::Pkcs8(key.serialize_der().into()),
-    )
-    .unwrap();
-    let acceptor = tokio_rustls::TlsAcceptor::from(Arc::new(config));
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let port = listener.local_addr().unwrap().port();
-    tokio::spawn(async move {
-        while let Ok((tcp, _)) = listener.accept().await {
-            let (acceptor, handler) = (acceptor.clone(), handler.clone());
-            tokio::spawn(async move {
-                let Ok(tls) = acceptor.accept(tcp).await else {
-                    return;
-                };
-                let svc = hyper::service::service_fn(
-                    move |req: hyper::Request<hyper::body::Incoming>| {
-                        let handler = handler.clone();
-                        async move {
-                            let body = req.into_body().collect().await.unwrap().to_bytes();
-                            let (code, out) = handler(&body);
-                            let mut resp = hyper::Response::new(http_body_util::Full::new(
-                                bytes::Bytes::from(out),
-                            ));
-                            *resp.status_mut() = hyper::StatusCode::from_u16(code).unwrap();
-                            Ok::<_, std::convert::Infallible>(resp)
-                        }
-                    },
-                );
-                let _ = hyper::server::conn::http1::Builder::new()
-                    .serve_connection(hyper_util::rt::TokioIo::new(tls), svc)
-                    .await;
-            });
-        }
-    });
-    std::fs::write(dir.join(format!("{name}-ca.crt")), ca.pem()).unwrap();
-    port
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn image_reviews_are_retried_on_server_errors() {
     use std::sync::atomic::{AtomicUsize, Ordering};
@@ -1404,10 +1345,10 @@ async fn image_reviews_are_retried_on_server_errors() {
     let calls = Arc::new(AtomicUsize::new(0));
     let counter = calls.clone();
     // the first two calls fail with 500; "forbidden" images always get 403
-    let port = status_server(
+    let port = support::tls_server_with_status(
         dir.path(),
         "flaky",
-        Arc::new(move |body: &[u8]| {
+        Arc::new(move |_path: &str, body: &[u8]| {
             let n = counter.fetch_add(1, Ordering::SeqCst);
             let text = String::from_utf8_lossy(body);
             if text.contains("forbidden") {

@@ -167,29 +167,51 @@ const POD_NAMES: &[&str] = &[
 /// Pods: object counts and compute resources of non-terminal pods (kube's pod evaluator).
 pub struct Pods;
 
-fn containers<'a>(obj: &'a Value, key: &str) -> impl Iterator<Item = &'a Value> {
+/// The containers (`containers`, `initContainers`) of a pod.
+pub fn containers<'a>(obj: &'a Value, key: &str) -> impl Iterator<Item = &'a Value> {
     obj.pointer(&format!("/spec/{key}"))
         .and_then(Value::as_array)
         .into_iter()
         .flatten()
 }
 
-/// kube's `PodRequests` / `PodLimits`: containers summed, each init container's as a floor,
-/// plus the pod's overhead.
-fn pod_resources(obj: &Value, what: &str) -> Usage {
-    let mut sum = Usage::new();
-    for c in containers(obj, "containers") {
-        sum = add(&sum, &list(c.pointer(&format!("/resources/{what}"))));
-    }
-    for c in containers(obj, "initContainers") {
-        for (k, q) in list(c.pointer(&format!("/resources/{what}"))) {
-            let keep = sum.get(&k).is_some_and(|have| have.cmp(&q).is_ge());
-            if !keep {
-                sum.insert(k, q);
-            }
+/// The larger of each quantity of `acc` and `more` (kube's `maxResourceList`).
+fn max_into(acc: &mut Usage, more: &Usage) {
+    for (k, q) in more {
+        if acc.get(k).is_none_or(|v| q.cmp(v).is_gt()) {
+            acc.insert(k.clone(), q.clone());
         }
     }
-    add(&sum, &list(obj.pointer("/spec/overhead")))
+}
+
+/// A pod's `requests` or `limits` as kube's `PodRequests` / `PodLimits` sum them without
+/// overhead: the containers' sum (restartable init containers, the sidecars, included)
+/// against the largest init container (with the sidecars started before it).
+pub fn pod_total(pod: &Value, what: &str) -> Usage {
+    let own = |c: &Value| list(c.pointer(&format!("/resources/{what}")));
+    let mut total = Usage::new();
+    for c in containers(pod, "containers") {
+        total = add(&total, &own(c));
+    }
+    let (mut sidecars, mut init) = (Usage::new(), Usage::new());
+    for c in containers(pod, "initContainers") {
+        let mine = own(c);
+        let effective = if c.get("restartPolicy").and_then(Value::as_str) == Some("Always") {
+            total = add(&total, &mine);
+            sidecars = add(&sidecars, &mine);
+            sidecars.clone()
+        } else {
+            add(&mine, &sidecars)
+        };
+        max_into(&mut init, &effective);
+    }
+    max_into(&mut total, &init);
+    total
+}
+
+/// The pod's requests or limits as quota counts them: [`pod_total`] plus the overhead.
+fn pod_resources(obj: &Value, what: &str) -> Usage {
+    add(&pod_total(obj, what), &list(obj.pointer("/spec/overhead")))
 }
 
 fn terminal(obj: &Value) -> bool {

@@ -372,9 +372,22 @@ pub fn pb_envelope(api_version: &str, kind: &str, obj: &impl prost014::Message) 
 
 pub type Handler = std::sync::Arc<dyn Fn(&str, &[u8]) -> String + Send + Sync>;
 
+/// What a [`tls_server_with_status`] answers: the status code and the body.
+pub type StatusHandler = std::sync::Arc<dyn Fn(&str, &[u8]) -> (u16, String) + Send + Sync>;
+
 /// An HTTPS server on loopback with its own CA (written to `<name>-ca.crt` in `dir`); every
 /// request is answered with `handler(path, body)` as JSON. Returns the port.
 pub async fn tls_server(dir: &Path, name: &str, handler: Handler) -> u16 {
+    tls_server_with_status(
+        dir,
+        name,
+        std::sync::Arc::new(move |path: &str, body: &[u8]| (200, handler(path, body))),
+    )
+    .await
+}
+
+/// [`tls_server`] whose handler also picks the status code.
+pub async fn tls_server_with_status(dir: &Path, name: &str, handler: StatusHandler) -> u16 {
     use http_body_util::BodyExt;
     use std::sync::Arc;
     let ca_key = rcgen::KeyPair::generate().unwrap();
@@ -416,10 +429,13 @@ pub async fn tls_server(dir: &Path, name: &str, handler: Handler) -> u16 {
                         async move {
                             let path = req.uri().path().to_string();
                             let body = req.into_body().collect().await.unwrap().to_bytes();
-                            let out = handler(&path, &body);
-                            Ok::<_, std::convert::Infallible>(hyper::Response::new(
-                                http_body_util::Full::new(bytes::Bytes::from(out)),
-                            ))
+                            let (code, out) = handler(&path, &body);
+                            let mut resp = hyper::Response::new(http_body_util::Full::new(
+                                bytes::Bytes::from(out),
+                            ));
+                            *resp.status_mut() = hyper::StatusCode::from_u16(code)
+                                .unwrap_or(hyper::StatusCode::INTERNAL_SERVER_ERROR);
+                            Ok::<_, std::convert::Infallible>(resp)
                         }
                     },
                 );

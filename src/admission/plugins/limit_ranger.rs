@@ -10,6 +10,7 @@ use serde_json::{json, Map, Value};
 use crate::admission::{Attributes, Handle, Operation, Plugin};
 use crate::meta::status::Status;
 use crate::registry::builtin::core::quantity::Quantity;
+use crate::registry::quota::{containers, list, pod_total};
 
 const ANNOTATION: &str = "kubernetes.io/limit-ranger";
 /// `resource.MaxMilliValue`.
@@ -19,15 +20,7 @@ pub struct LimitRanger;
 
 /// A ResourceList as name → quantity (unparsable values are skipped, as validation
 /// refuses them anyway).
-type List = std::collections::BTreeMap<String, Quantity>;
-
-fn list(v: Option<&Value>) -> List {
-    v.and_then(Value::as_object)
-        .into_iter()
-        .flatten()
-        .filter_map(|(k, q)| Quantity::of(q).map(|q| (k.clone(), q)))
-        .collect()
-}
+type List = crate::registry::quota::Usage;
 
 /// Which kind of object the request is about (`None`: not ours).
 fn target(a: &Attributes) -> Option<&'static str> {
@@ -183,75 +176,11 @@ fn aggregate(errs: Vec<String>) -> Option<String> {
     }
 }
 
-fn containers<'a>(pod: &'a Value, list_name: &str) -> impl Iterator<Item = &'a Value> {
-    pod.pointer(&format!("/spec/{list_name}"))
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-}
-
 fn resources(c: &Value) -> (List, List) {
     (
         list(c.pointer("/resources/requests")),
         list(c.pointer("/resources/limits")),
     )
-}
-
-/// `addResourceList`.
-fn add_to(sum: &mut List, more: &List) {
-    for (k, q) in more {
-        let next = match sum.get(k) {
-            Some(v) => v.add(q),
-            None => q.clone(),
-        };
-        sum.insert(k.clone(), next);
-    }
-}
-
-/// `maxResourceList`.
-fn max_into(acc: &mut List, more: &List) {
-    for (k, q) in more {
-        if acc
-            .get(k)
-            .is_none_or(|v| q.cmp(v) == std::cmp::Ordering::Greater)
-        {
-            acc.insert(k.clone(), q.clone());
-        }
-    }
-}
-
-/// The pod's effective requests or limits (`podRequests` / `podLimits`: the containers'
-/// sum, sidecars included, against the largest init container).
-fn pod_total(pod: &Value, requests: bool) -> List {
-    let pick = |c: &Value| {
-        let (r, l) = resources(c);
-        if requests {
-            r
-        } else {
-            l
-        }
-    };
-    let mut total = List::new();
-    for c in containers(pod, "containers") {
-        add_to(&mut total, &pick(c));
-    }
-    let mut sidecars = List::new();
-    let mut init = List::new();
-    for c in containers(pod, "initContainers") {
-        let own = pick(c);
-        let effective = if c.get("restartPolicy").and_then(Value::as_str) == Some("Always") {
-            add_to(&mut total, &own);
-            add_to(&mut sidecars, &own);
-            sidecars.clone()
-        } else {
-            let mut t = own;
-            add_to(&mut t, &sidecars);
-            t
-        };
-        max_into(&mut init, &effective);
-    }
-    max_into(&mut total, &init);
-    total
 }
 
 /// `PodMutateLimitFunc`: the defaults of `lr`'s Container limits where a container has none;
@@ -355,7 +284,7 @@ fn validate_pod(lr: &Value, pod: &Value) -> Vec<String> {
                 }
             }
             "Pod" => {
-                let (req, lim) = (pod_total(pod, true), pod_total(pod, false));
+                let (req, lim) = (pod_total(pod, "requests"), pod_total(pod, "limits"));
                 check(&mut errs, &req, &lim);
             }
             _ => {}
@@ -502,7 +431,7 @@ mod tests {
         );
         let sum = pod_total(
             &json!({"spec": {"containers": [{"resources": {"requests": {"memory": "1Gi"}}}, {"resources": {"requests": {"memory": "512Mi"}}}]}}),
-            true,
+            "requests",
         );
         assert_eq!(sum["memory"].string(), "1536Mi");
     }

@@ -403,7 +403,14 @@ fn rules(
         );
     }
     let value = cel::eval::to_value(obj, self_type);
-    let old_value = old.map(|o| cel::eval::to_value(o, self_type));
+    // the old value only for rules that look at it
+    let transitions = n
+        .rules
+        .iter()
+        .any(|r| r.uses_old_self || r.spec.optional_old_self == Some(true));
+    let old_value = old
+        .filter(|_| transitions)
+        .map(|o| cel::eval::to_value(o, self_type));
     let mut refined: Option<BTreeMap<String, Type>> = None;
     for rule in &n.rules {
         let program = match &rule.program {
