@@ -400,7 +400,8 @@ pub async fn run(
             }
         }
     });
-    let followers = authorizer.start(&watch_cache);
+    let mut followers = authorizer.start(&watch_cache);
+    followers.extend(admission_chain.start(&watch_cache));
     let app = Arc::new(server::App {
         store: store.clone(),
         admission: admission_chain,

@@ -13,6 +13,7 @@
 //! Does not know: HTTP (the edge builds attributes from the request), how the store writes.
 
 pub mod config;
+pub mod matching;
 pub mod plugins;
 
 use std::sync::Arc;
@@ -118,6 +119,37 @@ pub struct Handle {
     pub store: Store,
     pub authz: Option<Arc<crate::authz::Authorizer>>,
     pub warnings: Warnings,
+    pub audit: AuditAnnotations,
+}
+
+/// The audit annotations of the request being admitted (kube's `Attributes.AddAnnotation`):
+/// `key` → value, shared with the handler, which hands them to the audit log. As kube, a
+/// key keeps its first value: a second, different value for it is refused.
+#[derive(Clone, Default)]
+pub struct AuditAnnotations(pub Arc<std::sync::Mutex<std::collections::BTreeMap<String, String>>>);
+
+impl AuditAnnotations {
+    /// Records `key: value`; an error when `key` already holds another value.
+    pub fn add(&self, key: impl Into<String>, value: impl Into<String>) -> Result<(), String> {
+        let (k, v) = (key.into(), value.into());
+        let Ok(mut all) = self.0.lock() else {
+            return Ok(());
+        };
+        match all.get(&k) {
+            Some(old) if *old != v => Err(format!(
+                "admission annotations are not allowd to be overwritten, key:{k:?}, old value: {old:?}, new value:{v:?}"
+            )),
+            _ => {
+                all.insert(k, v);
+                Ok(())
+            }
+        }
+    }
+
+    /// Every annotation recorded so far.
+    pub fn snapshot(&self) -> std::collections::BTreeMap<String, String> {
+        self.0.lock().map(|a| a.clone()).unwrap_or_default()
+    }
 }
 
 /// The `Warning` headers of the response to the request being admitted (kube's
@@ -209,6 +241,13 @@ pub trait Plugin: Send + Sync {
     /// kube's plugin name (`NamespaceLifecycle`).
     fn name(&self) -> &'static str;
 
+    /// Starts what the plugin keeps current in the background (the webhooks' and
+    /// policies' configurations followed from this replica's watch cache); the tasks end
+    /// when the server stops.
+    fn start(&self, _cache: &crate::watch::Cache) -> Vec<tokio::task::JoinHandle<()>> {
+        Vec::new()
+    }
+
     /// The mutating phase: may change `a.object`.
     async fn admit(&self, _a: &mut Attributes, _h: &Handle) -> Result<(), Status> {
         Ok(())
@@ -297,6 +336,11 @@ impl Chain {
     pub fn of(plugins: Vec<Arc<dyn Plugin>>) -> Chain {
         let enabled = plugins.iter().map(|p| p.name()).collect();
         Chain { plugins, enabled }
+    }
+
+    /// [`Plugin::start`] of every plugin.
+    pub fn start(&self, cache: &crate::watch::Cache) -> Vec<tokio::task::JoinHandle<()>> {
+        self.plugins.iter().flat_map(|p| p.start(cache)).collect()
     }
 
     /// Whether plugin `name` is enabled.

@@ -27,7 +27,7 @@ pub struct Webhook {
     cache: Mutex<HashMap<(String, Vec<String>), (Instant, Option<UserInfo>)>>,
 }
 
-fn kubeconfig_bytes(
+pub(crate) fn kubeconfig_bytes(
     doc: &Value,
     base: &Path,
     data_key: &str,

@@ -30,7 +30,8 @@ impl std::fmt::Display for GroupResource<'_> {
 #[derive(Clone, Debug, PartialEq)]
 pub struct Status {
     pub code: u16,
-    pub reason: &'static str,
+    /// kube's `StatusReason` (`NotFound`); a webhook's denial may carry any text.
+    pub reason: std::borrow::Cow<'static, str>,
     pub message: String,
     pub details: Option<Value>,
     /// Seconds for a `Retry-After` header (and `details.retryAfterSeconds`).
@@ -63,7 +64,7 @@ impl Status {
     pub fn new(code: u16, reason: &'static str, message: impl Into<String>) -> Status {
         Status {
             code,
-            reason,
+            reason: std::borrow::Cow::Borrowed(reason),
             message: message.into(),
             details: None,
             retry_after: None,
@@ -97,7 +98,7 @@ impl Status {
             m.insert("message".into(), json!(self.message));
         }
         if !self.reason.is_empty() {
-            m.insert("reason".into(), json!(self.reason));
+            m.insert("reason".into(), json!(self.reason.as_ref()));
         }
         let mut details = self.details.clone();
         if let Some(secs) = self.retry_after {

@@ -167,6 +167,7 @@ impl Ctx {
             store: self.app.store.clone(),
             authz: Some(self.app.authz.clone()),
             warnings: admission::Warnings(self.warnings.clone()),
+            audit: Default::default(),
         };
         let (mutate, validate, charge) = chain.callbacks(base, handle);
         let admit: crate::registry::object::Admit = match rbac {
