@@ -101,6 +101,8 @@ pub struct AdmissionFlags {
     pub enable: Vec<String>,
     pub disable: Vec<String>,
     pub config_file: Option<PathBuf>,
+    /// `--enable-aggregator-routing`: webhooks behind a Service are dialled at an endpoint.
+    pub aggregator_routing: bool,
     /// `--default-not-ready-toleration-seconds` (None: 300).
     pub default_not_ready_toleration_seconds: Option<i64>,
     /// `--default-unreachable-toleration-seconds` (None: 300).
@@ -250,6 +252,7 @@ pub async fn run(
             .default_unreachable_toleration_seconds
             .unwrap_or(300),
     );
+    admission::webhook::client::set_endpoint_routing(cfg.admission.aggregator_routing);
     // Admission flags are checked before anything starts (kube's texts for unknown names).
     let admission_chain = Arc::new(
         admission::Chain::from_flags(

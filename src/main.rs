@@ -229,6 +229,10 @@ enum Command {
         /// with the plugins' configurations.
         #[arg(long)]
         admission_control_config_file: Option<PathBuf>,
+        /// Admission webhooks referenced by a Service are dialled at one of its endpoints
+        /// instead of its cluster IP.
+        #[arg(long)]
+        enable_aggregator_routing: bool,
         /// tolerationSeconds of the not-ready:NoExecute toleration DefaultTolerationSeconds
         /// adds to pods that have none.
         #[arg(long, default_value_t = 300)]
@@ -430,6 +434,7 @@ fn main() -> anyhow::Result<()> {
             enable_admission_plugins,
             disable_admission_plugins,
             admission_control_config_file,
+            enable_aggregator_routing,
             default_not_ready_toleration_seconds,
             default_unreachable_toleration_seconds,
             encryption_provider_config,
@@ -537,6 +542,7 @@ fn main() -> anyhow::Result<()> {
                         enable: enable_admission_plugins,
                         disable: disable_admission_plugins,
                         config_file: admission_control_config_file,
+                        aggregator_routing: enable_aggregator_routing,
                         default_not_ready_toleration_seconds: Some(
                             default_not_ready_toleration_seconds,
                         ),

@@ -15,6 +15,7 @@
 pub mod config;
 pub mod matching;
 pub mod plugins;
+pub mod webhook;
 
 use std::sync::Arc;
 
@@ -63,6 +64,18 @@ pub struct Attributes {
     pub options: Value,
     pub dry_run: bool,
     pub user: UserInfo,
+    /// The mutating chain's second run (kube's `ReinvocationContext`).
+    pub reinvocation: Reinvocation,
+}
+
+/// Whether the mutating chain runs again, and what its plugins remember between the runs:
+/// a mutating webhook with `reinvocationPolicy: IfNeeded` is called once more when a later
+/// plugin changed the object, and every mutating plugin runs again then, as in kube.
+#[derive(Clone, Default)]
+pub struct Reinvocation {
+    pub is_reinvoke: bool,
+    pub should_reinvoke: bool,
+    pub webhooks: webhook::ReinvokeState,
 }
 
 impl Attributes {
@@ -353,10 +366,18 @@ impl Chain {
         &self.enabled
     }
 
-    /// The mutating phase of every plugin, in order.
+    /// The mutating phase of every plugin, in order; once more when a plugin asks for it
+    /// (kube's reinvoker).
     pub async fn admit(&self, a: &mut Attributes, h: &Handle) -> Result<(), Status> {
+        a.reinvocation = Reinvocation::default();
         for p in &self.plugins {
             p.admit(a, h).await?;
+        }
+        if a.reinvocation.should_reinvoke {
+            a.reinvocation.is_reinvoke = true;
+            for p in &self.plugins {
+                p.admit(a, h).await?;
+            }
         }
         Ok(())
     }

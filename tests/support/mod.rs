@@ -388,6 +388,29 @@ pub async fn tls_server(dir: &Path, name: &str, handler: Handler) -> u16 {
 
 /// [`tls_server`] whose handler also picks the status code.
 pub async fn tls_server_with_status(dir: &Path, name: &str, handler: StatusHandler) -> u16 {
+    tls_server_async(
+        dir,
+        name,
+        &["127.0.0.1"],
+        std::sync::Arc::new(move |path: String, body: bytes::Bytes| {
+            let out = handler(&path, &body);
+            Box::pin(async move { out })
+        }),
+    )
+    .await
+}
+
+/// What a [`tls_server_async`] answers, possibly after a while.
+pub type AsyncHandler = std::sync::Arc<
+    dyn Fn(String, bytes::Bytes) -> futures::future::BoxFuture<'static, (u16, String)>
+        + Send
+        + Sync,
+>;
+
+/// An HTTPS server on 127.0.0.1 with its own CA (written to `<name>-ca.crt` in `dir`) and a
+/// certificate for `sans` (IP addresses or DNS names); every request is answered with the
+/// status code and JSON body `handler(path, body)` resolves to. Returns the port.
+pub async fn tls_server_async(dir: &Path, name: &str, sans: &[&str], handler: AsyncHandler) -> u16 {
     use http_body_util::BodyExt;
     use std::sync::Arc;
     let ca_key = rcgen::KeyPair::generate().unwrap();
@@ -396,7 +419,13 @@ pub async fn tls_server_with_status(dir: &Path, name: &str, handler: StatusHandl
     let ca = ca_params.self_signed(&ca_key).unwrap();
     let key = rcgen::KeyPair::generate().unwrap();
     let mut leaf = rcgen::CertificateParams::new(Vec::<String>::new()).unwrap();
-    leaf.subject_alt_names = vec![rcgen::SanType::IpAddress("127.0.0.1".parse().unwrap())];
+    leaf.subject_alt_names = sans
+        .iter()
+        .map(|s| match s.parse() {
+            Ok(ip) => rcgen::SanType::IpAddress(ip),
+            Err(_) => rcgen::SanType::DnsName((*s).try_into().unwrap()),
+        })
+        .collect();
     let leaf = leaf.signed_by(&key, &ca, &ca_key).unwrap();
     let config = rustls::ServerConfig::builder_with_provider(Arc::new(
         rustls::crypto::ring::default_provider(),
@@ -429,7 +458,7 @@ pub async fn tls_server_with_status(dir: &Path, name: &str, handler: StatusHandl
                         async move {
                             let path = req.uri().path().to_string();
                             let body = req.into_body().collect().await.unwrap().to_bytes();
-                            let (code, out) = handler(&path, &body);
+                            let (code, out) = handler(path, body).await;
                             let mut resp = hyper::Response::new(http_body_util::Full::new(
                                 bytes::Bytes::from(out),
                             ));

@@ -146,6 +146,14 @@ pub fn build(name: &str, config: Option<Value>) -> Result<Option<Arc<dyn Plugin>
         "ImagePolicyWebhook" => Some(Arc::new(image_policy::ImagePolicyWebhook::new(config)?)),
         "NodeRestriction" => Some(Arc::new(node_restriction::NodeRestriction)),
         "DenyServiceExternalIPs" => Some(Arc::new(external_ips::DenyServiceExternalIPs)),
+        "MutatingAdmissionWebhook" => Some(Arc::new(crate::admission::webhook::Webhooks::new(
+            crate::admission::webhook::Kind::Mutating,
+            config.as_ref(),
+        )?)),
+        "ValidatingAdmissionWebhook" => Some(Arc::new(crate::admission::webhook::Webhooks::new(
+            crate::admission::webhook::Kind::Validating,
+            config.as_ref(),
+        )?)),
         "OwnerReferencesPermissionEnforcement" => {
             Some(Arc::new(owner_refs::OwnerReferencesPermissionEnforcement))
         }

@@ -162,6 +162,7 @@ impl Ctx {
             options: json!({"kind": options_kind, "apiVersion": "meta.k8s.io/v1"}),
             dry_run,
             user: self.user.clone(),
+            reinvocation: Default::default(),
         };
         let handle = admission::Handle {
             store: self.app.store.clone(),
