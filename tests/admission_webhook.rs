@@ -16,6 +16,8 @@ use reqwest::{Method, StatusCode};
 use serde_json::{json, Value};
 use support::{Reply, Server};
 
+/// Every review the webhook server received: path and body (with the `authorization` header
+/// the caller sent, under `_auth`).
 type Calls = Arc<Mutex<Vec<(String, Value)>>>;
 
 /// The answer of the test's webhook to a review at `path`.
@@ -66,6 +68,11 @@ fn answer(path: &str, review: &Value) -> (u16, String) {
             )
         }
         "/garbage" => (200, "this is not json".into()),
+        "/beta" => (
+            200,
+            json!({"response": {"allowed": false, "status": {"message": "beta says no"}}})
+                .to_string(),
+        ),
         "/wronguid" => (
             200,
             json!({"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview",
@@ -89,17 +96,23 @@ async fn webhook_server(dir: &std::path::Path, calls: Calls) -> u16 {
         dir,
         "hook",
         &["127.0.0.1", "hook.default.svc"],
-        Arc::new(move |path: String, body: bytes::Bytes| {
-            let calls = calls.clone();
-            Box::pin(async move {
-                let review: Value = serde_json::from_slice(&body).unwrap_or_default();
-                calls.lock().unwrap().push((path.clone(), review.clone()));
-                if path == "/slow" {
-                    tokio::time::sleep(Duration::from_secs(3)).await;
-                }
-                answer(&path, &review)
-            })
-        }),
+        Arc::new(
+            move |path: String, headers: http::HeaderMap, body: bytes::Bytes| {
+                let calls = calls.clone();
+                Box::pin(async move {
+                    let review: Value = serde_json::from_slice(&body).unwrap_or_default();
+                    let mut logged = review.clone();
+                    if let Some(a) = headers.get("authorization") {
+                        logged["_auth"] = json!(a.to_str().unwrap_or(""));
+                    }
+                    calls.lock().unwrap().push((path.clone(), logged));
+                    if path == "/slow" {
+                        tokio::time::sleep(Duration::from_secs(3)).await;
+                    }
+                    answer(&path, &review)
+                })
+            },
+        ),
     )
     .await
 }
@@ -696,4 +709,76 @@ async fn selectors_conditions_versions_dry_runs_and_services() {
     assert_eq!(r.code, StatusCode::OK, "{}", r.body);
     let r = until(&s, "after", json!({}), StatusCode::CREATED).await;
     assert_eq!(r.code, StatusCode::CREATED, "{}", r.body);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn credentials_and_v1beta1_reviews() {
+    let dir = tempfile::tempdir().unwrap();
+    let calls: Calls = Arc::default();
+    let port = webhook_server(dir.path(), calls.clone()).await;
+    let ca = ca_bundle(dir.path(), "hook");
+    // The WebhookAdmissionConfiguration's kubeconfig: a token for the service's host:port.
+    let kubeconfig = dir.path().join("webhook-kubeconfig.yaml");
+    std::fs::write(
+        &kubeconfig,
+        format!("apiVersion: v1\nkind: Config\nusers:\n- name: 'hook.default.svc:{port}'\n  user:\n    token: secret-for-the-hook\n- name: '*'\n  user:\n    token: anyone\n"),
+    )
+    .unwrap();
+    let admission = dir.path().join("admission.yaml");
+    std::fs::write(
+        &admission,
+        format!("apiVersion: apiserver.config.k8s.io/v1\nkind: AdmissionConfiguration\nplugins:\n- name: ValidatingAdmissionWebhook\n  configuration:\n    apiVersion: apiserver.config.k8s.io/v1\n    kind: WebhookAdmissionConfiguration\n    kubeConfigFile: {}\n", kubeconfig.display()),
+    )
+    .unwrap();
+    let s = Server::start_with(&[
+        "--admission-control-config-file",
+        admission.to_str().unwrap(),
+    ]);
+    let c = s.client();
+    let r = s
+        .json(&c, Method::POST, "/api/v1/namespaces/default/services", Some(json!({
+            "metadata": {"name": "hook"},
+            "spec": {"type": "ExternalName", "externalName": "localhost", "ports": [{"port": port}]}})))
+        .await;
+    assert_eq!(r.code, StatusCode::CREATED, "{}", r.body);
+    let mut svc = hook("svc.example.com", "", &ca, &["configmaps"], "svc");
+    svc["clientConfig"] = json!({"service": {"namespace": "default", "name": "hook", "port": port, "path": "/teapot"}, "caBundle": ca});
+    let mut beta = hook(
+        "beta.example.com",
+        &format!("https://127.0.0.1:{port}/beta"),
+        &ca,
+        &["configmaps"],
+        "beta",
+    );
+    beta["admissionReviewVersions"] = json!(["v2", "v1beta1", "v1"]);
+    create_config(&s, "Validating", "creds", vec![svc, beta]).await;
+    let r = until(
+        &s,
+        "svc",
+        json!({"hook": "svc"}),
+        StatusCode::from_u16(418).unwrap(),
+    )
+    .await;
+    assert_eq!(r.code.as_u16(), 418, "{}", r.body);
+    let seen = calls_to(&calls, "/teapot");
+    assert_eq!(seen.last().unwrap()["_auth"], "Bearer secret-for-the-hook");
+
+    // the first review version the webhook lists that kube speaks; a v1beta1 reply is not
+    // checked for uid or kind
+    let r = configmap(&s, "default", "beta", json!({"hook": "beta"}), "").await;
+    assert_eq!(r.code, StatusCode::BAD_REQUEST, "{}", r.body);
+    assert_eq!(
+        r.body["message"],
+        "admission webhook \"beta.example.com\" denied the request: beta says no"
+    );
+    let seen = calls_to(&calls, "/beta");
+    assert_eq!(
+        seen.last().unwrap()["apiVersion"],
+        "admission.k8s.io/v1beta1"
+    );
+    assert_eq!(
+        seen.last().unwrap()["_auth"],
+        "Bearer anyone",
+        "the wildcard user"
+    );
 }

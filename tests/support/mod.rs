@@ -392,24 +392,30 @@ pub async fn tls_server_with_status(dir: &Path, name: &str, handler: StatusHandl
         dir,
         name,
         &["127.0.0.1"],
-        std::sync::Arc::new(move |path: String, body: bytes::Bytes| {
-            let out = handler(&path, &body);
-            Box::pin(async move { out })
-        }),
+        std::sync::Arc::new(
+            move |path: String, _headers: http::HeaderMap, body: bytes::Bytes| {
+                let out = handler(&path, &body);
+                Box::pin(async move { out })
+            },
+        ),
     )
     .await
 }
 
 /// What a [`tls_server_async`] answers, possibly after a while.
 pub type AsyncHandler = std::sync::Arc<
-    dyn Fn(String, bytes::Bytes) -> futures::future::BoxFuture<'static, (u16, String)>
+    dyn Fn(
+            String,
+            http::HeaderMap,
+            bytes::Bytes,
+        ) -> futures::future::BoxFuture<'static, (u16, String)>
         + Send
         + Sync,
 >;
 
 /// An HTTPS server on 127.0.0.1 with its own CA (written to `<name>-ca.crt` in `dir`) and a
 /// certificate for `sans` (IP addresses or DNS names); every request is answered with the
-/// status code and JSON body `handler(path, body)` resolves to. Returns the port.
+/// status code and JSON body `handler(path, headers, body)` resolves to. Returns the port.
 pub async fn tls_server_async(dir: &Path, name: &str, sans: &[&str], handler: AsyncHandler) -> u16 {
     use http_body_util::BodyExt;
     use std::sync::Arc;
@@ -457,8 +463,9 @@ pub async fn tls_server_async(dir: &Path, name: &str, sans: &[&str], handler: As
                         let handler = handler.clone();
                         async move {
                             let path = req.uri().path().to_string();
+                            let headers = req.headers().clone();
                             let body = req.into_body().collect().await.unwrap().to_bytes();
-                            let (code, out) = handler(path, body).await;
+                            let (code, out) = handler(path, headers, body).await;
                             let mut resp = hyper::Response::new(http_body_util::Full::new(
                                 bytes::Bytes::from(out),
                             ));

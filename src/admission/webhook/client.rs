@@ -421,37 +421,37 @@ async fn endpoint(
         .get("", "v1", "endpoints", Some(namespace), name)
         .await
         .ok_or_else(|| format!("endpoints \"{name}\" not found"))?;
+    let (ip, port) = endpoint_address(&eps, svc_port, rand::random())
+        .ok_or_else(|| format!("no endpoints available for service \"{name}\""))?;
+    lookup(&ip, port).await
+}
+
+/// The address of `eps` serving the port `svc_port` names: the first subset with that port
+/// and an address, one of its addresses picked by `pick`.
+fn endpoint_address(eps: &Value, svc_port: &Value, pick: usize) -> Option<(String, u16)> {
     let port_name = svc_port.get("name").and_then(Value::as_str).unwrap_or("");
-    for subset in eps
-        .get("subsets")
+    eps.get("subsets")
         .and_then(Value::as_array)
         .into_iter()
         .flatten()
-    {
-        let Some(p) = subset
-            .get("ports")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-            .find(|p| p.get("name").and_then(Value::as_str).unwrap_or("") == port_name)
-            .and_then(|p| p.get("port").and_then(Value::as_u64))
-            .and_then(|p| u16::try_from(p).ok())
-        else {
-            continue;
-        };
-        let addrs: Vec<&str> = subset
-            .get("addresses")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-            .filter_map(|a| a.get("ip").and_then(Value::as_str))
-            .collect();
-        if !addrs.is_empty() {
-            let pick = addrs[rand::random::<usize>() % addrs.len()];
-            return lookup(pick, p).await;
-        }
-    }
-    Err(format!("no endpoints available for service \"{name}\""))
+        .find_map(|subset| {
+            let port = subset
+                .get("ports")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+                .find(|p| p.get("name").and_then(Value::as_str).unwrap_or("") == port_name)
+                .and_then(|p| p.get("port").and_then(Value::as_u64))
+                .and_then(|p| u16::try_from(p).ok())?;
+            let addrs: Vec<&str> = subset
+                .get("addresses")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+                .filter_map(|a| a.get("ip").and_then(Value::as_str))
+                .collect();
+            (!addrs.is_empty()).then(|| (addrs[pick % addrs.len()].to_string(), port))
+        })
 }
 
 /// The addresses of `host` (IPv4 first, as they are tried in order).
@@ -494,6 +494,24 @@ mod tests {
         assert_eq!(t("plain.ns.svc:443"), "no-port");
         assert_eq!(t("plain.ns.svc:8443"), "any");
         assert_eq!(t("elsewhere:443"), "any");
+    }
+
+    #[test]
+    fn endpoints_are_chosen_by_the_service_port_name() {
+        let eps = serde_json::json!({"subsets": [
+            {"addresses": [{"ip": "10.0.0.1"}], "ports": [{"name": "metrics", "port": 9090}]},
+            {"addresses": [], "ports": [{"name": "https", "port": 8443}]},
+            {"addresses": [{"ip": "10.0.0.2"}, {"ip": "10.0.0.3"}], "ports": [{"name": "https", "port": 8443}]},
+        ]});
+        let port = serde_json::json!({"name": "https", "port": 443});
+        assert_eq!(
+            endpoint_address(&eps, &port, 1),
+            Some(("10.0.0.3".to_string(), 8443))
+        );
+        assert_eq!(
+            endpoint_address(&eps, &serde_json::json!({"port": 1}), 0),
+            None
+        );
     }
 
     #[test]
