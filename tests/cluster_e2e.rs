@@ -765,7 +765,9 @@ fn custom_resources_are_served_by_every_replica() {
 }
 
 /// ResourceQuota across three replicas: 32 concurrent creates through the load balancer
-/// against `count/configmaps: 10` leave exactly 10 objects and a usage of 10.
+/// against `count/configmaps: 10` leave exactly 10 objects and a usage of 10. Then a new
+/// validating webhook (a TLS server started here) applies on every replica within a second
+/// of being written.
 #[test]
 fn quota_is_exact_across_replicas() {
     if Command::new("haproxy").arg("-v").output().is_err() || !replicas_supported() {
@@ -865,4 +867,63 @@ fn quota_is_exact_across_replicas() {
         "jsonpath={.status.used.count/configmaps}",
     ]);
     assert_eq!(used.trim(), limit.to_string());
+
+    // A new webhook applies on every replica as soon as its watch delivers it.
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let port = rt.block_on(support::tls_server(
+        c.dir(),
+        "deny",
+        std::sync::Arc::new(|_: &str, body: &[u8]| {
+            let review: serde_json::Value = serde_json::from_slice(body).unwrap_or_default();
+            serde_json::json!({"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview",
+                "response": {"uid": review["request"]["uid"], "allowed": false,
+                    "status": {"code": 403, "message": "denied everywhere"}}})
+            .to_string()
+        }),
+    ));
+    use base64::Engine;
+    let ca = base64::engine::general_purpose::STANDARD
+        .encode(std::fs::read(c.dir().join("deny-ca.crt")).unwrap());
+    c.retry(&["create", "namespace", "hooked"], |_| false);
+    c.retry(&["label", "namespace", "hooked", "webhook=on"], |_| false);
+    let hook = c.dir().join("webhook.yaml");
+    std::fs::write(
+        &hook,
+        format!("apiVersion: admissionregistration.k8s.io/v1\nkind: ValidatingWebhookConfiguration\nmetadata:\n  name: deny-everywhere\nwebhooks:\n- name: deny.example.com\n  clientConfig:\n    url: https://127.0.0.1:{port}/\n    caBundle: {ca}\n  rules:\n  - operations: [CREATE]\n    apiGroups: ['']\n    apiVersions: [v1]\n    resources: [configmaps]\n  namespaceSelector:\n    matchLabels: {{webhook: 'on'}}\n  sideEffects: None\n  admissionReviewVersions: [v1]\n"),
+    )
+    .unwrap();
+    c.retry(&["apply", "-f", hook.to_str().unwrap()], |_| false);
+    let written = Instant::now();
+    let mut n = 0;
+    for i in 1..=3 {
+        let server = format!("https://{}", c.ports[&format!("REPLICA_{i}_API")]);
+        loop {
+            let out = c.kubectl(&[
+                "--server",
+                &server,
+                "create",
+                "configmap",
+                &format!("probe-{n}"),
+                "-n",
+                "hooked",
+            ]);
+            n += 1;
+            if stderr(&out).contains(
+                "admission webhook \"deny.example.com\" denied the request: denied everywhere",
+            ) {
+                break;
+            }
+            assert!(
+                written.elapsed() < Duration::from_secs(3),
+                "replica {i} did not apply the webhook: {}{}",
+                stdout(&out),
+                stderr(&out)
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+    eprintln!(
+        "the webhook applied on all three replicas {:?} after it was written",
+        written.elapsed()
+    );
 }
