@@ -46,6 +46,14 @@ fn strings(v: Option<&Value>) -> Vec<String> {
         .unwrap_or_default()
 }
 
+/// kube's matchers single out Namespaces by group and resource: a Namespace is cluster-scoped
+/// but its requests name it as their namespace, and its own labels select it.
+const NAMESPACES: &str = "namespaces";
+
+fn is_namespace(group: &str, resource: &str) -> bool {
+    group.is_empty() && resource == NAMESPACES
+}
+
 fn any_or(set: &[String], s: &str) -> bool {
     set.iter().any(|x| x == "*" || x == s)
 }
@@ -72,11 +80,11 @@ impl Rule {
     /// kube's `rules.Matcher.Matches` (scope, operation, group, version, resource and
     /// subresource) for the request `a` as a request for `t`.
     pub fn matches(&self, a: &Attributes, t: &Target<'_>) -> bool {
-        let is_namespace = t.group.is_empty() && t.resource == "namespaces";
+        let ns = is_namespace(t.group, t.resource);
         let scope = match self.scope.as_deref() {
             None | Some("*") => true,
-            Some("Namespaced") => !is_namespace && !a.namespace.is_empty(),
-            Some("Cluster") => is_namespace || a.namespace.is_empty(),
+            Some("Namespaced") => !ns && !a.namespace.is_empty(),
+            Some("Cluster") => ns || a.namespace.is_empty(),
             Some(_) => false,
         };
         scope
@@ -253,7 +261,7 @@ async fn namespace_selector_matches(
     a: &Attributes,
     h: &Handle,
 ) -> Result<bool, Status> {
-    let is_namespace = a.resource.group.is_empty() && a.resource.resource == "namespaces";
+    let is_namespace = is_namespace(&a.resource.group, &a.resource.resource);
     let ns_name = if is_namespace {
         a.name.as_str()
     } else {

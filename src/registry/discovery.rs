@@ -114,6 +114,22 @@ const CREATE_SUBRESOURCES: &[CreateSubresource] = &[
     },
 ];
 
+/// The kind a request on subresource `sub` of `r` is for (kube's `KindFor`): `scale` is
+/// autoscaling/v1 Scale, the create-only subresources have their own kinds, any other (and
+/// no subresource) is the resource's kind.
+pub fn subresource_kind(r: &Resource, sub: &str) -> (String, String, String) {
+    if sub == "scale" && r.scale.is_some() {
+        return ("autoscaling".into(), "v1".into(), "Scale".into());
+    }
+    match CREATE_SUBRESOURCES
+        .iter()
+        .find(|c| c.group == r.group && c.resource == r.resource && c.name == sub)
+    {
+        Some(c) => (c.kind_group.into(), c.kind_version.into(), c.kind.into()),
+        None => (r.group.clone(), r.version.clone(), r.kind.clone()),
+    }
+}
+
 /// The create-only review resources (`server::handlers::{authentication, access_review}`):
 /// not stored, so not in the resource table.
 struct Review {

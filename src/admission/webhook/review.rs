@@ -7,6 +7,7 @@ use serde_json::{json, Map, Value};
 
 use crate::admission::Attributes;
 use crate::meta::status::Status;
+use crate::registry::discovery::subresource_kind;
 use crate::registry::resource::Resource;
 
 /// The AdmissionReview versions a webhook may take, in kube's preference (the webhook's
@@ -17,20 +18,6 @@ pub fn review_version(versions: &[String]) -> Option<&'static str> {
         "v1beta1" => Some("admission.k8s.io/v1beta1"),
         _ => None,
     })
-}
-
-/// The kind of a request on `r` with `subresource` (kube's `KindFor`: a subresource with a
-/// kind of its own, as `scale` has, reports that kind).
-pub fn kind_for(r: &Resource, subresource: &str) -> (String, String, String) {
-    let own = || (r.group.clone(), r.version.clone(), r.kind.clone());
-    let fixed = |g: &str, v: &str, k: &str| (g.to_string(), v.to_string(), k.to_string());
-    match (r.group.as_str(), r.resource.as_str(), subresource) {
-        (_, _, "scale") => fixed("autoscaling", "v1", "Scale"),
-        ("", "pods", "eviction") => fixed("policy", "v1", "Eviction"),
-        ("", "pods", "binding") | ("", "bindings", "") => fixed("", "v1", "Binding"),
-        ("", "serviceaccounts", "token") => fixed("authentication.k8s.io", "v1", "TokenRequest"),
-        _ => own(),
-    }
 }
 
 fn gvk((g, v, k): (String, String, String)) -> Value {
@@ -53,14 +40,14 @@ pub fn request(
 ) -> Value {
     let mut req = Map::new();
     req.insert("uid".into(), json!(uid));
-    req.insert("kind".into(), gvk(kind_for(hooked, &a.subresource)));
+    req.insert("kind".into(), gvk(subresource_kind(hooked, &a.subresource)));
     req.insert("resource".into(), gvr(hooked));
     if !a.subresource.is_empty() {
         req.insert("subResource".into(), json!(a.subresource));
     }
     req.insert(
         "requestKind".into(),
-        gvk(kind_for(&a.resource, &a.subresource)),
+        gvk(subresource_kind(&a.resource, &a.subresource)),
     );
     req.insert("requestResource".into(), gvr(&a.resource));
     if !a.subresource.is_empty() {
