@@ -302,6 +302,7 @@ resources:
             ("aescbc", 24),
             ("aescbc", 32),
             ("aesgcm", 16),
+            ("aesgcm", 24),
             ("aesgcm", 32),
             ("secretbox", 32),
         ] {

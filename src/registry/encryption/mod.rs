@@ -5,7 +5,7 @@
 //! The first provider of a resource's rule encrypts, with its first key; every provider and
 //! key of the rule may decrypt, chosen by the value's prefix as kube writes it
 //! (`k8s:enc:<provider>:v1:<key name>:`); values without a prefix are plaintext, readable
-//! only when the rule lists `identity`. Providers: `identity`, `aesgcm` (16- or 32-byte
+//! only when the rule lists `identity`. Providers: `identity`, `aesgcm` (16-, 24- or 32-byte
 //! keys, the storage key as authenticated data), `aescbc` (16-, 24- or 32-byte keys, PKCS#7)
 //! and `secretbox` (XSalsa20-Poly1305, 32-byte keys), byte for byte kube's layouts
 //! ([`ciphers`]). A value no provider can open is an error naming why, never garbage.
