@@ -226,7 +226,7 @@ impl Cipher {
     }
 }
 
-fn random<const N: usize>() -> Option<[u8; N]> {
+pub(super) fn random<const N: usize>() -> Option<[u8; N]> {
     let mut b = [0u8; N];
     SystemRandom::new().fill(&mut b).ok()?;
     Some(b)
