@@ -477,8 +477,14 @@ impl Kms {
                 let Some(s) = weak.upgrade() else {
                     return;
                 };
+                let was_ok = ok;
                 ok = match s.check().await {
-                    Ok(()) => true,
+                    Ok(()) => {
+                        if !was_ok {
+                            super::note_recovered();
+                        }
+                        true
+                    }
                     Err(e) => {
                         tracing::warn!("kms plugin failed health check probe: {e}");
                         false

@@ -73,6 +73,19 @@ const PREFIX: &[u8] = b"k8s:enc:";
 /// The configuration of this process (readers never lock; a reload swaps it).
 static GLOBAL: ArcSwapOption<Encryption> = ArcSwapOption::const_empty();
 
+/// How many times a provider (a KMS plugin) answered again after failing.
+static RECOVERIES: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+/// A count that moves whenever a provider that could not seal or open values (a KMS plugin
+/// down) works again: the watch cache then reloads values it had to leave out.
+pub fn recoveries() -> u64 {
+    RECOVERIES.load(std::sync::atomic::Ordering::SeqCst)
+}
+
+fn note_recovered() {
+    RECOVERIES.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+}
+
 /// Installs (or, on reload, replaces) the configuration of this process.
 pub fn install(e: Encryption) {
     GLOBAL.store(Some(Arc::new(e)));
