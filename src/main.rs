@@ -242,7 +242,8 @@ enum Command {
         #[arg(long, default_value_t = 300)]
         default_unreachable_toleration_seconds: i64,
         /// EncryptionConfiguration (apiserver.config.k8s.io/v1) for encryption at rest:
-        /// providers `identity`, `aescbc`, `aesgcm` and `secretbox`.
+        /// providers `identity`, `aescbc`, `aesgcm`, `secretbox` and `kms` (`apiVersion: v2`,
+        /// a KMS v2 plugin on a Unix socket).
         #[arg(long)]
         encryption_provider_config: Option<PathBuf>,
         /// Reload the encryption config when the file changes (checked every second); a

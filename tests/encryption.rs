@@ -753,3 +753,378 @@ async fn keys_rotate_with_the_storage_migration() {
     let c = s.client();
     read_all(&s, &c, &written).await;
 }
+
+/// A KMS v2 plugin for the tests, served on a Unix socket in its own folder by its own
+/// thread: it "encrypts" a seed as `<key id>|` and the seed XORed with a byte, its key ID can
+/// change, and it can be stopped and started again on the same socket.
+struct KmsPlugin {
+    dir: tempfile::TempDir,
+    key_id: std::sync::Arc<std::sync::Mutex<String>>,
+    decrypts: std::sync::Arc<std::sync::atomic::AtomicUsize>,
+    stop: Option<(
+        tokio::sync::oneshot::Sender<()>,
+        std::thread::JoinHandle<()>,
+    )>,
+}
+
+mod kms_plugin {
+    use rafter::registry::encryption::kms::proto::key_management_service_server::KeyManagementService;
+    use rafter::registry::encryption::kms::proto::*;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::{Arc, Mutex};
+    use tonic::{Request, Response, Status};
+
+    pub struct Service {
+        pub key_id: Arc<Mutex<String>>,
+        pub decrypts: Arc<AtomicUsize>,
+    }
+
+    fn xor(b: &[u8]) -> Vec<u8> {
+        b.iter().map(|c| c ^ 0xa5).collect()
+    }
+
+    #[tonic::async_trait]
+    impl KeyManagementService for Service {
+        async fn status(
+            &self,
+            _: Request<StatusRequest>,
+        ) -> Result<Response<StatusResponse>, Status> {
+            Ok(Response::new(StatusResponse {
+                version: "v2".into(),
+                healthz: "ok".into(),
+                key_id: self.key_id.lock().unwrap().clone(),
+            }))
+        }
+        async fn decrypt(
+            &self,
+            r: Request<DecryptRequest>,
+        ) -> Result<Response<DecryptResponse>, Status> {
+            self.decrypts.fetch_add(1, Ordering::SeqCst);
+            let r = r.into_inner();
+            let tag = format!("{}|", r.key_id);
+            match r.ciphertext.strip_prefix(tag.as_bytes()) {
+                Some(rest) => Ok(Response::new(DecryptResponse {
+                    plaintext: xor(rest),
+                })),
+                None => Err(Status::invalid_argument("not a ciphertext of this plugin")),
+            }
+        }
+        async fn encrypt(
+            &self,
+            r: Request<EncryptRequest>,
+        ) -> Result<Response<EncryptResponse>, Status> {
+            let r = r.into_inner();
+            let key_id = self.key_id.lock().unwrap().clone();
+            let mut ciphertext = format!("{key_id}|").into_bytes();
+            ciphertext.extend(xor(&r.plaintext));
+            Ok(Response::new(EncryptResponse {
+                ciphertext,
+                key_id,
+                annotations: [("version.kms.example.com".to_string(), b"1".to_vec())].into(),
+            }))
+        }
+    }
+}
+
+impl KmsPlugin {
+    fn new(key_id: &str) -> KmsPlugin {
+        let mut p = KmsPlugin {
+            dir: tempfile::tempdir().unwrap(),
+            key_id: std::sync::Arc::new(std::sync::Mutex::new(key_id.to_string())),
+            decrypts: Default::default(),
+            stop: None,
+        };
+        p.start();
+        p
+    }
+
+    fn socket(&self) -> std::path::PathBuf {
+        self.dir.path().join("kms.sock")
+    }
+
+    fn start(&mut self) {
+        use rafter::registry::encryption::kms::proto::key_management_service_server::KeyManagementServiceServer;
+        let path = self.socket();
+        let _ = std::fs::remove_file(&path);
+        let service = kms_plugin::Service {
+            key_id: self.key_id.clone(),
+            decrypts: self.decrypts.clone(),
+        };
+        let (tx, rx) = tokio::sync::oneshot::channel::<()>();
+        let (ready_tx, ready_rx) = std::sync::mpsc::channel();
+        let thread = std::thread::spawn(move || {
+            let rt = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .unwrap();
+            rt.block_on(async move {
+                let listener = tokio::net::UnixListener::bind(&path).unwrap();
+                ready_tx.send(()).unwrap();
+                let incoming = futures::stream::unfold(listener, |l| async move {
+                    let conn = l.accept().await.map(|(s, _)| s);
+                    Some((conn, l))
+                });
+                let server = tonic::transport::Server::builder()
+                    .add_service(KeyManagementServiceServer::new(service))
+                    .serve_with_incoming(incoming);
+                tokio::select! {
+                    _ = server => {}
+                    _ = rx => {}
+                }
+            });
+            // Open connections end with the runtime: the plugin is gone.
+            rt.shutdown_timeout(Duration::from_millis(200));
+        });
+        ready_rx.recv_timeout(Duration::from_secs(10)).unwrap();
+        self.stop = Some((tx, thread));
+    }
+
+    fn stop(&mut self) {
+        if let Some((tx, thread)) = self.stop.take() {
+            let _ = tx.send(());
+            let _ = thread.join();
+        }
+        let _ = std::fs::remove_file(self.socket());
+    }
+
+    fn set_key_id(&self, key_id: &str) {
+        *self.key_id.lock().unwrap() = key_id.to_string();
+    }
+}
+
+impl Drop for KmsPlugin {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}
+
+fn kms_config(plugin: &KmsPlugin) -> String {
+    config(&format!(
+        "  - kms:\n      apiVersion: v2\n      name: testkms\n      endpoint: unix://{}\n      timeout: 2s\n  - identity: {{}}\n",
+        plugin.socket().display()
+    ))
+}
+
+/// The key ID a stored `kms` v2 value names (its `EncryptedObject`).
+fn stored_key_id(stored: &[u8]) -> String {
+    use prost::Message;
+    let body = stored
+        .strip_prefix(b"k8s:enc:kms:v2:testkms:".as_slice())
+        .expect("the kms v2 prefix");
+    let obj = rafter::registry::encryption::kms::proto::EncryptedObject::decode(body).unwrap();
+    assert_eq!(
+        obj.encrypted_dek_source_type, 1,
+        "HKDF_SHA256_XNONCE_AES_GCM_SEED"
+    );
+    assert_eq!(obj.annotations["version.kms.example.com"], b"1");
+    obj.key_id
+}
+
+/// A `kms` v2 provider first: Secrets are kube's envelope at rest, read back (after a restart
+/// through the plugin's Decrypt); after the plugin's key ID changes, an unchanged Secret
+/// PUT back is rewritten (stale) and `rafter admin migrate-storage` rewrites the others
+/// under the new key ID.
+#[tokio::test]
+async fn kms_v2_secrets_are_ciphertext_at_rest_and_follow_the_key_id() {
+    let plugin = KmsPlugin::new("key-1");
+    let cfg_dir = tempfile::tempdir().unwrap();
+    let cfg = cfg_dir.path().join("encryption.yaml");
+    std::fs::write(&cfg, kms_config(&plugin)).unwrap();
+    let endpoint = format!("127.0.0.1:{}", free_port());
+    let mut s = Server::start_with(&[
+        "--encryption-provider-config",
+        cfg.to_str().unwrap(),
+        "--admin-listen",
+        &endpoint,
+    ]);
+    let c = s.client();
+    let mut written = Vec::new();
+    for name in ["db", "cache", "queue"] {
+        let v = b64(&format!("kms-plaintext-marker-{name}-4417"));
+        let r = s
+            .json(
+                &c,
+                Method::POST,
+                "/api/v1/namespaces/default/secrets",
+                Some(secret(name, &v)),
+            )
+            .await;
+        assert_eq!(r.code.as_u16(), 201, "{}", r.body);
+        written.push(("default", name, v));
+    }
+    read_all(&s, &c, &written).await;
+    let data = s.dir.path();
+    for (_, _, v) in &written {
+        assert!(!found(data, v.as_bytes()), "a secret is in the clear");
+    }
+    assert!(
+        found(data, b"k8s:enc:kms:v2:testkms:"),
+        "no kms v2 prefix stored"
+    );
+    assert_eq!(plugin.decrypts.load(std::sync::atomic::Ordering::SeqCst), 0);
+
+    // Restarted: the seed is asked of the plugin (then cached) and every Secret reads.
+    s.restart();
+    let c = s.client();
+    read_all(&s, &c, &written).await;
+    assert!(plugin.decrypts.load(std::sync::atomic::Ordering::SeqCst) >= 1);
+
+    // The plugin's key changes; a replica picks the key ID up from Status (every minute, or
+    // at a start) and seals with a new seed.
+    plugin.set_key_id("key-2");
+    s.restart();
+    let c = s.client();
+    read_all(&s, &c, &written).await;
+    let path = "/api/v1/namespaces/default/secrets/db";
+    let item = s.json(&c, Method::GET, path, None).await.body;
+    let before = item["metadata"]["resourceVersion"].clone();
+    let r = s.json(&c, Method::PUT, path, Some(item)).await;
+    assert_eq!(r.code.as_u16(), 200, "{}", r.body);
+    assert_ne!(
+        r.body["metadata"]["resourceVersion"], before,
+        "a value of the old key ID was not rewritten"
+    );
+    // Current now: PUT back unchanged is a no-op.
+    let item = r.body.clone();
+    let before = item["metadata"]["resourceVersion"].clone();
+    let r = s.json(&c, Method::PUT, path, Some(item)).await;
+    assert_eq!(r.body["metadata"]["resourceVersion"], before, "{}", r.body);
+
+    let backup = |name: &str| {
+        let work = tempfile::tempdir().unwrap();
+        let file = work.path().join("rafter.backup");
+        admin_ok(&[
+            "backup",
+            "--out",
+            file.to_str().unwrap(),
+            "--endpoint",
+            &endpoint,
+            "--data-dir",
+            s.dir.path().to_str().unwrap(),
+        ]);
+        stored_key_id(&backup_value(
+            &file,
+            &format!("/core/secrets/default/{name}"),
+        ))
+    };
+    assert_eq!(backup("db"), "key-2");
+    assert_eq!(backup("cache"), "key-1");
+    admin_ok(&[
+        "migrate-storage",
+        "--resource",
+        "secrets",
+        "--endpoint",
+        &endpoint,
+        "--data-dir",
+        s.dir.path().to_str().unwrap(),
+    ]);
+    for (_, name, _) in &written {
+        assert_eq!(backup(name), "key-2", "{name} not rewritten");
+    }
+    read_all(&s, &c, &written).await;
+}
+
+/// The plugin down: Secrets whose seed is cached still read; a replica started while it is
+/// down answers writes (and reads) of Secrets with a clear 500 Status, serves everything
+/// else, and seals again once the plugin is back.
+#[tokio::test]
+async fn kms_v2_plugin_down_fails_writes_clearly() {
+    let mut plugin = KmsPlugin::new("key-1");
+    let cfg_dir = tempfile::tempdir().unwrap();
+    let cfg = cfg_dir.path().join("encryption.yaml");
+    std::fs::write(&cfg, kms_config(&plugin)).unwrap();
+    let mut s = Server::start_with(&["--encryption-provider-config", cfg.to_str().unwrap()]);
+    let c = s.client();
+    let v = b64("kms-down-marker-a");
+    let r = s
+        .json(
+            &c,
+            Method::POST,
+            "/api/v1/namespaces/default/secrets",
+            Some(secret("a", &v)),
+        )
+        .await;
+    assert_eq!(r.code.as_u16(), 201, "{}", r.body);
+    let written = vec![("default", "a", v.clone())];
+
+    plugin.stop();
+    read_all(&s, &c, &written).await;
+
+    s.restart();
+    let c = s.client();
+    let w = b64("kms-down-marker-b");
+    let r = s
+        .json(
+            &c,
+            Method::POST,
+            "/api/v1/namespaces/default/secrets",
+            Some(secret("b", &w)),
+        )
+        .await;
+    assert_eq!(r.code.as_u16(), 500, "{}", r.body);
+    assert_eq!(r.body["kind"], "Status", "{}", r.body);
+    assert_eq!(r.body["reason"], "InternalError", "{}", r.body);
+    let msg = r.body["message"].as_str().unwrap_or("");
+    assert!(
+        msg.contains("failed to encrypt the value with the kms provider \"testkms\"")
+            && msg.contains("not ready"),
+        "{msg}"
+    );
+    assert!(!msg.contains(&w), "{msg}");
+    let r = s
+        .json(
+            &c,
+            Method::GET,
+            "/api/v1/namespaces/default/secrets/a",
+            None,
+        )
+        .await;
+    assert_eq!(r.code.as_u16(), 500, "{}", r.body);
+    let msg = r.body["message"].as_str().unwrap_or("");
+    assert!(msg.contains("kms provider \"testkms\""), "{msg}");
+    assert!(!msg.contains(&v), "{msg}");
+    let r = s
+        .json(&c, Method::GET, "/api/v1/namespaces/default", None)
+        .await;
+    assert_eq!(r.code.as_u16(), 200, "{}", r.body);
+
+    // Back: the next Status (every 10 s while failing) loads a seed; writes and reads work.
+    plugin.start();
+    let deadline = Instant::now() + Duration::from_secs(40);
+    loop {
+        let r = s
+            .json(
+                &c,
+                Method::POST,
+                "/api/v1/namespaces/default/secrets",
+                Some(secret("b", &w)),
+            )
+            .await;
+        if r.code.as_u16() == 201 {
+            break;
+        }
+        assert_eq!(r.code.as_u16(), 500, "{}", r.body);
+        assert!(Instant::now() < deadline, "never sealed again: {}", r.body);
+        tokio::time::sleep(Duration::from_millis(500)).await;
+    }
+    read_all(&s, &c, &[("default", "a", v), ("default", "b", w)]).await;
+    let names: Vec<String> = all_secrets(&s, &c)
+        .await
+        .iter()
+        .map(|i| i["metadata"]["name"].as_str().unwrap_or("").to_string())
+        .collect();
+    // Lists too: the watch cache reloads what it could not open while the plugin was down.
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let mut names = names;
+    while names.len() < 2 {
+        assert!(Instant::now() < deadline, "listed: {names:?}");
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        names = all_secrets(&s, &c)
+            .await
+            .iter()
+            .map(|i| i["metadata"]["name"].as_str().unwrap_or("").to_string())
+            .collect();
+    }
+    names.sort();
+    assert_eq!(names, ["a", "b"]);
+}

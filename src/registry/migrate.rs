@@ -126,14 +126,16 @@ impl Store {
             .kvs
             .iter()
             .zip(objs)
-            .map(|(kv, obj)| Txn {
-                compares: vec![Compare::ModRevision(kv.key.clone(), kv.mod_revision)],
-                success: vec![Op::Put {
-                    value: encode(&kv.key, &obj),
-                    key: kv.key.clone(),
-                }],
+            .map(|(kv, obj)| {
+                Ok(Txn {
+                    compares: vec![Compare::ModRevision(kv.key.clone(), kv.mod_revision)],
+                    success: vec![Op::Put {
+                        value: encode(&kv.key, &obj)?,
+                        key: kv.key.clone(),
+                    }],
+                })
             })
-            .collect();
+            .collect::<Result<_, Status>>()?;
         let results: Vec<_> = stream::iter(txns)
             .map(|t| {
                 let kv = self.kv().clone();

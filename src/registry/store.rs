@@ -177,13 +177,19 @@ fn set_rv(obj: &mut Value, rev: Revision) {
 }
 
 /// The stored bytes of `obj` at `key`: its JSON without resourceVersion, sealed when
-/// encryption at rest covers the resource.
-pub(crate) fn encode(key: &[u8], obj: &Value) -> Vec<u8> {
+/// encryption at rest covers the resource (an internal error when it cannot be sealed, a
+/// KMS plugin not ready, say: the write fails).
+pub(crate) fn encode(key: &[u8], obj: &Value) -> Result<Vec<u8>, Status> {
     let mut o = obj.clone();
     if let Some(meta) = o.get_mut("metadata").and_then(Value::as_object_mut) {
         meta.remove("resourceVersion");
     }
-    super::encryption::seal(key, serde_json::to_vec(&o).unwrap_or_default())
+    super::encryption::seal(key, serde_json::to_vec(&o).unwrap_or_default()).map_err(|e| {
+        Status::internal(format!(
+            "cannot write the object at {:?}: {e}",
+            String::from_utf8_lossy(key)
+        ))
+    })
 }
 
 /// The compares and writes of charged objects (quotas) in a write's transaction.
@@ -191,14 +197,15 @@ fn add_charges(
     charged: &[crate::registry::object::Charged],
     compares: &mut Vec<Compare>,
     success: &mut Vec<Op>,
-) {
+) -> Result<(), Status> {
     for c in charged {
         compares.push(Compare::ModRevision(c.key.clone(), c.mod_revision));
         success.push(Op::Put {
-            value: encode(&c.key, &c.value),
+            value: encode(&c.key, &c.value)?,
             key: c.key.clone(),
         });
     }
+    Ok(())
 }
 
 /// Characters kube uses for generated name suffixes (no vowels, no confusable digits).
@@ -626,10 +633,10 @@ impl Store {
                 });
             }
             let mut success = vec![Op::Put {
-                value: encode(&key, &obj),
+                value: encode(&key, &obj)?,
                 key,
             }];
-            add_charges(&charged, &mut compares, &mut success);
+            add_charges(&charged, &mut compares, &mut success)?;
             let resp = self
                 .kv
                 .txn(Txn { compares, success })
@@ -822,9 +829,9 @@ impl Store {
             let mut compares = vec![Compare::ModRevision(scope.key(name), cur.mod_revision)];
             let mut success = vec![Op::Put {
                 key: scope.key(name),
-                value: encode(&scope.key(name), &new),
+                value: encode(&scope.key(name), &new)?,
             }];
-            add_charges(&charged, &mut compares, &mut success);
+            add_charges(&charged, &mut compares, &mut success)?;
             let resp = self
                 .kv
                 .txn(Txn { compares, success })
@@ -928,7 +935,7 @@ impl Store {
                     compares: vec![Compare::ModRevision(scope.key(name), cur.mod_revision)],
                     success: vec![Op::Put {
                         key: scope.key(name),
-                        value: encode(&scope.key(name), &new),
+                        value: encode(&scope.key(name), &new)?,
                     }],
                 })
                 .await

@@ -115,11 +115,16 @@ pub fn resource_prefix(key: &[u8]) -> Option<&[u8]> {
     None
 }
 
+/// Whether a value was left out because it could not be decoded (a KMS plugin down, say):
+/// the dispatcher reloads once encryption at rest reports a provider recovered.
+static LEFT_OUT: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
 fn decode_arc(kv: &kv::KeyValue) -> Option<Arc<Value>> {
     match store::decode(kv) {
         Ok(v) => Some(Arc::new(v)),
         Err(e) => {
             // Left out of lists and watches; a GET asks storage and reports the error.
+            LEFT_OUT.store(true, Ordering::SeqCst);
             tracing::error!("watch cache: {}", e.message);
             None
         }
@@ -703,6 +708,7 @@ async fn dispatcher(weak: Weak<Inner>, mut feed: broadcast::Receiver<Arc<Vec<Eve
     let mut check = tokio::time::interval(STALL_CHECK);
     check.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     let mut seen_kv_rev: Revision = 0;
+    let mut seen_recoveries = 0;
     loop {
         tokio::select! {
             msg = feed.recv() => {
@@ -727,6 +733,15 @@ async fn dispatcher(weak: Weak<Inner>, mut feed: broadcast::Receiver<Arc<Vec<Eve
                     inner.catch_up();
                 }
                 seen_kv_rev = inner.store.kv().current_revision();
+                // A KMS plugin answers again: values it could not open before are read now.
+                let recoveries = crate::registry::encryption::recoveries();
+                if recoveries != seen_recoveries {
+                    seen_recoveries = recoveries;
+                    if LEFT_OUT.swap(false, Ordering::SeqCst) {
+                        tracing::info!("watch cache: an encryption provider recovered; reloading values it could not decode");
+                        inner.resync();
+                    }
+                }
             }
         }
     }

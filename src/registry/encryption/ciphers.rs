@@ -2,7 +2,8 @@
 //! `k8s:enc:<provider>:v1:<key name>:`):
 //!
 //! - `aesgcm`: a random 12-byte nonce, then AES-GCM ciphertext and tag, the storage key as
-//!   authenticated data (16- or 32-byte keys);
+//!   authenticated data (16-, 24- or 32-byte keys: ring for AES-128/256, RustCrypto's
+//!   `aes-gcm` for AES-192, which ring lacks);
 //! - `aescbc`: a random 16-byte IV, then AES-CBC ciphertext of the PKCS#7-padded value
 //!   (16-, 24- or 32-byte keys);
 //! - `secretbox`: a random 24-byte nonce, then NaCl's secretbox (XSalsa20-Poly1305: the
@@ -10,6 +11,7 @@
 //!
 //! Opening reports why a value does not open in kube's words, never the key or the data.
 
+use aes_gcm::aead::consts::U12;
 use cbc::cipher::block_padding::Pkcs7;
 use cbc::cipher::{BlockDecryptMut, BlockEncryptMut, KeyIvInit};
 use crypto_secretbox::aead::{AeadInPlace, KeyInit};
@@ -37,8 +39,7 @@ impl Kind {
     /// The key lengths kube accepts for the kind.
     pub fn key_sizes(self) -> &'static [usize] {
         match self {
-            // kube accepts 24 bytes too; ring's AES-GCM has no AES-192.
-            Kind::AesGcm => &[16, 32],
+            Kind::AesGcm => &[16, 24, 32],
             Kind::AesCbc => &[16, 24, 32],
             Kind::Secretbox => &[32],
         }
@@ -63,10 +64,15 @@ impl Kind {
 /// One key, ready to seal and open.
 pub enum Cipher {
     Gcm(Box<LessSafeKey>),
+    /// AES-192-GCM (24-byte keys), the same layout.
+    Gcm192(Box<Aes192Gcm>),
     /// The raw key (16, 24 or 32 bytes); the key schedule is made per value.
     Cbc(Vec<u8>),
     Secretbox(Box<crypto_secretbox::XSalsa20Poly1305>),
 }
+
+/// AES-192 in GCM mode with the standard 12-byte nonce.
+pub type Aes192Gcm = aes_gcm::AesGcm<aes::Aes192, U12>;
 
 const CBC_BLOCK: usize = 16;
 const SECRETBOX_NONCE: usize = 24;
@@ -79,6 +85,11 @@ impl Cipher {
             Kind::AesGcm => {
                 let alg = match key.len() {
                     16 => &AES_128_GCM,
+                    24 => {
+                        return Aes192Gcm::new_from_slice(key)
+                            .ok()
+                            .map(|c| Cipher::Gcm192(Box::new(c)))
+                    }
                     32 => &AES_256_GCM,
                     _ => return None,
                 };
@@ -105,6 +116,15 @@ impl Cipher {
                     &mut data,
                 )
                 .ok()?;
+                let mut out = nonce.to_vec();
+                out.extend_from_slice(&data);
+                Some(out)
+            }
+            Cipher::Gcm192(c) => {
+                let nonce: [u8; NONCE_LEN] = random()?;
+                let mut data = plain.to_vec();
+                c.encrypt_in_place(&nonce.into(), storage_key, &mut data)
+                    .ok()?;
                 let mut out = nonce.to_vec();
                 out.extend_from_slice(&data);
                 Some(out)
@@ -158,6 +178,16 @@ impl Cipher {
                     .map_err(|_| "cipher: message authentication failed")?;
                 Ok(plain.to_vec())
             }
+            Cipher::Gcm192(c) => {
+                if sealed.len() < NONCE_LEN {
+                    return Err(SHORT);
+                }
+                let (nonce, data) = sealed.split_at(NONCE_LEN);
+                let mut buf = data.to_vec();
+                c.decrypt_in_place(nonce.into(), storage_key, &mut buf)
+                    .map_err(|_| "cipher: message authentication failed")?;
+                Ok(buf)
+            }
             Cipher::Cbc(key) => {
                 if sealed.len() < CBC_BLOCK {
                     return Err(SHORT);
@@ -196,7 +226,7 @@ impl Cipher {
     }
 }
 
-fn random<const N: usize>() -> Option<[u8; N]> {
+pub(super) fn random<const N: usize>() -> Option<[u8; N]> {
     let mut b = [0u8; N];
     SystemRandom::new().fill(&mut b).ok()?;
     Some(b)
@@ -219,12 +249,27 @@ mod tests {
     #[test]
     fn each_cipher_round_trips_and_refuses_other_keys() {
         roundtrip(Kind::AesGcm, &[1; 16]);
+        roundtrip(Kind::AesGcm, &[1; 24]);
         roundtrip(Kind::AesGcm, &[1; 32]);
         roundtrip(Kind::AesCbc, &[1; 16]);
         roundtrip(Kind::AesCbc, &[1; 24]);
         roundtrip(Kind::AesCbc, &[1; 32]);
         roundtrip(Kind::Secretbox, &[1; 32]);
-        assert!(Cipher::new(Kind::AesGcm, &[1; 24]).is_none());
+        assert!(Cipher::new(Kind::AesGcm, &[1; 20]).is_none());
+        // AES-192-GCM is bound to its key and its authenticated data.
+        let a = Cipher::new(Kind::AesGcm, &[1; 24]).unwrap();
+        let b = Cipher::new(Kind::AesGcm, &[2; 24]).unwrap();
+        let sealed = a.seal(b"/k", b"{\"a\":1}").unwrap();
+        assert_eq!(sealed.len(), 12 + 7 + 16);
+        assert!(b
+            .open(b"/k", &sealed)
+            .unwrap_err()
+            .contains("authentication"));
+        assert!(a
+            .open(b"/other", &sealed)
+            .unwrap_err()
+            .contains("authentication"));
+        assert!(a.open(b"/k", &sealed[..8]).unwrap_err().contains("shorter"));
         assert!(Cipher::new(Kind::Secretbox, &[1; 16]).is_none());
 
         let a = Cipher::new(Kind::Secretbox, &[1; 32]).unwrap();
@@ -276,6 +321,35 @@ mod tests {
         stored.extend_from_slice(&ct);
         assert_eq!(c.open(b"", &stored).unwrap(), plain);
         assert_eq!(c.open(b"", &sealed).unwrap(), plain);
+    }
+
+    /// The GCM specification's test case 11 (AES-192, 60-byte plaintext, 20 bytes of
+    /// authenticated data), stored as kube lays it out (nonce, ciphertext, tag).
+    #[test]
+    fn aesgcm_192_reads_the_gcm_spec_vector() {
+        let hex = |s: &str| -> Vec<u8> {
+            (0..s.len())
+                .step_by(2)
+                .map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap())
+                .collect()
+        };
+        let key = hex("feffe9928665731c6d6a8f9467308308feffe9928665731c");
+        let aad = hex("feedfacedeadbeeffeedfacedeadbeefabaddad2");
+        let plain = hex(concat!(
+            "d9313225f88406e5a55909c5aff5269a86a7a9531534f7da2e4c303d8a318a72",
+            "1c3c0c95956809532fcf0e2449a6b525b16aedf5aa0de657ba637b39"
+        ));
+        let stored = hex(concat!(
+            "cafebabefacedbaddecaf888",
+            "3980ca0b3c00e841eb06fac4872a2757859e1ceaa6efd984628593b40ca1e19c",
+            "7d773d00c144c525ac619d18c84a3f4718e2448b2fe324d9ccda2710",
+            "2519498e80f1478f37ba55bd6d27618c"
+        ));
+        let c = Cipher::new(Kind::AesGcm, &key).unwrap();
+        assert_eq!(c.open(&aad, &stored).unwrap(), plain);
+        let sealed = c.seal(&aad, &plain).unwrap();
+        assert_eq!(sealed.len(), stored.len());
+        assert_eq!(c.open(&aad, &sealed).unwrap(), plain);
     }
 
     /// NaCl's `tests/secretbox.c` vector (what Go's `nacl/secretbox`, and so kube, writes

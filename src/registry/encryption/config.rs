@@ -4,13 +4,23 @@
 //! [16 24 32]`); every error is reported, joined as kube's aggregate (`[a, b]`). Secrets never
 //! reach an error text: key material is `REDACTED` and quoted values of YAML errors too.
 //!
+//! `kms` providers are validated as kube validates them (a name, unique across the file and
+//! without `:` for v2; an endpoint `unix://...`; a positive `timeout`, default 3s; no
+//! `cachesize` for v2; `apiVersion` v1 or v2, default v1) and, with `apiVersion: v2`, started
+//! ([`super::kms`]) once the whole file is valid. `apiVersion: v1` is refused with kube 1.33's
+//! text (KMSv1 is off by default there; it is not implemented here).
+//!
 //! Beyond kube: duplicate key names within a provider are refused (kube would silently use
-//! the first), and `kms` providers are refused (not implemented here).
+//! the first).
+
+use std::collections::HashSet;
+use std::time::Duration;
 
 use base64::Engine;
 use serde::Deserialize;
 
 use super::ciphers::{Cipher, Kind};
+use super::kms::{Kms, Timing};
 use super::{NamedKey, Provider, Rule};
 
 #[derive(Deserialize)]
@@ -54,10 +64,35 @@ struct FileKey {
 }
 
 #[derive(Deserialize, Default)]
+#[serde(rename_all = "camelCase")]
 struct FileKms {
     #[serde(default)]
+    api_version: String,
+    #[serde(default)]
     name: String,
+    #[serde(default)]
+    endpoint: String,
+    #[serde(default)]
+    cachesize: Option<i32>,
+    #[serde(default)]
+    timeout: Option<String>,
 }
+
+/// A validated `kms` v2 provider, started once the whole file is valid.
+struct KmsSpec {
+    name: String,
+    socket: std::path::PathBuf,
+    timeout: Duration,
+}
+
+/// A validated provider.
+enum Built {
+    Ready(Provider),
+    Kms(KmsSpec),
+}
+
+/// kube's default `timeout` of a `kms` provider.
+const KMS_TIMEOUT: Duration = Duration::from_secs(3);
 
 /// The rules of `text`, or every problem found, as kube words them.
 pub fn parse(text: &str) -> Result<Vec<Rule>, String> {
@@ -81,6 +116,7 @@ pub fn parse(text: &str) -> Result<Vec<Rule>, String> {
         errs.push("resources: Required value: at least one resources is required".to_string());
     }
     let mut rules = Vec::new();
+    let mut kms_names = HashSet::new();
     for (i, r) in cfg.resources.into_iter().enumerate() {
         let rp = format!("resources[{i}].resources");
         let pp = format!("resources[{i}].providers");
@@ -105,23 +141,44 @@ pub fn parse(text: &str) -> Result<Vec<Rule>, String> {
         }
         let mut providers = Vec::new();
         for (j, p) in r.providers.into_iter().enumerate() {
-            if let Some(p) = provider(p, &format!("{pp}[{j}]"), &mut errs) {
+            if let Some(p) = provider(p, &format!("{pp}[{j}]"), &mut kms_names, &mut errs) {
                 providers.push(p);
             }
         }
-        rules.push(Rule {
-            resources: r.resources,
-            providers,
-        });
+        rules.push((r.resources, providers));
     }
     match errs.len() {
-        0 => Ok(rules),
-        1 => Err(errs.remove(0)),
-        _ => Err(format!("[{}]", errs.join(", "))),
+        0 => {}
+        1 => return Err(errs.remove(0)),
+        _ => return Err(format!("[{}]", errs.join(", "))),
     }
+    // Valid: plugins are called only now.
+    Ok(rules
+        .into_iter()
+        .map(|(resources, providers)| Rule {
+            resources,
+            providers: providers
+                .into_iter()
+                .map(|b| match b {
+                    Built::Ready(p) => p,
+                    Built::Kms(k) => Provider::Kms(Box::new(Kms::start(
+                        &k.name,
+                        k.socket,
+                        k.timeout,
+                        Timing::default(),
+                    ))),
+                })
+                .collect(),
+        })
+        .collect())
 }
 
-fn provider(p: FileProvider, path: &str, errs: &mut Vec<String>) -> Option<Provider> {
+fn provider(
+    p: FileProvider,
+    path: &str,
+    kms_names: &mut HashSet<String>,
+    errs: &mut Vec<String>,
+) -> Option<Built> {
     let set = [
         p.kms.is_some(),
         p.aesgcm.is_some(),
@@ -141,14 +198,10 @@ fn provider(p: FileProvider, path: &str, errs: &mut Vec<String>) -> Option<Provi
         return None;
     }
     if let Some(kms) = p.kms {
-        errs.push(format!(
-            "{path}.kms: Invalid value: {:?}: kms providers are not supported by this server (use aescbc, aesgcm or secretbox)",
-            kms.name
-        ));
-        return None;
+        return kms_provider(kms, &format!("{path}.kms"), kms_names, errs).map(Built::Kms);
     }
     if p.identity.is_some() {
-        return Some(Provider::Identity);
+        return Some(Built::Ready(Provider::Identity));
     }
     let (kind, keys) = match (p.aesgcm, p.aescbc, p.secretbox) {
         (Some(k), _, _) => (Kind::AesGcm, k),
@@ -208,7 +261,214 @@ fn provider(p: FileProvider, path: &str, errs: &mut Vec<String>) -> Option<Provi
             cipher,
         });
     }
-    (errs.len() == before).then_some(Provider::Keyed { kind, keys: out })
+    (errs.len() == before).then_some(Built::Ready(Provider::Keyed { kind, keys: out }))
+}
+
+/// kube's `validateKMSConfiguration` (name, timeout, endpoint, cachesize, apiVersion, in its
+/// order), after its defaults (apiVersion v1, timeout 3s), then the v1 refusal.
+fn kms_provider(
+    k: FileKms,
+    path: &str,
+    names: &mut HashSet<String>,
+    errs: &mut Vec<String>,
+) -> Option<KmsSpec> {
+    let before = errs.len();
+    let api_version = if k.api_version.is_empty() {
+        "v1".to_string()
+    } else {
+        k.api_version
+    };
+    let v1 = api_version == "v1";
+    if k.name.is_empty() {
+        errs.push(format!(
+            "{path}.name: Required value: name is a mandatory field for a provider"
+        ));
+    }
+    if !v1 && k.name.contains(':') {
+        errs.push(format!(
+            "{path}.name: Invalid value: {:?}: invalid KMS provider name {}, must not contain ':'",
+            k.name, k.name
+        ));
+    }
+    // v1 names need not be unique without automatic reload; v1 is refused below anyway.
+    if !v1 && names.contains(&k.name) {
+        errs.push(format!(
+            "{path}.name: Invalid value: {:?}: duplicate KMS provider name {}, names must be unique",
+            k.name, k.name
+        ));
+    }
+    names.insert(k.name.clone());
+    let timeout = match k.timeout.as_deref() {
+        None => Some(KMS_TIMEOUT),
+        Some(t) => match go_duration(t) {
+            Err(e) => {
+                errs.push(format!("{path}.timeout: {e}"));
+                None
+            }
+            Ok(ns) if ns <= 0 => {
+                errs.push(format!(
+                    "{path}.timeout: Invalid value: {}: timeout should be a positive value",
+                    go_duration_string(ns)
+                ));
+                None
+            }
+            Ok(ns) => Some(Duration::from_nanos(ns as u64)),
+        },
+    };
+    let socket = if k.endpoint.is_empty() {
+        errs.push(format!(
+            "{path}.endpoint: Invalid value: \"\": endpoint is a mandatory field for a kms"
+        ));
+        None
+    } else {
+        match unix_socket(&k.endpoint) {
+            Ok(p) => Some(p),
+            Err(scheme) => {
+                errs.push(format!(
+                    "{path}.endpoint: Invalid value: {:?}: unsupported scheme {scheme:?} for KMS provider, only unix is supported",
+                    k.endpoint
+                ));
+                None
+            }
+        }
+    };
+    // kube defaults cachesize (1000) for v1 only, so a v2 one was written in the file.
+    match (v1, k.cachesize) {
+        (false, Some(n)) => errs.push(format!(
+            "{path}.cachesize: Invalid value: {n}: cachesize is not supported in v2"
+        )),
+        (true, Some(0)) => errs.push(format!(
+            "{path}.cachesize: Invalid value: 0: cachesize should be a positive value, or negative to disable"
+        )),
+        _ => {}
+    }
+    if !v1 && api_version != "v2" {
+        errs.push(format!(
+            "{path}.apiVersion: Invalid value: {api_version:?}: unsupported apiVersion apiVersion for KMS provider, only v1 and v2 are supported"
+        ));
+    }
+    if errs.len() != before {
+        return None;
+    }
+    if v1 {
+        errs.push("KMSv1 is deprecated and will only receive security updates going forward. Use KMSv2 instead.  Set --feature-gates=KMSv1=true to use the deprecated KMSv1 feature.".into());
+        return None;
+    }
+    Some(KmsSpec {
+        name: k.name,
+        socket: socket?,
+        timeout: timeout?,
+    })
+}
+
+/// The socket path of a `unix://` endpoint as kube's `ParseEndpoint` takes it (the URL's
+/// path), or the scheme it has instead.
+fn unix_socket(endpoint: &str) -> Result<std::path::PathBuf, String> {
+    let scheme = match endpoint.split_once(':') {
+        Some((s, _))
+            if !s.is_empty()
+                && s.starts_with(|c: char| c.is_ascii_alphabetic())
+                && s.chars()
+                    .all(|c| c.is_ascii_alphanumeric() || "+-.".contains(c)) =>
+        {
+            s.to_ascii_lowercase()
+        }
+        _ => String::new(),
+    };
+    if scheme != "unix" {
+        return Err(scheme);
+    }
+    let rest = &endpoint[5..];
+    let path = match rest.strip_prefix("//") {
+        // unix://host/path: the path
+        Some(after) => after.find('/').map(|i| &after[i..]).unwrap_or(""),
+        None => rest,
+    };
+    Ok(std::path::PathBuf::from(path))
+}
+
+/// Go's `time.ParseDuration`, in nanoseconds.
+fn go_duration(s: &str) -> Result<i128, String> {
+    let invalid = || format!("time: invalid duration {s:?}");
+    let (neg, mut rest) = match s.as_bytes().first() {
+        Some(b'-') => (true, &s[1..]),
+        Some(b'+') => (false, &s[1..]),
+        _ => (false, s),
+    };
+    if rest == "0" {
+        return Ok(0);
+    }
+    if rest.is_empty() {
+        return Err(invalid());
+    }
+    let mut total: f64 = 0.0;
+    while !rest.is_empty() {
+        let num_end = rest
+            .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+            .unwrap_or(rest.len());
+        let num = &rest[..num_end];
+        if num.is_empty() || num == "." || num.matches('.').count() > 1 {
+            return Err(invalid());
+        }
+        rest = &rest[num_end..];
+        let unit_end = rest
+            .find(|c: char| c.is_ascii_digit() || c == '.')
+            .unwrap_or(rest.len());
+        let scale: f64 = match &rest[..unit_end] {
+            "ns" => 1.0,
+            "us" | "µs" | "μs" => 1e3,
+            "ms" => 1e6,
+            "s" => 1e9,
+            "m" => 60e9,
+            "h" => 3600e9,
+            "" => return Err(format!("time: missing unit in duration {s:?}")),
+            u => return Err(format!("time: unknown unit {u:?} in duration {s:?}")),
+        };
+        rest = &rest[unit_end..];
+        total += num.parse::<f64>().map_err(|_| invalid())? * scale;
+    }
+    let ns = total.round() as i128;
+    Ok(if neg { -ns } else { ns })
+}
+
+/// Go's `time.Duration.String`.
+fn go_duration_string(ns: i128) -> String {
+    fn frac(v: u128, div: u128) -> String {
+        let (int, f) = (v / div, v % div);
+        if f == 0 {
+            return int.to_string();
+        }
+        let width = div.to_string().len() - 1;
+        let digits = format!("{f:0width$}");
+        format!("{int}.{}", digits.trim_end_matches('0'))
+    }
+    if ns == 0 {
+        return "0s".into();
+    }
+    let u = ns.unsigned_abs();
+    let s = if u < 1_000 {
+        format!("{u}ns")
+    } else if u < 1_000_000 {
+        format!("{}µs", frac(u, 1_000))
+    } else if u < 1_000_000_000 {
+        format!("{}ms", frac(u, 1_000_000))
+    } else {
+        let (h, rem) = (u / 3_600_000_000_000, u % 3_600_000_000_000);
+        let (m, sec) = (rem / 60_000_000_000, rem % 60_000_000_000);
+        let secs = format!("{}s", frac(sec, 1_000_000_000));
+        if h > 0 {
+            format!("{h}h{m}m{secs}")
+        } else if m > 0 {
+            format!("{m}m{secs}")
+        } else {
+            secs
+        }
+    };
+    if ns < 0 {
+        format!("-{s}")
+    } else {
+        s
+    }
 }
 
 /// `msg` with every double-quoted part replaced by `"REDACTED"` (YAML errors quote the
@@ -279,8 +539,6 @@ resources:
             "  - aescbc:\n      keys:\n      - {{name: key1, secret: {k}}}\n    identity: {{}}\n"
         ));
         assert!(e.contains("more than one provider specified"), "{e}");
-        let e = err("  - kms:\n      apiVersion: v2\n      name: vault\n      endpoint: unix:///tmp/kms.sock\n");
-        assert!(e.contains("kms providers are not supported"), "{e}");
         let e = err("  - {}\n");
         assert!(
             e.contains("does not contain any of the expected providers"),
@@ -295,6 +553,88 @@ resources:
     }
 
     #[test]
+    fn kms_providers_are_validated_as_kube_validates_them() {
+        let kms = |body: &str| format!("  - kms:\n{body}");
+        // v2 with a name containing ':', tcp, cachesize and a zero timeout: all reported.
+        let e = err(&kms("      apiVersion: v2\n      name: 'a:b'\n      endpoint: tcp://127.0.0.1:1\n      cachesize: 100\n      timeout: 0s\n"));
+        assert_eq!(
+            e,
+            "[resources[0].providers[0].kms.name: Invalid value: \"a:b\": invalid KMS provider name a:b, must not contain ':', \
+resources[0].providers[0].kms.timeout: Invalid value: 0s: timeout should be a positive value, \
+resources[0].providers[0].kms.endpoint: Invalid value: \"tcp://127.0.0.1:1\": unsupported scheme \"tcp\" for KMS provider, only unix is supported, \
+resources[0].providers[0].kms.cachesize: Invalid value: 100: cachesize is not supported in v2]"
+        );
+        let e = err(&kms("      apiVersion: v2\n"));
+        assert_eq!(
+            e,
+            "[resources[0].providers[0].kms.name: Required value: name is a mandatory field for a provider, \
+resources[0].providers[0].kms.endpoint: Invalid value: \"\": endpoint is a mandatory field for a kms]"
+        );
+        let e = err(&kms(
+            "      apiVersion: v3\n      name: x\n      endpoint: unix:///tmp/x.sock\n",
+        ));
+        assert_eq!(e, "resources[0].providers[0].kms.apiVersion: Invalid value: \"v3\": unsupported apiVersion apiVersion for KMS provider, only v1 and v2 are supported");
+        let e = err(&kms("      apiVersion: v2\n      name: x\n      endpoint: unix:///tmp/x.sock\n      timeout: -1m30s\n"));
+        assert_eq!(e, "resources[0].providers[0].kms.timeout: Invalid value: -1m30s: timeout should be a positive value");
+        let e = err(&kms("      apiVersion: v2\n      name: x\n      endpoint: unix:///tmp/x.sock\n      timeout: 3x\n"));
+        assert!(e.contains("unknown unit \"x\""), "{e}");
+        // Names are unique across the file, whatever the rule.
+        let text = "kind: EncryptionConfiguration\nresources:\n- resources: [secrets]\n  providers:\n  - kms: {apiVersion: v2, name: vault, endpoint: 'unix:///tmp/a.sock'}\n- resources: [configmaps]\n  providers:\n  - kms: {apiVersion: v2, name: vault, endpoint: 'unix:///tmp/b.sock'}\n";
+        assert_eq!(
+            parse(text).err().unwrap(),
+            "resources[1].providers[0].kms.name: Invalid value: \"vault\": duplicate KMS provider name vault, names must be unique"
+        );
+        // v1 (also the default apiVersion) is refused with kube 1.33's text.
+        for v in ["      apiVersion: v1\n", ""] {
+            let e = err(&kms(&format!(
+                "{v}      name: x\n      endpoint: unix:///tmp/x.sock\n"
+            )));
+            assert!(e.starts_with("KMSv1 is deprecated and will only receive security updates going forward. Use KMSv2 instead."), "{e}");
+        }
+        let e = err(&kms("      apiVersion: v1\n      name: x\n      endpoint: unix:///tmp/x.sock\n      cachesize: 0\n"));
+        assert_eq!(e, "resources[0].providers[0].kms.cachesize: Invalid value: 0: cachesize should be a positive value, or negative to disable");
+    }
+
+    #[test]
+    fn endpoints_and_durations_read_as_go_reads_them() {
+        assert_eq!(
+            unix_socket("unix:///tmp/kms.sock").unwrap(),
+            std::path::PathBuf::from("/tmp/kms.sock")
+        );
+        assert_eq!(
+            unix_socket("unix:/tmp/kms.sock").unwrap(),
+            std::path::PathBuf::from("/tmp/kms.sock")
+        );
+        assert_eq!(
+            unix_socket("unix://host/kms.sock").unwrap(),
+            std::path::PathBuf::from("/kms.sock")
+        );
+        assert_eq!(unix_socket("/tmp/kms.sock").unwrap_err(), "");
+        assert_eq!(unix_socket("HTTPS://x").unwrap_err(), "https");
+        for (text, ns) in [
+            ("3s", 3_000_000_000i128),
+            ("1.5s", 1_500_000_000),
+            ("500ms", 500_000_000),
+            ("1m30s", 90_000_000_000),
+            ("0", 0),
+            ("-2h", -7_200_000_000_000),
+        ] {
+            assert_eq!(go_duration(text).unwrap(), ns, "{text}");
+        }
+        assert!(go_duration("").is_err() && go_duration("3").is_err() && go_duration("s").is_err());
+        for (ns, text) in [
+            (0i128, "0s"),
+            (1_500_000_000, "1.5s"),
+            (90_000_000_000, "1m30s"),
+            (-1, "-1ns"),
+            (2_500_000, "2.5ms"),
+            (3_600_000_000_000, "1h0m0s"),
+        ] {
+            assert_eq!(go_duration_string(ns), text);
+        }
+    }
+
+    #[test]
     fn the_kinds_key_sizes_are_accepted() {
         let b64 = |n: usize| base64::engine::general_purpose::STANDARD.encode(vec![7u8; n]);
         for (kind, n) in [
@@ -302,6 +642,7 @@ resources:
             ("aescbc", 24),
             ("aescbc", 32),
             ("aesgcm", 16),
+            ("aesgcm", 24),
             ("aesgcm", 32),
             ("secretbox", 32),
         ] {

@@ -4,22 +4,28 @@
 //!
 //! The first provider of a resource's rule encrypts, with its first key; every provider and
 //! key of the rule may decrypt, chosen by the value's prefix as kube writes it
-//! (`k8s:enc:<provider>:v1:<key name>:`); values without a prefix are plaintext, readable
-//! only when the rule lists `identity`. Providers: `identity`, `aesgcm` (16- or 32-byte
-//! keys, the storage key as authenticated data), `aescbc` (16-, 24- or 32-byte keys, PKCS#7)
-//! and `secretbox` (XSalsa20-Poly1305, 32-byte keys), byte for byte kube's layouts
-//! ([`ciphers`]). A value no provider can open is an error naming why, never garbage.
+//! (`k8s:enc:<provider>:v1:<key name>:`, `k8s:enc:kms:v2:<provider name>:`); values without
+//! a prefix are plaintext, readable only when the rule lists `identity`. Providers:
+//! `identity`, `aesgcm` (16-, 24- or 32-byte keys, the storage key as authenticated data),
+//! `aescbc` (16-, 24- or 32-byte keys, PKCS#7) and `secretbox` (XSalsa20-Poly1305, 32-byte
+//! keys), byte for byte kube's layouts ([`ciphers`]), and `kms` with `apiVersion: v2`:
+//! envelope encryption by a KMS v2 plugin on a Unix socket, a seed per plugin key ID and a
+//! key derived per value, as kube 1.33 ([`kms`]). A value no provider can open is an error
+//! naming why, never garbage; a value that cannot be sealed (a KMS plugin not ready) is an
+//! error of the write, never stored in the clear.
 //!
 //! Key rotation as kube documents it works: a key added second reads, moved first writes,
 //! and a value not written by the first key is *stale* ([`stale`]), so a no-op update (GET
-//! and PUT back) still rewrites it with the current key.
+//! and PUT back) still rewrites it with the current key; a `kms` value is stale too when its
+//! key ID is not the plugin's current one.
 //!
 //! The file is validated as kube validates it, with its texts ([`config`]); a bad file does
 //! not load. Does not know: HTTP, which resources exist (rules match the key's group and
-//! resource), `kms` (refused when configured).
+//! resource).
 
 mod ciphers;
 mod config;
+pub mod kms;
 
 use std::sync::Arc;
 
@@ -48,6 +54,7 @@ struct NamedKey {
 enum Provider {
     Identity,
     Keyed { kind: Kind, keys: Vec<NamedKey> },
+    Kms(Box<kms::Kms>),
 }
 
 struct Rule {
@@ -65,6 +72,19 @@ const PREFIX: &[u8] = b"k8s:enc:";
 
 /// The configuration of this process (readers never lock; a reload swaps it).
 static GLOBAL: ArcSwapOption<Encryption> = ArcSwapOption::const_empty();
+
+/// How many times a provider (a KMS plugin) answered again after failing.
+static RECOVERIES: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+/// A count that moves whenever a provider that could not seal or open values (a KMS plugin
+/// down) works again: the watch cache then reloads values it had to leave out.
+pub fn recoveries() -> u64 {
+    RECOVERIES.load(std::sync::atomic::Ordering::SeqCst)
+}
+
+fn note_recovered() {
+    RECOVERIES.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+}
 
 /// Installs (or, on reload, replaces) the configuration of this process.
 pub fn install(e: Encryption) {
@@ -140,26 +160,31 @@ impl Encryption {
         })
     }
 
-    /// The key that writes values of the rule (its first provider's first key), if any.
-    fn writer(rule: &Rule) -> Option<&NamedKey> {
-        match rule.providers.first() {
-            Some(Provider::Keyed { keys, .. }) => keys.first(),
-            _ => None,
-        }
-    }
-
-    fn seal(&self, key: &[u8], plain: Vec<u8>) -> Vec<u8> {
-        let Some(k) = self.rule(key).and_then(Encryption::writer) else {
-            return plain;
-        };
-        match k.cipher.seal(key, &plain) {
-            Some(sealed) => {
+    fn seal(&self, key: &[u8], plain: Vec<u8>) -> Result<Vec<u8>, Error> {
+        match self.rule(key).and_then(|r| r.providers.first()) {
+            Some(Provider::Keyed { kind, keys }) => {
+                let Some(k) = keys.first() else {
+                    return Ok(plain);
+                };
+                // No randomness: fail rather than reuse a nonce or store in the clear.
+                let sealed = k.cipher.seal(key, &plain).ok_or_else(|| {
+                    Error(format!(
+                        "failed to encrypt the value with key {:?} of the {} provider: no randomness available",
+                        k.name,
+                        kind.name()
+                    ))
+                })?;
                 let mut out = k.prefix.clone();
                 out.extend_from_slice(&sealed);
-                out
+                Ok(out)
             }
-            // No randomness: store in the clear rather than reuse a nonce.
-            None => plain,
+            Some(Provider::Kms(k)) => k.seal(key, &plain).map_err(|why| {
+                Error(format!(
+                    "failed to encrypt the value with the kms provider {:?}: {why}",
+                    k.name()
+                ))
+            }),
+            _ => Ok(plain),
         }
     }
 
@@ -179,6 +204,17 @@ impl Encryption {
             ));
         };
         for p in &rule.providers {
+            if let Provider::Kms(k) = p {
+                if stored.starts_with(k.prefix()) {
+                    return k.open(key, stored).map(Some).map_err(|why| {
+                        Error(format!(
+                            "failed to decrypt the value with the kms provider {:?}: {why}",
+                            k.name()
+                        ))
+                    });
+                }
+                continue;
+            }
             let Provider::Keyed { kind, keys } = p else {
                 continue;
             };
@@ -206,19 +242,22 @@ impl Encryption {
     }
 
     fn stale(&self, key: &[u8], stored: &[u8]) -> bool {
-        match self.rule(key).map(|r| (r, Encryption::writer(r))) {
-            Some((_, Some(k))) => !stored.starts_with(&k.prefix),
+        match self.rule(key).and_then(|r| r.providers.first()) {
+            Some(Provider::Keyed { keys, .. }) => {
+                keys.first().is_none_or(|k| !stored.starts_with(&k.prefix))
+            }
+            Some(Provider::Kms(k)) => !stored.starts_with(k.prefix()) || k.stale(stored),
             // Identity writes (or nothing is configured): stale when sealed.
             _ => stored.starts_with(PREFIX),
         }
     }
 }
 
-/// The bytes to store for `plain` at `key`.
-pub fn seal(key: &[u8], plain: Vec<u8>) -> Vec<u8> {
+/// The bytes to store for `plain` at `key`, or why it cannot be sealed (the write fails).
+pub fn seal(key: &[u8], plain: Vec<u8>) -> Result<Vec<u8>, Error> {
     match &*GLOBAL.load() {
         Some(e) => e.seal(key, plain),
-        None => plain,
+        None => Ok(plain),
     }
 }
 
@@ -274,15 +313,16 @@ resources:
     #[test]
     fn seals_named_resources_and_opens_them() {
         let e = cfg(&(keyed("aesgcm", &[("k1", K1)]) + "  - identity: {}\n"));
-        let sealed = e.seal(KEY, b"{\"data\":1}".to_vec());
+        let sealed = e.seal(KEY, b"{\"data\":1}".to_vec()).unwrap();
         assert!(sealed.starts_with(b"k8s:enc:aesgcm:v1:k1:"));
         assert_eq!(e.open(KEY, &sealed).unwrap().unwrap(), b"{\"data\":1}");
         // Bound to its key, and plaintext of other resources untouched.
         assert!(e.open(b"/core/secrets/ns/other", &sealed).is_err());
-        let cm = e.seal(b"/core/configmaps/ns/c", b"{}".to_vec());
+        let cm = e.seal(b"/core/configmaps/ns/c", b"{}".to_vec()).unwrap();
         assert_eq!(cm, b"{}");
         assert!(e
             .seal(b"/example.com/widgets/ns/w", b"{}".to_vec())
+            .unwrap()
             .starts_with(PREFIX));
         // Plaintext secrets (written before) still read through identity.
         assert_eq!(e.open(KEY, b"{}").unwrap(), None);
@@ -299,7 +339,7 @@ resources:
     fn each_provider_writes_its_prefix_and_reads_back() {
         for kind in ["aesgcm", "aescbc", "secretbox"] {
             let e = cfg(&keyed(kind, &[("key1", K1)]));
-            let sealed = e.seal(KEY, b"{\"data\":\"hunter2\"}".to_vec());
+            let sealed = e.seal(KEY, b"{\"data\":\"hunter2\"}".to_vec()).unwrap();
             let prefix = format!("k8s:enc:{kind}:v1:key1:");
             assert!(sealed.starts_with(prefix.as_bytes()), "{kind}");
             assert!(!sealed.windows(7).any(|w| w == b"hunter2"), "{kind}");
@@ -315,7 +355,7 @@ resources:
             let wrong = cfg(&keyed(kind, &[("key1", K2)]));
             let failures = (0..8)
                 .filter(|_| {
-                    let sealed = e.seal(KEY, b"{\"data\":\"hunter2\"}".to_vec());
+                    let sealed = e.seal(KEY, b"{\"data\":\"hunter2\"}".to_vec()).unwrap();
                     match wrong.open(KEY, &sealed) {
                         Err(err) => err.0.contains("failed to decrypt"),
                         Ok(plain) => plain.as_deref() != Some(&b"{\"data\":\"hunter2\"}"[..]),
@@ -338,15 +378,16 @@ resources:
         let step2 = cfg(&keyed("aescbc", &[("key1", K1), ("key2", K2)]));
         let step3 = cfg(&keyed("aescbc", &[("key2", K2), ("key1", K1)]));
         let step4 = cfg(&keyed("aescbc", &[("key2", K2)]));
-        let old = step1.seal(KEY, b"{}".to_vec());
+        let old = step1.seal(KEY, b"{}".to_vec()).unwrap();
         assert!(!step2.stale(KEY, &old));
         assert_eq!(step2.open(KEY, &old).unwrap().unwrap(), b"{}");
         assert!(step2
             .seal(KEY, b"{}".to_vec())
+            .unwrap()
             .starts_with(b"k8s:enc:aescbc:v1:key1:"));
         assert!(step3.stale(KEY, &old));
         assert_eq!(step3.open(KEY, &old).unwrap().unwrap(), b"{}");
-        let new = step3.seal(KEY, b"{}".to_vec());
+        let new = step3.seal(KEY, b"{}".to_vec()).unwrap();
         assert!(new.starts_with(b"k8s:enc:aescbc:v1:key2:"));
         assert!(!step3.stale(KEY, &new));
         assert_eq!(step4.open(KEY, &new).unwrap().unwrap(), b"{}");
