@@ -640,6 +640,10 @@ async fn selectors_conditions_versions_dry_runs_and_services() {
     assert_eq!(r.code, StatusCode::CREATED, "{}", r.body);
     let dry_calls = calls_to(&calls, "/allow");
     assert_eq!(dry_calls.last().unwrap()["request"]["dryRun"], true);
+    assert_eq!(
+        dry_calls.last().unwrap()["request"]["options"],
+        json!({"kind": "CreateOptions", "apiVersion": "meta.k8s.io/v1", "dryRun": ["All"]})
+    );
     let g = s
         .json(
             &c,

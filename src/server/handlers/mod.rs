@@ -159,7 +159,20 @@ impl Ctx {
             namespace: self.ri.namespace.clone().unwrap_or_default(),
             object: None,
             old_object: None,
-            options: json!({"kind": options_kind, "apiVersion": "meta.k8s.io/v1"}),
+            options: {
+                // The options as sent (kube hands admission the decoded Create/Update/
+                // Patch/DeleteOptions).
+                let mut o = json!({"kind": options_kind, "apiVersion": "meta.k8s.io/v1"});
+                if dry_run {
+                    o["dryRun"] = json!(["All"]);
+                }
+                if options_kind != "DeleteOptions" {
+                    if let Some(m) = self.query.get("fieldManager") {
+                        o["fieldManager"] = json!(m);
+                    }
+                }
+                o
+            },
             dry_run,
             user: self.user.clone(),
             reinvocation: Default::default(),
