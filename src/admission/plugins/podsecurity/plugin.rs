@@ -547,6 +547,137 @@ mod tests {
         assert!(significant_update(&more, &old));
     }
 
+    /// A store of one replica in `dir`, with namespaces `(name, labels)`.
+    async fn store_with(dir: &std::path::Path, namespaces: &[(&str, Value)]) -> Handle {
+        let kv = crate::kv::Kv::open(crate::kv::KvConfig {
+            data_dir: dir.to_path_buf(),
+            node_id: 1,
+            ..Default::default()
+        })
+        .await
+        .unwrap();
+        let registry = std::sync::Arc::new(crate::registry::builtin::registry());
+        let store = crate::registry::store::Store::new(kv, registry);
+        let info = store.registry().builtin("", "v1", "namespaces");
+        for (name, labels) in namespaces {
+            let scope = Scope {
+                info: &info,
+                namespace: None,
+            };
+            let ns = json!({"metadata": {"name": name, "labels": labels}});
+            let opts = crate::registry::object::WriteOptions {
+                now: "2026-01-01T00:00:00Z".into(),
+                ..Default::default()
+            };
+            store.create(scope, ns, &opts).await.unwrap();
+        }
+        Handle {
+            store,
+            authz: None,
+            warnings: Default::default(),
+            audit: Default::default(),
+        }
+    }
+
+    fn create(h: &Handle, resource: &str, group: &str, ns: &str, obj: Value) -> Attributes {
+        Attributes {
+            operation: Operation::Create,
+            resource: h.store.registry().builtin(group, "v1", resource),
+            subresource: String::new(),
+            name: "p".into(),
+            namespace: ns.into(),
+            object: Some(obj),
+            old_object: None,
+            options: json!({}),
+            dry_run: false,
+            user: crate::authn::UserInfo::anonymous(),
+        }
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn audit_annotations_follow_kubes_keys() {
+        let dir = tempfile::tempdir().unwrap();
+        let h = store_with(
+            dir.path(),
+            &[
+                ("open", json!({})),
+                (
+                    "audited",
+                    json!({"pod-security.kubernetes.io/enforce": "baseline",
+                           "pod-security.kubernetes.io/audit": "restricted"}),
+                ),
+                (
+                    "strict",
+                    json!({"pod-security.kubernetes.io/enforce": "restricted",
+                           "pod-security.kubernetes.io/audit": "restricted"}),
+                ),
+                (
+                    "ex",
+                    json!({"pod-security.kubernetes.io/enforce": "restricted"}),
+                ),
+                ("bad", json!({"pod-security.kubernetes.io/audit": "none"})),
+            ],
+        )
+        .await;
+        let cfg = json!({"apiVersion": "pod-security.admission.config.k8s.io/v1",
+            "kind": "PodSecurityConfiguration", "exemptions": {"namespaces": ["ex"]}});
+        let p = PodSecurity::new(Some(&cfg)).unwrap();
+        let plain = json!({"metadata": {"name": "p"}, "spec": {"containers": [{"name": "c", "image": "nginx"}]}});
+        let run = |ns: &'static str, resource: &'static str, group: &'static str, obj: Value| {
+            let h = Handle {
+                audit: Default::default(),
+                ..h.clone()
+            };
+            let p = &p;
+            async move {
+                let r = p.validate(&create(&h, resource, group, ns, obj), &h).await;
+                (r, h.audit.snapshot())
+            }
+        };
+        let key = |k: &str| format!("pod-security.kubernetes.io/{k}");
+
+        let (r, a) = run("open", "pods", "", plain.clone()).await;
+        assert!(r.is_ok());
+        assert_eq!(a.len(), 1, "{a:?}");
+        assert_eq!(a[&key("enforce-policy")], "privileged:latest");
+
+        let (r, a) = run("audited", "pods", "", plain.clone()).await;
+        assert!(r.is_ok());
+        assert_eq!(a[&key("enforce-policy")], "baseline:latest");
+        let v = &a[&key("audit-violations")];
+        assert!(
+            v.starts_with("would violate PodSecurity \"restricted:latest\": allowPrivilegeEscalation != false"),
+            "{v}"
+        );
+        assert_eq!(a.len(), 2, "{a:?}");
+
+        // refused by enforce: the annotations are still recorded
+        let (r, a) = run("strict", "pods", "", plain.clone()).await;
+        assert_eq!(r.unwrap_err().code, 403);
+        assert_eq!(a[&key("enforce-policy")], "restricted:latest");
+        assert!(a.contains_key(&key("audit-violations")), "{a:?}");
+
+        // a pod template: audited, never enforced
+        let deploy = json!({"metadata": {"name": "p"}, "spec": {"template": plain.clone()}});
+        let (r, a) = run("audited", "deployments", "apps", deploy).await;
+        assert!(r.is_ok());
+        assert_eq!(a.len(), 1, "{a:?}");
+        assert!(a.contains_key(&key("audit-violations")), "{a:?}");
+
+        let (r, a) = run("ex", "pods", "", plain.clone()).await;
+        assert!(r.is_ok());
+        assert_eq!(a.len(), 1, "{a:?}");
+        assert_eq!(a[&key("exempt")], "namespace");
+
+        let (r, a) = run("bad", "pods", "", plain.clone()).await;
+        assert!(r.is_ok());
+        assert_eq!(
+            a[&key("error")],
+            "Failed to parse policy: metadata.labels[pod-security.kubernetes.io/audit]: Invalid value: \"none\": must be one of privileged, baseline, restricted"
+        );
+        assert_eq!(a[&key("enforce-policy")], "privileged:latest");
+    }
+
     #[test]
     fn exempt_namespaces_are_told_which_modes_are_ignored() {
         let p = PodSecurity::new(None).unwrap();
