@@ -946,6 +946,56 @@ async fn nodes_may_change_only_themselves_and_their_pods() {
     let (code, body) = call(&s, "tok-n1", Method::DELETE, &format!("{PODS}/on-n1"), None).await;
     assert_eq!(code, StatusCode::OK, "{body}");
 
+    // a claim of one of its pods: its status capacity and conditions, nothing else (the
+    // claim's status strategy takes the sent metadata, which NodeRestriction compares)
+    admin(&s, Method::POST, PVCS, Some(claim("data", Some(""), "1Gi"))).await;
+    let mut user = pod("uses-data", "n1");
+    user["spec"]["volumes"] =
+        json!([{"name": "d", "persistentVolumeClaim": {"claimName": "data"}}]);
+    admin(&s, Method::POST, PODS, Some(user)).await;
+    let data_status = format!("{PVCS}/data/status");
+    let grown = wait_ok(
+        &s,
+        "tok-n1",
+        Method::PATCH,
+        &data_status,
+        json!({"status": {"capacity": {"storage": "1Gi"}}}),
+    )
+    .await;
+    assert_eq!(grown["status"]["capacity"]["storage"], "1Gi", "{grown}");
+    let (code, body) = call(
+        &s,
+        "tok-n1",
+        Method::PATCH,
+        &data_status,
+        Some(json!({"metadata": {"labels": {"stolen": "yes"}}})),
+    )
+    .await;
+    assert_eq!(code, StatusCode::FORBIDDEN, "{body}");
+    let msg = body["message"].as_str().unwrap();
+    assert!(
+        msg.starts_with("persistentvolumeclaims \"data\" is forbidden: node \"n1\" is not allowed to update fields other than status.quantity and status.conditions: "),
+        "{msg}"
+    );
+    let (code, body) = call(
+        &s,
+        "tok-n1",
+        Method::PATCH,
+        &format!("{PVCS}/data"),
+        Some(json!({"metadata": {"labels": {"stolen": "yes"}}})),
+    )
+    .await;
+    assert_eq!(code, StatusCode::FORBIDDEN, "{body}");
+    // the admin may relabel it through its status
+    let relabelled = admin(
+        &s,
+        Method::PATCH,
+        &data_status,
+        Some(json!({"metadata": {"labels": {"tier": "gold"}}})),
+    )
+    .await;
+    assert_eq!(relabelled["metadata"]["labels"], json!({"tier": "gold"}));
+
     // mirror pods only, controlled by itself
     let (code, body) = call(&s, "tok-n1", Method::POST, PODS, Some(pod("plain", "n1"))).await;
     forbidden(

@@ -165,14 +165,16 @@ pub trait Strategy: Send + Sync {
     }
 
     /// PrepareForUpdate of the `status` subresource beyond the generic part (which keeps the
-    /// stored spec and metadata, but [`Strategy::status_metadata`], and takes the sent status): e.g. status fields a status write
-    /// may not clear are backfilled from `old`, timestamps a change needs are set to `now`
-    /// (the request's time, RFC 3339). Runs before defaulting.
+    /// stored spec and metadata, but [`Strategy::status_metadata`], and takes the sent
+    /// status): e.g. status fields a status write may not clear are backfilled from `old`,
+    /// timestamps a change needs are set to `now` (the request's time, RFC 3339). Runs before
+    /// defaulting.
     fn prepare_for_status_update(&self, _new: &mut Value, _old: &Value, _now: &str) {}
 
     /// The metadata fields a `status` write takes from the request instead of the stored
     /// object (kube's status strategies differ: the pod one keeps only the owner references
-    /// and deletion fields, so labels, annotations and finalizers follow the request).
+    /// and deletion fields, so labels, annotations and finalizers follow the request; the
+    /// claim one resets only the spec).
     fn status_metadata(&self) -> &'static [&'static str] {
         &[]
     }

@@ -655,6 +655,12 @@ impl Strategy for PersistentVolumeClaims {
         obj["status"] = json!({"phase": "Pending"});
     }
 
+    /// The status strategy resets only the spec: the metadata follows the request (a
+    /// kubelet's change to it is refused by NodeRestriction).
+    fn status_metadata(&self) -> &'static [&'static str] {
+        &["labels", "annotations", "finalizers", "ownerReferences"]
+    }
+
     /// The status strategy drops the VolumeAttributesClass status fields (beta and off in
     /// v1.33) unless the stored claim uses the feature.
     fn prepare_for_status_update(&self, new: &mut Value, old: &Value, _now: &str) {
