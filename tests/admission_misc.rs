@@ -321,6 +321,25 @@ async fn storage_classes_finalizers_and_resizes() {
         body["message"],
         "PersistentVolumeClaim \"mine\" is invalid: spec.resources.requests.storage: Forbidden: field can not be less than status.capacity"
     );
+    // VolumeAttributesClass is off in v1.33: the field is dropped, on create and update
+    let mut c = claim("vac", None, "1Gi");
+    c["spec"]["volumeAttributesClassName"] = json!("fast");
+    let pvc = admin(&s, Method::POST, PVCS, Some(c)).await;
+    assert!(
+        pvc["spec"].get("volumeAttributesClassName").is_none(),
+        "{pvc}"
+    );
+    let pvc = admin(
+        &s,
+        Method::PATCH,
+        &format!("{PVCS}/vac"),
+        Some(json!({"spec": {"volumeAttributesClassName": "fast"}})),
+    )
+    .await;
+    assert!(
+        pvc["spec"].get("volumeAttributesClassName").is_none(),
+        "{pvc}"
+    );
 }
 
 #[tokio::test]

@@ -655,6 +655,16 @@ impl Strategy for PersistentVolumeClaims {
         obj["status"] = json!({"phase": "Pending"});
     }
 
+    /// `DropDisabledFields`: VolumeAttributesClass is off in v1.33, so the field is dropped.
+    fn prepare_for_create(&self, obj: &mut Value) {
+        drop_attributes_class(obj, None);
+    }
+
+    /// `DropDisabledFields`: the field is dropped unless the stored claim has it.
+    fn prepare_for_update(&self, new: &mut Value, old: &Value) {
+        drop_attributes_class(new, Some(old));
+    }
+
     /// The status strategy resets only the spec: the metadata follows the request (a
     /// kubelet's change to it is refused by NodeRestriction).
     fn status_metadata(&self) -> &'static [&'static str] {
@@ -713,7 +723,8 @@ impl Strategy for PersistentVolumeClaims {
     /// `storageClassName` may move from the beta annotation (or from nothing) to the field,
     /// a bound claim's storage request may change (not below `status.capacity`:
     /// RecoverVolumeExpansionFailure is on in v1.33), `volumeAttributesClassName` is checked
-    /// apart (its feature is off in v1.33). The refusal's diff approximates go-cmp's.
+    /// apart (its feature is off in v1.33: only a claim stored with one keeps it, and may not
+    /// change it). The refusal's diff approximates go-cmp's.
     fn validate_update(&self, new: &Value, old: &Value) -> Vec<FieldError> {
         let mut errs = twice(self.validate(new));
         let none = Value::Null;
@@ -902,6 +913,15 @@ impl Strategy for PersistentVolumeClaims {
 }
 
 const BETA_CLASS: &str = "volume.beta.kubernetes.io/storage-class";
+
+fn drop_attributes_class(claim: &mut Value, old: Option<&Value>) {
+    if old.is_some_and(|o| !is_unset(o.pointer("/spec/volumeAttributesClassName"))) {
+        return;
+    }
+    if let Some(spec) = claim.get_mut("spec").and_then(Value::as_object_mut) {
+        spec.remove("volumeAttributesClassName");
+    }
+}
 
 /// A claim spec's fields, null ones left out (Go's nil pointers).
 fn spec_map(spec: &Value) -> serde_json::Map<String, Value> {
