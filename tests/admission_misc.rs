@@ -229,6 +229,117 @@ async fn storage_classes_finalizers_and_resizes() {
         err.contains("persistentvolumeclaims \"defaulted\" is forbidden: only dynamically provisioned pvc can be resized"),
         "{err}"
     );
+
+    // the claim's own update rules run first: an unbound claim's spec is immutable (kube's
+    // 422, not the plugin's 403), a bound one's too but for the storage request
+    let immutable = "spec: Forbidden: spec is immutable after creation except resources.requests and volumeAttributesClassName for bound claims\n  core.PersistentVolumeClaimSpec{\n";
+    let (code, body) = call(
+        &s,
+        "admin",
+        Method::PATCH,
+        &format!("{PVCS}/none"),
+        Some(json!({"spec": {"resources": {"requests": {"storage": "5Gi"}}}})),
+    )
+    .await;
+    assert_eq!(code, StatusCode::UNPROCESSABLE_ENTITY, "{body}");
+    assert_eq!(body["reason"], "Invalid", "{body}");
+    let msg = body["message"].as_str().unwrap();
+    assert!(
+        msg.starts_with(&format!(
+            "PersistentVolumeClaim \"none\" is invalid: {immutable}"
+        )),
+        "{msg}"
+    );
+    assert!(msg.contains("Resources"), "{msg}");
+    let (code, body) = call(
+        &s,
+        "admin",
+        Method::PATCH,
+        &format!("{PVCS}/mine"),
+        Some(json!({"spec": {"accessModes": ["ReadWriteMany"]}})),
+    )
+    .await;
+    assert_eq!(code, StatusCode::UNPROCESSABLE_ENTITY, "{body}");
+    let msg = body["message"].as_str().unwrap();
+    assert!(
+        msg.starts_with(&format!(
+            "PersistentVolumeClaim \"mine\" is invalid: {immutable}"
+        )) && msg.contains("AccessModes"),
+        "{msg}"
+    );
+    // the same size written differently is no change
+    admin(
+        &s,
+        Method::PATCH,
+        &format!("{PVCS}/none"),
+        Some(json!({"spec": {"resources": {"requests": {"storage": "1024Mi"}}}})),
+    )
+    .await;
+    // volumeName is set once (by the binder)
+    admin(
+        &s,
+        Method::PATCH,
+        &format!("{PVCS}/none"),
+        Some(json!({"spec": {"volumeName": "pv1"}})),
+    )
+    .await;
+    let (code, body) = call(
+        &s,
+        "admin",
+        Method::PATCH,
+        &format!("{PVCS}/none"),
+        Some(json!({"spec": {"volumeName": "pv2"}})),
+    )
+    .await;
+    assert_eq!(code, StatusCode::UNPROCESSABLE_ENTITY, "{body}");
+    assert!(
+        body["message"].as_str().unwrap().contains("VolumeName"),
+        "{body}"
+    );
+    // a class may be given to a claim that had none
+    admin(
+        &s,
+        Method::PATCH,
+        &format!("{PVCS}/none"),
+        Some(json!({"spec": {"storageClassName": "grows"}})),
+    )
+    .await;
+    // shrinking is allowed down to (not including) status.capacity
+    let mut pvc = admin(&s, Method::GET, &format!("{PVCS}/mine"), None).await;
+    pvc["status"] = json!({"phase": "Bound", "capacity": {"storage": "2Gi"}});
+    admin(&s, Method::PUT, &format!("{PVCS}/mine/status"), Some(pvc)).await;
+    let (code, body) = call(
+        &s,
+        "admin",
+        Method::PATCH,
+        &format!("{PVCS}/mine"),
+        Some(json!({"spec": {"resources": {"requests": {"storage": "1Gi"}}}})),
+    )
+    .await;
+    assert_eq!(code, StatusCode::UNPROCESSABLE_ENTITY, "{body}");
+    assert_eq!(
+        body["message"],
+        "PersistentVolumeClaim \"mine\" is invalid: spec.resources.requests.storage: Forbidden: field can not be less than status.capacity"
+    );
+    // VolumeAttributesClass is off in v1.33: the field is dropped, on create and update
+    let mut c = claim("vac", None, "1Gi");
+    c["spec"]["volumeAttributesClassName"] = json!("fast");
+    let pvc = admin(&s, Method::POST, PVCS, Some(c)).await;
+    assert!(
+        pvc["spec"].get("volumeAttributesClassName").is_none(),
+        "{pvc}"
+    );
+    let pvc = admin(
+        &s,
+        Method::PATCH,
+        &format!("{PVCS}/vac"),
+        Some(json!({"spec": {"volumeAttributesClassName": "fast"}})),
+    )
+    .await;
+    assert!(
+        pvc["spec"].get("volumeAttributesClassName").is_none(),
+        "{pvc}"
+    );
 }
 
 #[tokio::test]
@@ -793,6 +904,45 @@ async fn nodes_may_change_only_themselves_and_their_pods() {
             );
         }
     }
+    // pods/status keeps the sent labels and annotations (kube's podStatusStrategy resets only
+    // the spec and owner references): a kubelet may change the annotations, not the labels
+    let on_n1 = format!("{PODS}/on-n1");
+    let mut p = admin(&s, Method::GET, &on_n1, None).await;
+    p["metadata"]["labels"] = json!({"app": "x"});
+    let (code, body) = call(
+        &s,
+        "tok-n1",
+        Method::PUT,
+        &format!("{on_n1}/status"),
+        Some(p.clone()),
+    )
+    .await;
+    forbidden(
+        code,
+        &body,
+        "pods \"on-n1\" is forbidden: node \"n1\" cannot update labels through pod status",
+    );
+    let mut q = admin(&s, Method::GET, &on_n1, None).await;
+    q["metadata"]["annotations"] = json!({"example.com/probe": "ok"});
+    let updated = admin_as(&s, "tok-n1", Method::PUT, &format!("{on_n1}/status"), q).await;
+    assert_eq!(
+        updated["metadata"]["annotations"]["example.com/probe"], "ok",
+        "{updated}"
+    );
+    assert!(updated["metadata"].get("labels").is_none(), "{updated}");
+    let mut p = admin(&s, Method::GET, &on_n1, None).await;
+    p["metadata"]["labels"] = json!({"app": "x"});
+    let updated = admin(&s, Method::PUT, &format!("{on_n1}/status"), Some(p)).await;
+    assert_eq!(updated["metadata"]["labels"], json!({"app": "x"}));
+    // a status merge patch too: the labels are those of the patched object
+    let updated = admin(
+        &s,
+        Method::PATCH,
+        &format!("{on_n1}/status"),
+        Some(json!({"metadata": {"labels": {"app": "y"}}})),
+    )
+    .await;
+    assert_eq!(updated["metadata"]["labels"], json!({"app": "y"}));
     let (code, body) = call(&s, "tok-n1", Method::DELETE, &format!("{PODS}/on-n2"), None).await;
     forbidden(
         code,
@@ -814,6 +964,56 @@ async fn nodes_may_change_only_themselves_and_their_pods() {
     );
     let (code, body) = call(&s, "tok-n1", Method::DELETE, &format!("{PODS}/on-n1"), None).await;
     assert_eq!(code, StatusCode::OK, "{body}");
+
+    // a claim of one of its pods: its status capacity and conditions, nothing else (the
+    // claim's status strategy takes the sent metadata, which NodeRestriction compares)
+    admin(&s, Method::POST, PVCS, Some(claim("data", Some(""), "1Gi"))).await;
+    let mut user = pod("uses-data", "n1");
+    user["spec"]["volumes"] =
+        json!([{"name": "d", "persistentVolumeClaim": {"claimName": "data"}}]);
+    admin(&s, Method::POST, PODS, Some(user)).await;
+    let data_status = format!("{PVCS}/data/status");
+    let grown = wait_ok(
+        &s,
+        "tok-n1",
+        Method::PATCH,
+        &data_status,
+        json!({"status": {"capacity": {"storage": "1Gi"}}}),
+    )
+    .await;
+    assert_eq!(grown["status"]["capacity"]["storage"], "1Gi", "{grown}");
+    let (code, body) = call(
+        &s,
+        "tok-n1",
+        Method::PATCH,
+        &data_status,
+        Some(json!({"metadata": {"labels": {"stolen": "yes"}}})),
+    )
+    .await;
+    assert_eq!(code, StatusCode::FORBIDDEN, "{body}");
+    let msg = body["message"].as_str().unwrap();
+    assert!(
+        msg.starts_with("persistentvolumeclaims \"data\" is forbidden: node \"n1\" is not allowed to update fields other than status.quantity and status.conditions: "),
+        "{msg}"
+    );
+    let (code, body) = call(
+        &s,
+        "tok-n1",
+        Method::PATCH,
+        &format!("{PVCS}/data"),
+        Some(json!({"metadata": {"labels": {"stolen": "yes"}}})),
+    )
+    .await;
+    assert_eq!(code, StatusCode::FORBIDDEN, "{body}");
+    // the admin may relabel it through its status
+    let relabelled = admin(
+        &s,
+        Method::PATCH,
+        &data_status,
+        Some(json!({"metadata": {"labels": {"tier": "gold"}}})),
+    )
+    .await;
+    assert_eq!(relabelled["metadata"]["labels"], json!({"tier": "gold"}));
 
     // mirror pods only, controlled by itself
     let (code, body) = call(&s, "tok-n1", Method::POST, PODS, Some(pod("plain", "n1"))).await;
@@ -890,13 +1090,14 @@ async fn nodes_may_change_only_themselves_and_their_pods() {
     let mine = admin(&s, Method::POST, PODS, Some(sa_pod("app-n1", "n1"))).await;
     let theirs = admin(&s, Method::POST, PODS, Some(sa_pod("app-n2", "n2"))).await;
     const TOKEN: &str = "/api/v1/namespaces/default/serviceaccounts/app/token";
-    let request = |bound: Option<&Value>| {
-        let mut r = json!({"apiVersion": "authentication.k8s.io/v1", "kind": "TokenRequest", "spec": {"audiences": ["x"]}});
+    let request_for = |bound: Option<&Value>, audiences: Value| {
+        let mut r = json!({"apiVersion": "authentication.k8s.io/v1", "kind": "TokenRequest", "spec": {"audiences": audiences}});
         if let Some(p) = bound {
             r["spec"]["boundObjectRef"] = json!({"apiVersion": "v1", "kind": "Pod", "name": p["metadata"]["name"], "uid": p["metadata"]["uid"]});
         }
         r
     };
+    let request = |bound: Option<&Value>| request_for(bound, json!([]));
     let (code, body) = call(&s, "tok-n1", Method::POST, TOKEN, Some(request(None))).await;
     forbidden(
         code,
@@ -916,6 +1117,8 @@ async fn nodes_may_change_only_themselves_and_their_pods() {
         &body,
         "serviceaccounts \"app\" is forbidden: node requested token bound to a pod scheduled on a different node",
     );
+    // ServiceAccountNodeAudienceRestriction: one audience at most, one the pod uses (its
+    // kube-api-access volume's token has none, i.e. "")
     let (code, body) = call(
         &s,
         "tok-n1",
@@ -926,6 +1129,77 @@ async fn nodes_may_change_only_themselves_and_their_pods() {
     .await;
     assert_eq!(code, StatusCode::CREATED, "{body}");
     assert!(body["status"]["token"].is_string(), "{body}");
+    let (code, body) = call(
+        &s,
+        "tok-n1",
+        Method::POST,
+        TOKEN,
+        Some(request_for(Some(&mine), json!(["vault"]))),
+    )
+    .await;
+    forbidden(
+        code,
+        &body,
+        "serviceaccounts \"app\" is forbidden: audience \"vault\" not found in pod spec volume",
+    );
+    let (code, body) = call(
+        &s,
+        "tok-n1",
+        Method::POST,
+        TOKEN,
+        Some(request_for(Some(&mine), json!(["a", "b"]))),
+    )
+    .await;
+    forbidden(
+        code,
+        &body,
+        "serviceaccounts \"app\" is forbidden: node may only request 0 or 1 audiences",
+    );
+    // a projected token of that audience, or a CSI driver asking for it, is a use
+    let mut vault = sa_pod("vault-n1", "n1");
+    vault["spec"]["volumes"] = json!([{"name": "t", "projected": {"sources": [
+        {"serviceAccountToken": {"audience": "vault", "path": "token"}}]}}]);
+    let vault = admin(&s, Method::POST, PODS, Some(vault)).await;
+    admin_as(
+        &s,
+        "tok-n1",
+        Method::POST,
+        TOKEN,
+        request_for(Some(&vault), json!(["vault"])),
+    )
+    .await;
+    admin(
+        &s,
+        Method::POST,
+        "/apis/storage.k8s.io/v1/csidrivers",
+        Some(json!({"metadata": {"name": "csi.example.com"},
+                    "spec": {"tokenRequests": [{"audience": "csi-aud"}]}})),
+    )
+    .await;
+    let mut csi = sa_pod("csi-n1", "n1");
+    csi["spec"]["volumes"] = json!([{"name": "d", "csi": {"driver": "csi.example.com"}}]);
+    let csi = admin(&s, Method::POST, PODS, Some(csi)).await;
+    admin_as(
+        &s,
+        "tok-n1",
+        Method::POST,
+        TOKEN,
+        request_for(Some(&csi), json!(["csi-aud"])),
+    )
+    .await;
+    let (code, body) = call(
+        &s,
+        "tok-n1",
+        Method::POST,
+        TOKEN,
+        Some(request_for(Some(&csi), json!(["vault"]))),
+    )
+    .await;
+    forbidden(
+        code,
+        &body,
+        "serviceaccounts \"app\" is forbidden: audience \"vault\" not found in pod spec volume",
+    );
 }
 
 /// A request as `token` that must succeed.
@@ -973,28 +1247,33 @@ async fn events_are_rate_limited() {
     // the burst passes, then the namespace's bucket is empty (it refills at 1/s)
     let mut refused = None;
     for i in 0..10 {
-        let (code, body) = call(
-            &s,
-            "admin",
-            Method::POST,
-            &events("default"),
-            Some(event(&format!("e{i}"), "default")),
-        )
-        .await;
+        let resp = s
+            .client()
+            .post(format!("{}{}", s.url, events("default")))
+            .header("content-type", "application/json")
+            .body(event(&format!("e{i}"), "default").to_string())
+            .send()
+            .await
+            .unwrap();
+        let (code, headers) = (resp.status(), resp.headers().clone());
+        let body: Value = resp.json().await.unwrap();
         if i < 2 {
             assert_eq!(code, StatusCode::CREATED, "{body}");
         } else if code == StatusCode::TOO_MANY_REQUESTS {
-            refused = Some(body);
+            refused = Some((body, headers));
             break;
         }
     }
-    let body = refused.expect("the burst was exceeded");
+    let (body, headers) = refused.expect("the burst was exceeded");
     assert_eq!(body["reason"], "TooManyRequests", "{body}");
     assert_eq!(body["code"], 429);
     assert_eq!(
         body["message"],
         "Too many requests: limit reached on type Namespace for key default"
     );
+    // kube's NewTooManyRequestsError: no details, hence no Retry-After
+    assert!(body.get("details").is_none(), "{body}");
+    assert!(headers.get("retry-after").is_none(), "{headers:?}");
     // another namespace has its own bucket; other kinds and events.k8s.io are not limited
     admin(
         &s,

@@ -287,6 +287,99 @@ async fn service_account_defaults_mounts_and_refuses() {
     assert!(p["spec"].get("serviceAccountName").is_none(), "{p}");
     assert!(p["spec"].get("volumes").is_none(), "{p}");
 
+    // an account enforcing mountable secrets (kube's deprecation warning): its pods use
+    // only the secrets and pull secrets it lists
+    let strict = json!({"apiVersion": "v1", "kind": "ServiceAccount",
+        "metadata": {"name": "strict", "annotations": {"kubernetes.io/enforce-mountable-secrets": "true"}},
+        "secrets": [{"name": "ok"}], "imagePullSecrets": [{"name": "pull"}]});
+    let r = s
+        .json(
+            &c,
+            Method::POST,
+            "/api/v1/namespaces/default/serviceaccounts",
+            Some(strict),
+        )
+        .await;
+    assert_eq!(r.code.as_u16(), 201, "{}", r.body);
+    let warnings: Vec<&str> = r
+        .headers
+        .get_all("warning")
+        .iter()
+        .map(|v| v.to_str().unwrap())
+        .collect();
+    assert_eq!(
+        warnings,
+        ["299 - \"metadata.annotations[kubernetes.io/enforce-mountable-secrets]: deprecated in v1.32+; prefer separate namespaces to isolate access to mounted secrets\""]
+    );
+    let uses = |name: &str, spec: Value| {
+        let mut p = pod_with(name, spec);
+        p["spec"]["serviceAccountName"] = json!("strict");
+        p
+    };
+    let ok_ref = json!({"name": "ok", "key": "k"});
+    let p = create(
+        &s,
+        &c,
+        PODS,
+        uses(
+            "allowed",
+            json!({"volumes": [{"name": "s", "secret": {"secretName": "ok"}}],
+                   "containers": [{"name": "c", "image": "busybox",
+                       "env": [{"name": "E", "valueFrom": {"secretKeyRef": ok_ref}}],
+                       "envFrom": [{"secretRef": {"name": "ok"}}]}]}),
+        ),
+    )
+    .await;
+    assert_eq!(p["spec"]["imagePullSecrets"], json!([{"name": "pull"}]));
+    let other = json!({"name": "other", "key": "k"});
+    for (name, spec, why) in [
+        (
+            "vol",
+            json!({"volumes": [{"name": "s", "secret": {"secretName": "other"}}]}),
+            "volume with secret.secretName=\"other\" is not allowed because service account strict does not reference that secret",
+        ),
+        (
+            "init",
+            json!({"initContainers": [{"name": "i", "image": "busybox",
+                "env": [{"name": "E", "valueFrom": {"secretKeyRef": other}}]}]}),
+            "init container i with envVar E referencing secret.secretName=\"other\" is not allowed because service account strict does not reference that secret",
+        ),
+        (
+            "from",
+            json!({"containers": [{"name": "c", "image": "busybox", "envFrom": [{"secretRef": {"name": "other"}}]}]}),
+            "container c with envFrom referencing secret.secretName=\"other\" is not allowed because service account strict does not reference that secret",
+        ),
+        (
+            "pull",
+            json!({"imagePullSecrets": [{"name": "pull"}, {"name": "other"}]}),
+            "imagePullSecrets[1].name=\"other\" is not allowed because service account strict does not reference that imagePullSecret",
+        ),
+    ] {
+        refused(
+            &s,
+            &c,
+            PODS,
+            uses(name, spec),
+            &format!("pods \"{name}\" is forbidden: {why}"),
+        )
+        .await;
+    }
+    // "false" (or anything ParseBool does not read as true) enforces nothing
+    create(
+        &s,
+        &c,
+        "/api/v1/namespaces/default/serviceaccounts",
+        json!({"apiVersion": "v1", "kind": "ServiceAccount",
+               "metadata": {"name": "lax", "annotations": {"kubernetes.io/enforce-mountable-secrets": "yes"}}}),
+    )
+    .await;
+    let mut p = uses(
+        "lax",
+        json!({"volumes": [{"name": "s", "secret": {"secretName": "other"}}]}),
+    );
+    p["spec"]["serviceAccountName"] = json!("lax");
+    create(&s, &c, PODS, p).await;
+
     // without the controller nothing creates `default`
     let s = Server::start_with(&["--controllers", "*,-serviceaccount"]);
     let c = s.client();

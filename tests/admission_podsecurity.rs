@@ -160,6 +160,19 @@ async fn enforce_refuses_pods_with_kubes_messages() {
             "would violate PodSecurity \"restricted:latest\": {PLAIN_RESTRICTED}"
         )]
     );
+    // the pod's own warnings (its strategy's) come first, PodSecurity's (validating
+    // admission) after them, as kube's BeforeCreate adds them before admission validates
+    let mut p = plain("q");
+    p["spec"]["nodeSelector"] = json!({"beta.kubernetes.io/arch": "amd64"});
+    let r = create_pod(&s, &c, "w", p).await;
+    assert_eq!(r.code.as_u16(), 201, "{}", r.body);
+    assert_eq!(
+        warnings(&r),
+        [
+            "spec.nodeSelector[beta.kubernetes.io/arch]: deprecated since v1.14; use \"kubernetes.io/arch\" instead".to_string(),
+            format!("would violate PodSecurity \"restricted:latest\": {PLAIN_RESTRICTED}"),
+        ]
+    );
     // an update that changes no image is not checked
     let r = s
         .json(

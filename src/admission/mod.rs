@@ -404,9 +404,9 @@ impl Chain {
     }
 
     /// The store's callbacks for one write: `mutate` (the mutating phase on the object about
-    /// to be validated), `validate` (the validating phase on the object about to be
-    /// written) and `charge` (what to write with it), each with `base` completed by the
-    /// objects.
+    /// to be validated), `validate` (the resource strategy's warnings, then the validating
+    /// phase, on the object about to be written) and `charge` (what to write with it), each
+    /// with `base` completed by the objects.
     pub fn callbacks(
         self: &Arc<Self>,
         base: Attributes,
@@ -454,6 +454,21 @@ impl Chain {
                     a.old_object = Some(o.clone());
                 } else if a.operation == Operation::Delete {
                     a.old_object = Some(obj.clone());
+                }
+                // kube's BeforeCreate / BeforeUpdate add the strategy's warnings after the
+                // object's validation, before the validating admission phase (whose
+                // warnings, PodSecurity's, follow them). The handler adds them again after
+                // the write (for a no-op update, which is not admitted): nothing repeats.
+                let strategy = &a.resource.strategy;
+                let warnings = match (a.operation, a.subresource.as_str(), old) {
+                    (Operation::Create, "", _) => strategy.warnings_on_create(obj),
+                    (Operation::Update, "" | "status", Some(o)) => {
+                        strategy.warnings_on_update(obj, o)
+                    }
+                    _ => Vec::new(),
+                };
+                for w in warnings {
+                    handle.warnings.add(w);
                 }
                 Box::pin(async move { chain.validate(&a, &handle).await })
             });

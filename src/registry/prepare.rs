@@ -57,7 +57,18 @@ pub fn prepare_for_update(res: &Resource, part: Part, new: &mut Value, old: &Val
     if part == Part::Status {
         let status = new.get("status").cloned();
         let rv = meta(new).get("resourceVersion").cloned();
+        let sent = meta(new).clone();
         *new = old.clone();
+        for f in res.strategy.status_metadata() {
+            match sent.get(*f) {
+                Some(v) => {
+                    meta_mut(new).insert(f.to_string(), v.clone());
+                }
+                None => {
+                    meta_mut(new).remove(*f);
+                }
+            }
+        }
         match status {
             Some(s) => new["status"] = s,
             None => {

@@ -556,6 +556,7 @@ impl Store {
         }
         if let Some(mutate) = &opts.mutate {
             obj = mutate(obj, None).await?;
+            info.strategy.after_mutating_admission(&mut obj);
         }
         let mut errs = validation::validate_object_meta_with(
             &obj,

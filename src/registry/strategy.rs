@@ -90,6 +90,11 @@ pub trait Strategy: Send + Sync {
     /// Initial values set after defaulting (e.g. a new pod's `status.phase: Pending`).
     fn initialize(&self, _obj: &mut Value) {}
 
+    /// The parts of PrepareForCreate that kube runs after the mutating admission phase
+    /// (which the store runs after [`Strategy::initialize`]): values derived from fields a
+    /// plugin may have set. Create only, and only when admission ran.
+    fn after_mutating_admission(&self, _obj: &mut Value) {}
+
     /// PrepareForUpdate beyond the generic part (system fields and the spec/status split):
     /// e.g. fields only a subresource may change are copied from `old`.
     fn prepare_for_update(&self, _new: &mut Value, _old: &Value) {}
@@ -160,10 +165,19 @@ pub trait Strategy: Send + Sync {
     }
 
     /// PrepareForUpdate of the `status` subresource beyond the generic part (which keeps the
-    /// stored spec and metadata and takes the sent status): e.g. status fields a status write
-    /// may not clear are backfilled from `old`, timestamps a change needs are set to `now`
-    /// (the request's time, RFC 3339). Runs before defaulting.
+    /// stored spec and metadata, but [`Strategy::status_metadata`], and takes the sent
+    /// status): e.g. status fields a status write may not clear are backfilled from `old`,
+    /// timestamps a change needs are set to `now` (the request's time, RFC 3339). Runs before
+    /// defaulting.
     fn prepare_for_status_update(&self, _new: &mut Value, _old: &Value, _now: &str) {}
+
+    /// The metadata fields a `status` write takes from the request instead of the stored
+    /// object (kube's status strategies differ: the pod one keeps only the owner references
+    /// and deletion fields, so labels, annotations and finalizers follow the request; the
+    /// claim one resets only the spec).
+    fn status_metadata(&self) -> &'static [&'static str] {
+        &[]
+    }
 
     /// PrepareForUpdate of the CSR `/approval` subresource beyond keeping all but the
     /// conditions (kube fills the conditions' timestamps).

@@ -333,11 +333,11 @@ impl Plugin for LimitRanger {
         let Some(pod) = a.object.as_mut() else {
             return Ok(());
         };
-        let mut changed = false;
+        // (the store computes the QoS class after the mutating phase, as kube's
+        // PrepareForCreate does: the defaults set here count)
         for lr in &ranges {
             let notes = default_pod(lr, pod);
             if !notes.is_empty() {
-                changed = true;
                 let m = crate::registry::object::meta_mut(pod);
                 let ann = m.entry("annotations").or_insert_with(|| json!({}));
                 if !ann.is_object() {
@@ -345,14 +345,6 @@ impl Plugin for LimitRanger {
                 }
                 ann[ANNOTATION] = json!(format!("LimitRanger plugin set: {}", notes.join("; ")));
             }
-        }
-        // kube computes the QoS class after admission (PrepareForCreate); here the store
-        // did it before, so it follows the defaults.
-        if changed && pod.pointer("/status/qosClass").is_some() {
-            let qos = crate::registry::builtin::core::pod::pod_qos(
-                pod.get("spec").unwrap_or(&Value::Null),
-            );
-            pod["status"]["qosClass"] = json!(qos);
         }
         Ok(())
     }

@@ -5,10 +5,12 @@
 //! controlled by itself, referring to no service account, secret, configmap, cluster trust
 //! bundle or claim; status updates, evictions and deletes of pods bound to itself only; PVC
 //! status changes of capacity and conditions only; service account tokens bound to its own
-//! pods; its own lease in `kube-node-lease` and its own CSINode. kube's texts.
+//! pods, for at most one audience that the pod uses (ServiceAccountNodeAudienceRestriction,
+//! beta and on in v1.33: a projected token volume's audience, or a token request of the
+//! CSIDriver of one of its volumes, inline, through a claim or an ephemeral claim); its own
+//! lease in `kube-node-lease` and its own CSINode. kube's texts.
 //!
-//! Not done: the v1.33 ServiceAccountNodeAudienceRestriction check of token audiences; a PVC
-//! status refusal lists the changed fields, not go-cmp's diff.
+//! Not done: a PVC status refusal lists the changed fields, not go-cmp's diff.
 
 use serde_json::{Map, Value};
 
@@ -401,8 +403,98 @@ impl NodeRestriction {
                 a.forbidden("node requested token bound to a pod scheduled on a different node")
             );
         }
+        let audiences: Vec<&str> = tr
+            .pointer("/spec/audiences")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .map(|v| v.as_str().unwrap_or(""))
+            .collect();
+        let audience = match audiences.as_slice() {
+            [] => "",
+            [one] => one,
+            _ => return Err(a.forbidden("node may only request 0 or 1 audiences")),
+        };
+        if !pod_references_audience(h, &pod, audience).await {
+            return Err(a.forbidden(format!(
+                "audience {} not found in pod spec volume",
+                crate::meta::field_error::go_quote(audience)
+            )));
+        }
         Ok(())
     }
+}
+
+/// kube's `podReferencesAudience`: a projected service account token of that audience, or a
+/// volume whose CSI driver (inline, or the PersistentVolume of a claim or of an ephemeral
+/// volume's claim `<pod>-<volume>`) requests tokens for it.
+async fn pod_references_audience(h: &Handle, pod: &Value, audience: &str) -> bool {
+    let ns = meta(pod)
+        .get("namespace")
+        .and_then(Value::as_str)
+        .unwrap_or("");
+    let pod_name = meta(pod).get("name").and_then(Value::as_str).unwrap_or("");
+    let spec = pod.get("spec").unwrap_or(&Value::Null);
+    for v in volumes(spec) {
+        let projected_match = projected(v).any(|s| {
+            s.get("serviceAccountToken")
+                .filter(|t| !t.is_null())
+                .is_some_and(|t| {
+                    t.get("audience").and_then(Value::as_str).unwrap_or("") == audience
+                })
+        });
+        if projected_match {
+            return true;
+        }
+        let claim = if present(v.pointer("/ephemeral/volumeClaimTemplate")) {
+            let name = v.get("name").and_then(Value::as_str).unwrap_or("");
+            Some(format!("{pod_name}-{name}"))
+        } else if present(v.get("persistentVolumeClaim")) {
+            v.pointer("/persistentVolumeClaim/claimName")
+                .and_then(Value::as_str)
+                .map(str::to_string)
+        } else {
+            None
+        };
+        let driver = match claim {
+            Some(c) => csi_driver_of_claim(h, ns, &c).await,
+            None => v
+                .pointer("/csi/driver")
+                .and_then(Value::as_str)
+                .map(str::to_string),
+        };
+        let Some(driver) = driver.filter(|d| !d.is_empty()) else {
+            continue;
+        };
+        let Some(d) = h
+            .get("storage.k8s.io", "v1", "csidrivers", None, &driver)
+            .await
+        else {
+            continue;
+        };
+        let requested = d
+            .pointer("/spec/tokenRequests")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .any(|r| r.get("audience").and_then(Value::as_str).unwrap_or("") == audience);
+        if requested {
+            return true;
+        }
+    }
+    false
+}
+
+/// `getCSIFromPVC`: claim → its PersistentVolume → the volume's CSI driver.
+async fn csi_driver_of_claim(h: &Handle, ns: &str, claim: &str) -> Option<String> {
+    let pvc = h
+        .get("", "v1", "persistentvolumeclaims", Some(ns), claim)
+        .await?;
+    let pv_name = pvc.pointer("/spec/volumeName").and_then(Value::as_str)?;
+    let pv = h.get("", "v1", "persistentvolumes", None, pv_name).await?;
+    pv.pointer("/spec/csi/driver")
+        .and_then(Value::as_str)
+        .map(str::to_string)
 }
 
 fn pod_status(node: &str, a: &Attributes) -> Result<(), Status> {
@@ -501,7 +593,8 @@ fn node_object(node: &str, a: &Attributes) -> Result<(), Status> {
 }
 
 /// The PVC status rule: nothing but `status.capacity`, `status.conditions` and the allocated
-/// resources (RecoverVolumeExpansionFailure is on in v1.33) may change.
+/// resources (RecoverVolumeExpansionFailure is on in v1.33) may change (kube's text says
+/// `status.quantity`).
 fn pvc_status(node: &str, a: &Attributes) -> Result<(), Status> {
     if a.operation != Operation::Update {
         return Err(a.forbidden(format!("unexpected operation {:?}", a.operation.as_str())));
@@ -537,7 +630,7 @@ fn pvc_status(node: &str, a: &Attributes) -> Result<(), Status> {
             }
         }
         return Err(a.forbidden(format!(
-            "node {node:?} is not allowed to update fields other than status.capacity and status.conditions: {}",
+            "node {node:?} is not allowed to update fields other than status.quantity and status.conditions: {}",
             changed.join(", ")
         )));
     }

@@ -6,7 +6,10 @@
 //! token, `kube-root-ca.crt`'s `ca.crt`, the namespace) at
 //! `/var/run/secrets/kubernetes.io/serviceaccount`; the account's `imagePullSecrets` are
 //! copied when the pod has none. Mirror pods (`kubernetes.io/config.mirror`) are not changed
-//! and may not reference service accounts, secrets or token projections.
+//! and may not reference service accounts, secrets or token projections. An account
+//! annotated `kubernetes.io/enforce-mountable-secrets: "true"` limits its pods (and the
+//! ephemeral containers added to them) to the secrets it lists: secret volumes, env and
+//! envFrom references in its `secrets`, image pull secrets in its `imagePullSecrets`.
 
 use std::time::Duration;
 
@@ -22,6 +25,161 @@ const MIRROR: &str = "kubernetes.io/config.mirror";
 const EXPIRATION_SECONDS: i64 = 3607;
 
 pub struct ServiceAccount;
+
+const ENFORCE_MOUNTABLE: &str = "kubernetes.io/enforce-mountable-secrets";
+
+/// `enforceMountableSecrets`: the account's annotation, read as Go's `strconv.ParseBool`
+/// (anything else is false).
+fn enforces_mountable_secrets(sa: &Value) -> bool {
+    let v = sa
+        .pointer("/metadata/annotations")
+        .and_then(|a| a.get(ENFORCE_MOUNTABLE))
+        .and_then(Value::as_str);
+    matches!(v, Some("1" | "t" | "T" | "true" | "TRUE" | "True"))
+}
+
+/// The names listed under `field` (`secrets`, `imagePullSecrets`) of the account.
+fn listed(sa: &Value, field: &str) -> Vec<String> {
+    sa.get(field)
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .map(|r| {
+            r.get("name")
+                .and_then(Value::as_str)
+                .unwrap_or("")
+                .to_string()
+        })
+        .collect()
+}
+
+fn items<'a>(v: &'a Value, key: &str) -> impl Iterator<Item = &'a Value> {
+    v.get(key).and_then(Value::as_array).into_iter().flatten()
+}
+
+fn name_of(v: &Value) -> &str {
+    v.get("name").and_then(Value::as_str).unwrap_or("")
+}
+
+/// The env and envFrom secret references of the containers in `list`, kube's texts with
+/// `kind` (`init container`, `container`, `ephemeral container`).
+fn limit_container_secrets(
+    spec: &Value,
+    list: &str,
+    kind: &str,
+    mountable: &[String],
+    sa: &str,
+) -> Result<(), String> {
+    let allowed = |n: &str| mountable.iter().any(|m| m == n);
+    for c in items(spec, list) {
+        for e in items(c, "env") {
+            if let Some(r) = e
+                .pointer("/valueFrom/secretKeyRef")
+                .filter(|r| !r.is_null())
+            {
+                if !allowed(name_of(r)) {
+                    return Err(format!(
+                        "{kind} {} with envVar {} referencing secret.secretName=\"{}\" is not allowed because service account {sa} does not reference that secret",
+                        name_of(c),
+                        name_of(e),
+                        name_of(r)
+                    ));
+                }
+            }
+        }
+        for e in items(c, "envFrom") {
+            if let Some(r) = e.get("secretRef").filter(|r| !r.is_null()) {
+                if !allowed(name_of(r)) {
+                    return Err(format!(
+                        "{kind} {} with envFrom referencing secret.secretName=\"{}\" is not allowed because service account {sa} does not reference that secret",
+                        name_of(c),
+                        name_of(r)
+                    ));
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// `limitSecretReferences`: secret volumes, init and regular containers' env and envFrom,
+/// then image pull secrets, in kube's order and texts.
+fn limit_secret_references(sa: &Value, pod: &Value) -> Result<(), String> {
+    let sa_name = name_of(sa.get("metadata").unwrap_or(&Value::Null));
+    let mountable = listed(sa, "secrets");
+    let spec = pod.get("spec").unwrap_or(&Value::Null);
+    for v in items(spec, "volumes") {
+        let Some(secret) = v.get("secret").filter(|s| !s.is_null()) else {
+            continue;
+        };
+        let name = secret
+            .get("secretName")
+            .and_then(Value::as_str)
+            .unwrap_or("");
+        if !mountable.iter().any(|m| m == name) {
+            return Err(format!(
+                "volume with secret.secretName=\"{name}\" is not allowed because service account {sa_name} does not reference that secret"
+            ));
+        }
+    }
+    limit_container_secrets(
+        spec,
+        "initContainers",
+        "init container",
+        &mountable,
+        sa_name,
+    )?;
+    limit_container_secrets(spec, "containers", "container", &mountable, sa_name)?;
+    let pull = listed(sa, "imagePullSecrets");
+    for (i, r) in items(spec, "imagePullSecrets").enumerate() {
+        if !pull.iter().any(|p| p == name_of(r)) {
+            return Err(format!(
+                "imagePullSecrets[{i}].name=\"{}\" is not allowed because service account {sa_name} does not reference that imagePullSecret",
+                name_of(r)
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// `limitEphemeralContainerSecretReferences`: a `pods/ephemeralcontainers` update.
+async fn limit_ephemeral(a: &Attributes, h: &Handle) -> Result<(), Status> {
+    let Some(pod) = a.object.as_ref() else {
+        return Ok(());
+    };
+    let name = pod
+        .pointer("/spec/serviceAccountName")
+        .and_then(Value::as_str)
+        .unwrap_or("");
+    if name.is_empty() {
+        return Err(a.forbidden(format!(
+            "no service account specified for pod {}/{}",
+            a.namespace, a.name
+        )));
+    }
+    let Some(sa) = lookup(h, &a.namespace, name).await else {
+        return Err(not_found(a, name));
+    };
+    if !enforces_mountable_secrets(&sa) {
+        return Ok(());
+    }
+    let spec = pod.get("spec").unwrap_or(&Value::Null);
+    limit_container_secrets(
+        spec,
+        "ephemeralContainers",
+        "ephemeral container",
+        &listed(&sa, "secrets"),
+        name,
+    )
+    .map_err(|e| a.forbidden(e))
+}
+
+fn ephemeral_update(a: &Attributes) -> bool {
+    a.operation == Operation::Update
+        && a.subresource == "ephemeralcontainers"
+        && a.resource.group.is_empty()
+        && a.resource.kind == "Pod"
+}
 
 fn applies(a: &Attributes) -> bool {
     a.operation == Operation::Create
@@ -224,6 +382,9 @@ impl Plugin for ServiceAccount {
     }
 
     async fn admit(&self, a: &mut Attributes, h: &Handle) -> Result<(), Status> {
+        if ephemeral_update(a) {
+            return limit_ephemeral(a, h).await;
+        }
         if !applies(a) {
             return Ok(());
         }
@@ -274,10 +435,17 @@ impl Plugin for ServiceAccount {
         if !has_pull_secrets && !from_sa.is_empty() {
             pod["spec"]["imagePullSecrets"] = json!(from_sa);
         }
+        // kube's Admit ends with its Validate, whose mountable-secrets check refuses here.
+        if enforces_mountable_secrets(&sa) {
+            limit_secret_references(&sa, pod).map_err(|e| a.forbidden(e))?;
+        }
         Ok(())
     }
 
     async fn validate(&self, a: &Attributes, h: &Handle) -> Result<(), Status> {
+        if ephemeral_update(a) {
+            return limit_ephemeral(a, h).await;
+        }
         if !applies(a) {
             return Ok(());
         }
@@ -297,8 +465,11 @@ impl Plugin for ServiceAccount {
                 a.namespace, a.name
             )));
         }
-        if lookup(h, &a.namespace, name).await.is_none() {
+        let Some(sa) = lookup(h, &a.namespace, name).await else {
             return Err(not_found(a, name));
+        };
+        if enforces_mountable_secrets(&sa) {
+            limit_secret_references(&sa, pod).map_err(|e| a.forbidden(e))?;
         }
         Ok(())
     }

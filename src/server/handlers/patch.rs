@@ -134,7 +134,12 @@ pub async fn handle(ctx: &Ctx, part: Part) -> Result<Response<Body>, Status> {
             match super::prune_custom(&ctx.info, &mut out) {
                 None => crate::openapi::prune_unknown(definition, &mut out),
                 Some(unknown) if unknown.is_empty() || mode == "Ignore" => {}
-                Some(unknown) if mode == "Warn" => unknown_warnings = unknown,
+                // (warned now, as kube's decoder does before admission's and the
+                // strategy's warnings; again after the write, which repeats nothing)
+                Some(unknown) if mode == "Warn" => {
+                    ctx.warn(unknown.clone());
+                    unknown_warnings = unknown;
+                }
                 // kube's patcher: the strict decoding errors of the patched object are a 422
                 // about the patch, with the patched document as Go marshals it.
                 Some(unknown) => {

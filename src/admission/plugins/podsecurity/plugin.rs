@@ -14,8 +14,12 @@
 //! - exempt usernames, namespaces and runtime classes are admitted unchecked (an exempt
 //!   namespace given a policy is warned that it will be ignored).
 //!
-//! `audit` is parsed and validated like the other modes, but its verdict would only be an
-//! audit annotation, and Rafter has no audit log yet: it is not evaluated.
+//! - **audit annotations** (`pod-security.kubernetes.io/<key>` on the request's
+//!   [`crate::admission::AuditAnnotations`], for the audit log): `enforce-policy` (the
+//!   enforce level a pod was checked against, `privileged:latest` in a fully privileged
+//!   namespace), `audit-violations` (`would violate PodSecurity ...` against the `audit`
+//!   level, pods and templates), `exempt` (`namespace`, `user` or `runtimeClass`) and
+//!   `error` (invalid policy labels, an unreadable namespace of a pod controller).
 
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
@@ -26,7 +30,7 @@ use super::checks::evaluate;
 use super::config::{self, Config};
 use super::levels::{policy_to_evaluate, sets_mode, Level, LevelVersion, Policy};
 use crate::admission::{Attributes, Handle, Operation, Plugin};
-use crate::meta::field_error::go_quote;
+use crate::meta::field_error::{aggregate_message, go_quote, FieldError};
 use crate::meta::status::Status;
 use crate::registry::store::{ReadAt, Scope};
 
@@ -123,10 +127,10 @@ impl PodSecurity {
         }
     }
 
-    /// The policy of namespace `ns` (`None`: no such namespace), with whether its labels
-    /// were all valid. The replica's state first; a namespace missing there is read again
+    /// The policy of namespace `ns` (`None`: no such namespace), with the errors of its
+    /// invalid labels. The replica's state first; a namespace missing there is read again
     /// at the latest revision (kube: its informer's cache, then the API).
-    async fn namespace_policy(&self, h: &Handle, ns: &str) -> Option<(Policy, bool)> {
+    async fn namespace_policy(&self, h: &Handle, ns: &str) -> Option<(Policy, Vec<FieldError>)> {
         let obj = match h.get("", "v1", "namespaces", None, ns).await {
             Some(o) => o,
             None => {
@@ -138,8 +142,7 @@ impl PodSecurity {
                 h.store.get(scope, ns, ReadAt::Latest).await.ok()?
             }
         };
-        let (p, errs) = policy_to_evaluate(labels(&obj), self.cfg.defaults);
-        Some((p, errs.is_empty()))
+        Some(policy_to_evaluate(labels(&obj), self.cfg.defaults))
     }
 
     async fn namespace(&self, a: &Attributes, h: &Handle) -> Result<Vec<String>, Status> {
@@ -310,20 +313,32 @@ impl PodSecurity {
         first
     }
 
+    /// The `exempt` audit annotation of an exempt namespace or user (kube checks the
+    /// namespace first).
+    fn exempt(&self, a: &Attributes, h: &Handle) -> bool {
+        let why = if self.exempt_namespace(&a.namespace) {
+            "namespace"
+        } else if self.exempt_user(&a.user.name) {
+            "user"
+        } else {
+            return false;
+        };
+        annotate(h, "exempt", why);
+        true
+    }
+
     async fn pod(&self, a: &Attributes, h: &Handle) -> Result<Vec<String>, Status> {
-        if IGNORED_POD_SUBRESOURCES.contains(&a.subresource.as_str())
-            || self.exempt_namespace(&a.namespace)
-            || self.exempt_user(&a.user.name)
-        {
+        if IGNORED_POD_SUBRESOURCES.contains(&a.subresource.as_str()) || self.exempt(a, h) {
             return Ok(Vec::new());
         }
-        let Some((policy, valid)) = self.namespace_policy(h, &a.namespace).await else {
+        let Some((policy, errs)) = self.namespace_policy(h, &a.namespace).await else {
             return Err(Status::internal(format!(
                 "failed to lookup namespace {}",
                 go_quote(&a.namespace)
             )));
         };
-        if valid && policy.fully_privileged() {
+        if errs.is_empty() && policy.fully_privileged() {
+            annotate(h, "enforce-policy", Policy::PRIVILEGED.enforce.to_string());
             return Ok(Vec::new());
         }
         let Some(pod) = &a.object else {
@@ -336,7 +351,8 @@ impl PodSecurity {
                 }
             }
         }
-        self.evaluate_pod(a, &policy, field(pod, "metadata"), field(pod, "spec"), true)
+        let (meta, spec) = (field(pod, "metadata"), field(pod, "spec"));
+        self.evaluate_pod(a, h, &policy, &errs, meta, spec, true)
     }
 
     async fn template(
@@ -346,17 +362,23 @@ impl PodSecurity {
         at: &str,
         optional: bool,
     ) -> Result<Vec<String>, Status> {
-        if !a.subresource.is_empty()
-            || self.exempt_namespace(&a.namespace)
-            || self.exempt_user(&a.user.name)
-        {
+        if !a.subresource.is_empty() || self.exempt(a, h) {
             return Ok(Vec::new());
         }
         // kube admits a pod controller whose namespace it cannot read.
-        let Some((policy, valid)) = self.namespace_policy(h, &a.namespace).await else {
+        let Some((policy, errs)) = self.namespace_policy(h, &a.namespace).await else {
+            annotate(
+                h,
+                "error",
+                format!(
+                    "failed to lookup namespace {}: namespaces {} not found",
+                    go_quote(&a.namespace),
+                    go_quote(&a.namespace)
+                ),
+            );
             return Ok(Vec::new());
         };
-        if valid
+        if errs.is_empty()
             && policy.warn.level == Level::Privileged
             && policy.audit.level == Level::Privileged
         {
@@ -370,36 +392,60 @@ impl PodSecurity {
             _ if optional => return Ok(Vec::new()),
             _ => &Value::Null,
         };
-        self.evaluate_pod(
-            a,
-            &policy,
-            field(template, "metadata"),
-            field(template, "spec"),
-            false,
-        )
+        let (meta, spec) = (field(template, "metadata"), field(template, "spec"));
+        self.evaluate_pod(a, h, &policy, &errs, meta, spec, false)
     }
 
-    /// kube's `EvaluatePod`: enforce (pods only), then warn.
+    /// kube's `EvaluatePod`: enforce (pods only), audit, then warn (unless refused); the
+    /// audit annotations are recorded whatever the verdict.
+    #[allow(clippy::too_many_arguments)]
     fn evaluate_pod(
         &self,
         a: &Attributes,
+        h: &Handle,
         policy: &Policy,
+        errs: &[FieldError],
         meta: &Value,
         spec: &Value,
         enforce: bool,
     ) -> Result<Vec<String>, Status> {
         if self.exempt_runtime_class(spec) {
+            annotate(h, "exempt", "runtimeClass");
             return Ok(Vec::new());
         }
+        if !errs.is_empty() {
+            annotate(
+                h,
+                "error",
+                format!("Failed to parse policy: {}", aggregate_message(errs)),
+            );
+        }
+        let mut refused = None;
         if enforce {
+            annotate(h, "enforce-policy", policy.enforce.to_string());
             let r = evaluate(policy.enforce, meta, spec);
             if !r.allowed() {
-                return Err(a.forbidden(format!(
+                refused = Some(a.forbidden(format!(
                     "violates PodSecurity {}: {}",
                     go_quote(&policy.enforce.to_string()),
                     r.details()
                 )));
             }
+        }
+        let r = evaluate(policy.audit, meta, spec);
+        if !r.allowed() {
+            annotate(
+                h,
+                "audit-violations",
+                format!(
+                    "would violate PodSecurity {}: {}",
+                    go_quote(&policy.audit.to_string()),
+                    r.details()
+                ),
+            );
+        }
+        if let Some(refused) = refused {
+            return Err(refused);
         }
         let r = evaluate(policy.warn, meta, spec);
         if r.allowed() {
@@ -411,6 +457,14 @@ impl PodSecurity {
             r.details()
         )])
     }
+}
+
+/// Records the audit annotation `pod-security.kubernetes.io/<key>` (a retried write records
+/// the same value again, which is no change).
+fn annotate(h: &Handle, key: &str, value: impl Into<String>) {
+    let _ = h
+        .audit
+        .add(format!("pod-security.kubernetes.io/{key}"), value);
 }
 
 fn field<'a>(v: &'a Value, key: &str) -> &'a Value {
@@ -491,6 +545,137 @@ mod tests {
         assert!(!significant_update(&with_debug, &with_debug));
         let more = json!({"spec": {"containers": [{"name": "c", "image": "a"}, {"name": "e", "image": "a"}]}});
         assert!(significant_update(&more, &old));
+    }
+
+    /// A store of one replica in `dir`, with namespaces `(name, labels)`.
+    async fn store_with(dir: &std::path::Path, namespaces: &[(&str, Value)]) -> Handle {
+        let kv = crate::kv::Kv::open(crate::kv::KvConfig {
+            data_dir: dir.to_path_buf(),
+            node_id: 1,
+            ..Default::default()
+        })
+        .await
+        .unwrap();
+        let registry = std::sync::Arc::new(crate::registry::builtin::registry());
+        let store = crate::registry::store::Store::new(kv, registry);
+        let info = store.registry().builtin("", "v1", "namespaces");
+        for (name, labels) in namespaces {
+            let scope = Scope {
+                info: &info,
+                namespace: None,
+            };
+            let ns = json!({"metadata": {"name": name, "labels": labels}});
+            let opts = crate::registry::object::WriteOptions {
+                now: "2026-01-01T00:00:00Z".into(),
+                ..Default::default()
+            };
+            store.create(scope, ns, &opts).await.unwrap();
+        }
+        Handle {
+            store,
+            authz: None,
+            warnings: Default::default(),
+            audit: Default::default(),
+        }
+    }
+
+    fn create(h: &Handle, resource: &str, group: &str, ns: &str, obj: Value) -> Attributes {
+        Attributes {
+            operation: Operation::Create,
+            resource: h.store.registry().builtin(group, "v1", resource),
+            subresource: String::new(),
+            name: "p".into(),
+            namespace: ns.into(),
+            object: Some(obj),
+            old_object: None,
+            options: json!({}),
+            dry_run: false,
+            user: crate::authn::UserInfo::anonymous(),
+        }
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn audit_annotations_follow_kubes_keys() {
+        let dir = tempfile::tempdir().unwrap();
+        let h = store_with(
+            dir.path(),
+            &[
+                ("open", json!({})),
+                (
+                    "audited",
+                    json!({"pod-security.kubernetes.io/enforce": "baseline",
+                           "pod-security.kubernetes.io/audit": "restricted"}),
+                ),
+                (
+                    "strict",
+                    json!({"pod-security.kubernetes.io/enforce": "restricted",
+                           "pod-security.kubernetes.io/audit": "restricted"}),
+                ),
+                (
+                    "ex",
+                    json!({"pod-security.kubernetes.io/enforce": "restricted"}),
+                ),
+                ("bad", json!({"pod-security.kubernetes.io/audit": "none"})),
+            ],
+        )
+        .await;
+        let cfg = json!({"apiVersion": "pod-security.admission.config.k8s.io/v1",
+            "kind": "PodSecurityConfiguration", "exemptions": {"namespaces": ["ex"]}});
+        let p = PodSecurity::new(Some(&cfg)).unwrap();
+        let plain = json!({"metadata": {"name": "p"}, "spec": {"containers": [{"name": "c", "image": "nginx"}]}});
+        let run = |ns: &'static str, resource: &'static str, group: &'static str, obj: Value| {
+            let h = Handle {
+                audit: Default::default(),
+                ..h.clone()
+            };
+            let p = &p;
+            async move {
+                let r = p.validate(&create(&h, resource, group, ns, obj), &h).await;
+                (r, h.audit.snapshot())
+            }
+        };
+        let key = |k: &str| format!("pod-security.kubernetes.io/{k}");
+
+        let (r, a) = run("open", "pods", "", plain.clone()).await;
+        assert!(r.is_ok());
+        assert_eq!(a.len(), 1, "{a:?}");
+        assert_eq!(a[&key("enforce-policy")], "privileged:latest");
+
+        let (r, a) = run("audited", "pods", "", plain.clone()).await;
+        assert!(r.is_ok());
+        assert_eq!(a[&key("enforce-policy")], "baseline:latest");
+        let v = &a[&key("audit-violations")];
+        assert!(
+            v.starts_with("would violate PodSecurity \"restricted:latest\": allowPrivilegeEscalation != false"),
+            "{v}"
+        );
+        assert_eq!(a.len(), 2, "{a:?}");
+
+        // refused by enforce: the annotations are still recorded
+        let (r, a) = run("strict", "pods", "", plain.clone()).await;
+        assert_eq!(r.unwrap_err().code, 403);
+        assert_eq!(a[&key("enforce-policy")], "restricted:latest");
+        assert!(a.contains_key(&key("audit-violations")), "{a:?}");
+
+        // a pod template: audited, never enforced
+        let deploy = json!({"metadata": {"name": "p"}, "spec": {"template": plain.clone()}});
+        let (r, a) = run("audited", "deployments", "apps", deploy).await;
+        assert!(r.is_ok());
+        assert_eq!(a.len(), 1, "{a:?}");
+        assert!(a.contains_key(&key("audit-violations")), "{a:?}");
+
+        let (r, a) = run("ex", "pods", "", plain.clone()).await;
+        assert!(r.is_ok());
+        assert_eq!(a.len(), 1, "{a:?}");
+        assert_eq!(a[&key("exempt")], "namespace");
+
+        let (r, a) = run("bad", "pods", "", plain.clone()).await;
+        assert!(r.is_ok());
+        assert_eq!(
+            a[&key("error")],
+            "Failed to parse policy: metadata.labels[pod-security.kubernetes.io/audit]: Invalid value: \"none\": must be one of privileged, baseline, restricted"
+        );
+        assert_eq!(a[&key("enforce-policy")], "privileged:latest");
     }
 
     #[test]

@@ -616,7 +616,7 @@ const ACCESS_MODES: &[&str] = &[
 /// fractional sizes.
 fn claim_warnings(obj: &Value) -> Vec<String> {
     let mut out = Vec::new();
-    let beta = "volume.beta.kubernetes.io/storage-class";
+    let beta = BETA_CLASS;
     if obj
         .pointer("/metadata/annotations")
         .and_then(|a| a.get(beta))
@@ -653,6 +653,22 @@ impl Strategy for PersistentVolumeClaims {
 
     fn initialize(&self, obj: &mut Value) {
         obj["status"] = json!({"phase": "Pending"});
+    }
+
+    /// `DropDisabledFields`: VolumeAttributesClass is off in v1.33, so the field is dropped.
+    fn prepare_for_create(&self, obj: &mut Value) {
+        drop_attributes_class(obj, None);
+    }
+
+    /// `DropDisabledFields`: the field is dropped unless the stored claim has it.
+    fn prepare_for_update(&self, new: &mut Value, old: &Value) {
+        drop_attributes_class(new, Some(old));
+    }
+
+    /// The status strategy resets only the spec: the metadata follows the request (a
+    /// kubelet's change to it is refused by NodeRestriction).
+    fn status_metadata(&self) -> &'static [&'static str] {
+        &["labels", "annotations", "finalizers", "ownerReferences"]
     }
 
     /// The status strategy drops the VolumeAttributesClass status fields (beta and off in
@@ -698,6 +714,131 @@ impl Strategy for PersistentVolumeClaims {
                 basic_resource(q, &format!("status.allocatedResources[{k}]"), &mut errs);
             }
             errs.extend(key_errs);
+        }
+        errs
+    }
+
+    /// The strategy validates the new claim, then `ValidatePersistentVolumeClaimUpdate`
+    /// validates it again and keeps the spec as it was, except: `volumeName` may be set once,
+    /// `storageClassName` may move from the beta annotation (or from nothing) to the field,
+    /// a bound claim's storage request may change (not below `status.capacity`:
+    /// RecoverVolumeExpansionFailure is on in v1.33), `volumeAttributesClassName` is checked
+    /// apart (its feature is off in v1.33: only a claim stored with one keeps it, and may not
+    /// change it). The refusal's diff approximates go-cmp's.
+    fn validate_update(&self, new: &Value, old: &Value) -> Vec<FieldError> {
+        let mut errs = twice(self.validate(new));
+        let none = Value::Null;
+        let (ns, os) = (
+            new.get("spec").unwrap_or(&none),
+            old.get("spec").unwrap_or(&none),
+        );
+        let (mut nc, mut oc) = (spec_map(ns), spec_map(os));
+        if text(os, "volumeName").is_empty() {
+            match nc.get("volumeName") {
+                Some(v) => oc.insert("volumeName".into(), v.clone()),
+                None => oc.remove("volumeName"),
+            };
+        }
+        let annotation = |o: &Value| {
+            meta(o)
+                .get("annotations")
+                .and_then(|a| a.get(BETA_CLASS))
+                .and_then(Value::as_str)
+                .map(str::to_string)
+        };
+        let (new_ann, old_ann) = (annotation(new), annotation(old));
+        let class = |s: &Value| {
+            s.get("storageClassName")
+                .and_then(Value::as_str)
+                .map(str::to_string)
+        };
+        let (new_sc, old_sc) = (class(ns), class(os));
+        let from_annotation = old_ann.is_some()
+            && old_sc.is_none()
+            && new_sc.is_some()
+            && new_sc == old_ann
+            && (new_ann.is_none() || new_ann == old_ann);
+        if from_annotation {
+            nc.remove("storageClassName");
+        } else {
+            if new_ann != old_ann {
+                errs.push(FieldError::invalid(
+                    format!("metadata.annotations.{BETA_CLASS}"),
+                    new_ann.clone().unwrap_or_default(),
+                    "field is immutable",
+                ));
+            }
+            let from_nil =
+                new_sc.is_some() && old_sc.is_none() && (old_ann.is_none() || new_sc == old_ann);
+            if from_nil {
+                nc.remove("storageClassName");
+            }
+        }
+        let storage = |s: &Value| {
+            s.pointer("/resources/requests/storage")
+                .and_then(Quantity::of)
+        };
+        let (new_size, old_size) = (storage(ns), storage(os));
+        let bound = text(checks::status_of(new), "phase") == "Bound";
+        let same_size = match (&new_size, &old_size) {
+            (Some(n), Some(o)) => n.cmp(o) == std::cmp::Ordering::Equal,
+            _ => false,
+        };
+        let has_requests = !is_unset(ns.pointer("/resources/requests"));
+        if (bound && has_requests) || same_size {
+            let old_request = os.pointer("/resources/requests/storage").cloned();
+            if let Some(req) = nc
+                .get_mut("resources")
+                .and_then(|r| r.get_mut("requests"))
+                .and_then(Value::as_object_mut)
+            {
+                match old_request {
+                    Some(q) => req.insert("storage".into(), q),
+                    None => req.remove("storage"),
+                };
+            }
+        }
+        match oc.get("volumeAttributesClassName") {
+            Some(v) => nc.insert("volumeAttributesClassName".into(), v.clone()),
+            None => nc.remove("volumeAttributesClassName"),
+        };
+        if nc != oc {
+            errs.push(FieldError::forbidden(
+                "spec",
+                format!(
+                    "spec is immutable after creation except resources.requests and volumeAttributesClassName for bound claims\n{}",
+                    spec_diff(&oc, &nc)
+                ),
+            ));
+        }
+        let zero = Quantity::parse("0").expect("zero parses");
+        let (new_size, old_size) = (
+            new_size.unwrap_or_else(|| zero.clone()),
+            old_size.unwrap_or_else(|| zero.clone()),
+        );
+        let capacity = checks::status_of(old)
+            .pointer("/capacity/storage")
+            .and_then(Quantity::of)
+            .unwrap_or(zero);
+        if new_size.cmp(&old_size) == std::cmp::Ordering::Less
+            && new_size.cmp(&capacity) != std::cmp::Ordering::Greater
+        {
+            errs.push(FieldError::forbidden(
+                "spec.resources.requests.storage",
+                "field can not be less than status.capacity",
+            ));
+        }
+        immutable(
+            ns.get("volumeMode"),
+            os.get("volumeMode"),
+            "volumeMode",
+            &mut errs,
+        );
+        if ns.get("volumeAttributesClassName") != os.get("volumeAttributesClassName") {
+            errs.push(FieldError::forbidden(
+                "spec.volumeAttributesClassName",
+                "update is forbidden when the VolumeAttributesClass feature gate is disabled",
+            ));
         }
         errs
     }
@@ -769,6 +910,52 @@ impl Strategy for PersistentVolumeClaims {
     fn printer(&self) -> Printer {
         printers::PVC
     }
+}
+
+const BETA_CLASS: &str = "volume.beta.kubernetes.io/storage-class";
+
+fn drop_attributes_class(claim: &mut Value, old: Option<&Value>) {
+    if old.is_some_and(|o| !is_unset(o.pointer("/spec/volumeAttributesClassName"))) {
+        return;
+    }
+    if let Some(spec) = claim.get_mut("spec").and_then(Value::as_object_mut) {
+        spec.remove("volumeAttributesClassName");
+    }
+}
+
+/// A claim spec's fields, null ones left out (Go's nil pointers).
+fn spec_map(spec: &Value) -> serde_json::Map<String, Value> {
+    spec.as_object()
+        .map(|m| {
+            m.iter()
+                .filter(|(_, v)| !v.is_null())
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// go-cmp's diff of two claim specs, approximated: the changed fields by their Go names,
+/// old then new, as JSON.
+fn spec_diff(old: &serde_json::Map<String, Value>, new: &serde_json::Map<String, Value>) -> String {
+    let mut keys: Vec<&String> = old.keys().chain(new.keys()).collect();
+    keys.sort();
+    keys.dedup();
+    let go_name = |k: &str| {
+        let mut c = k.chars();
+        c.next()
+            .map(|f| f.to_uppercase().collect::<String>() + c.as_str())
+            .unwrap_or_default()
+    };
+    let mut out = String::from("  core.PersistentVolumeClaimSpec{\n");
+    for k in keys.into_iter().filter(|k| old.get(*k) != new.get(*k)) {
+        for (sign, v) in [("-", old.get(k)), ("+", new.get(k))] {
+            let shown = v.map(Value::to_string).unwrap_or_else(|| "nil".into());
+            out.push_str(&format!("{sign} \t{}: {shown},\n", go_name(k)));
+        }
+    }
+    out.push_str("  }\n");
+    out
 }
 
 /// The resize states of `status.allocatedResourceStatuses`, sorted.

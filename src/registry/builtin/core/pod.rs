@@ -45,6 +45,22 @@ impl Strategy for Pods {
         obj["status"] = json!({"phase": "Pending", "qosClass": qos});
     }
 
+    /// kube computes the QoS class in PrepareForCreate, which runs after the mutating
+    /// admission phase: the resources LimitRanger (or another plugin) set count.
+    fn after_mutating_admission(&self, obj: &mut Value) {
+        let qos = pod_qos(obj.get("spec").unwrap_or(&Value::Null));
+        if let Some(st) = obj.get_mut("status").and_then(Value::as_object_mut) {
+            st.insert("qosClass".into(), json!(qos));
+        }
+    }
+
+    /// podStatusStrategy resets only the spec, the owner references and the deletion
+    /// timestamp: labels, annotations and finalizers follow the request (NodeRestriction
+    /// refuses a kubelet's label change).
+    fn status_metadata(&self) -> &'static [&'static str] {
+        &["labels", "annotations", "finalizers"]
+    }
+
     /// `ValidatePodCreate` (the spec part).
     fn validate(&self, obj: &Value) -> Vec<FieldError> {
         let mut errs = Vec::new();
