@@ -176,7 +176,7 @@ async fn limit_ephemeral(a: &Attributes, h: &Handle) -> Result<(), Status> {
 
 fn ephemeral_update(a: &Attributes) -> bool {
     a.operation == Operation::Update
-        && a.subresource == "ephemeralcontainers"
+        && matches!(a.subresource.as_str(), "ephemeralcontainers")
         && a.resource.group.is_empty()
         && a.resource.kind == "Pod"
 }

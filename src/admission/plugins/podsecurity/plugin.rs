@@ -591,6 +591,7 @@ mod tests {
             options: json!({}),
             dry_run: false,
             user: crate::authn::UserInfo::anonymous(),
+            reinvocation: Default::default(),
         }
     }
 
