@@ -53,6 +53,32 @@ fn found(dir: &std::path::Path, needle: &[u8]) -> bool {
     })
 }
 
+/// Creates Secrets `names` in `default`, each with the value `<prefix><name><suffix>`
+/// (base64), and returns (namespace, name, value) of each.
+async fn create_secrets(
+    s: &Server,
+    c: &reqwest::Client,
+    names: &[&'static str],
+    prefix: &str,
+    suffix: &str,
+) -> Vec<(&'static str, &'static str, String)> {
+    let mut written = Vec::new();
+    for name in names {
+        let v = b64(&format!("{prefix}{name}{suffix}"));
+        let r = s
+            .json(
+                c,
+                Method::POST,
+                "/api/v1/namespaces/default/secrets",
+                Some(secret(name, &v)),
+            )
+            .await;
+        assert_eq!(r.code.as_u16(), 201, "{}", r.body);
+        written.push(("default", *name, v));
+    }
+    written
+}
+
 #[tokio::test]
 async fn secrets_are_ciphertext_at_rest() {
     let cfg_dir = tempfile::tempdir().unwrap();
@@ -718,20 +744,7 @@ async fn keys_rotate_with_the_storage_migration() {
         &format!("127.0.0.1:{admin_port}"),
     ]);
     let c = s.client();
-    let mut written = Vec::new();
-    for name in ["m1", "m2", "m3"] {
-        let v = b64(&format!("migrated-{name}"));
-        let r = s
-            .json(
-                &c,
-                Method::POST,
-                "/api/v1/namespaces/default/secrets",
-                Some(secret(name, &v)),
-            )
-            .await;
-        assert_eq!(r.code.as_u16(), 201, "{}", r.body);
-        written.push(("default", name, v));
-    }
+    let written = create_secrets(&s, &c, &["m1", "m2", "m3"], "migrated-", "").await;
     write(&[("key2", KEY2), ("key1", KEY)]);
     s.restart();
     let out = std::process::Command::new("timeout")
@@ -938,20 +951,14 @@ async fn kms_v2_secrets_are_ciphertext_at_rest_and_follow_the_key_id() {
         &endpoint,
     ]);
     let c = s.client();
-    let mut written = Vec::new();
-    for name in ["db", "cache", "queue"] {
-        let v = b64(&format!("kms-plaintext-marker-{name}-4417"));
-        let r = s
-            .json(
-                &c,
-                Method::POST,
-                "/api/v1/namespaces/default/secrets",
-                Some(secret(name, &v)),
-            )
-            .await;
-        assert_eq!(r.code.as_u16(), 201, "{}", r.body);
-        written.push(("default", name, v));
-    }
+    let written = create_secrets(
+        &s,
+        &c,
+        &["db", "cache", "queue"],
+        "kms-plaintext-marker-",
+        "-4417",
+    )
+    .await;
     read_all(&s, &c, &written).await;
     let data = s.dir.path();
     for (_, _, v) in &written {

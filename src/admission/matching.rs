@@ -35,7 +35,8 @@ pub struct Rule {
     pub names: Vec<String>,
 }
 
-fn strings(v: Option<&Value>) -> Vec<String> {
+/// The strings of a JSON list (none when absent).
+pub(crate) fn strings(v: Option<&Value>) -> Vec<String> {
     v.and_then(Value::as_array)
         .map(|a| {
             a.iter()

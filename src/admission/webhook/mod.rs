@@ -79,17 +79,6 @@ struct Hook {
     reinvoke_if_needed: bool,
 }
 
-fn str_list(v: Option<&Value>) -> Vec<String> {
-    v.and_then(Value::as_array)
-        .map(|a| {
-            a.iter()
-                .filter_map(Value::as_str)
-                .map(str::to_string)
-                .collect()
-        })
-        .unwrap_or_default()
-}
-
 /// The CEL environment of match conditions.
 fn condition_env() -> BTreeMap<String, crate::cel::Type> {
     crate::cel::admission::env(
@@ -152,7 +141,7 @@ fn compile(config: &Value) -> Vec<Arc<Hook>> {
             ignore_failures: s("failurePolicy") == "Ignore",
             side_effects: s("sideEffects"),
             timeout: Duration::from_secs(timeout),
-            review: review::review_version(&str_list(h.get("admissionReviewVersions"))),
+            review: review::review_version(&matching::strings(h.get("admissionReviewVersions"))),
             reinvoke_if_needed: s("reinvocationPolicy") == "IfNeeded",
             name,
         }));
