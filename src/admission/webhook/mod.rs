@@ -507,6 +507,23 @@ impl Webhooks {
         .increment(1);
     }
 
+    /// The webhooks to consider for `a` in this plugin's phase `phase` (none for
+    /// admissionregistration's own objects); waits for the first load of the configurations.
+    async fn hooks(
+        &self,
+        phase: Kind,
+        a: &Attributes,
+    ) -> Result<Option<Arc<Vec<Arc<Hook>>>>, Status> {
+        if self.kind != phase || exempt(a) {
+            return Ok(None);
+        }
+        if !self.source.wait_ready().await {
+            return Err(a.forbidden("not yet ready to handle request"));
+        }
+        let hooks = self.source.hooks.load_full();
+        Ok((!hooks.is_empty()).then_some(hooks))
+    }
+
     /// Whether `hook` applies: its version of the resource, or `None`.
     async fn should_call(
         &self,
@@ -686,16 +703,9 @@ impl Plugin for Webhooks {
     }
 
     async fn admit(&self, a: &mut Attributes, h: &Handle) -> Result<(), Status> {
-        if self.kind != Kind::Mutating || exempt(a) {
+        let Some(hooks) = self.hooks(Kind::Mutating, a).await? else {
             return Ok(());
-        }
-        if !self.source.wait_ready().await {
-            return Err(a.forbidden("not yet ready to handle request"));
-        }
-        let hooks = self.source.hooks.load_full();
-        if hooks.is_empty() {
-            return Ok(());
-        }
+        };
         let mut st = std::mem::take(&mut a.reinvocation.webhooks);
         let reinvoke = a.reinvocation.is_reinvoke;
         if reinvoke && st.last_output != a.object {
@@ -757,16 +767,9 @@ impl Plugin for Webhooks {
     }
 
     async fn validate(&self, a: &Attributes, h: &Handle) -> Result<(), Status> {
-        if self.kind != Kind::Validating || exempt(a) {
+        let Some(hooks) = self.hooks(Kind::Validating, a).await? else {
             return Ok(());
-        }
-        if !self.source.wait_ready().await {
-            return Err(a.forbidden("not yet ready to handle request"));
-        }
-        let hooks = self.source.hooks.load_full();
-        if hooks.is_empty() {
-            return Ok(());
-        }
+        };
         let mut calls = Vec::new();
         for (i, hook) in hooks.iter().enumerate() {
             if let Some(hooked) = self.should_call(hook, a, h).await? {
