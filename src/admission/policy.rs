@@ -364,6 +364,7 @@ fn shape(v: &Value) -> Type {
                 .filter_map(|(k, x)| Some((crate::cel::types::escape(k)?, shape(x))))
                 .collect(),
             min_size: 2,
+            max: Some(m.len() as u64),
         })),
         Value::Array(a) => Type::List {
             elem: Box::new(
@@ -397,6 +398,7 @@ fn merge(a: &Type, b: &Type) -> Type {
             }
             Type::Object(Arc::new(crate::cel::types::Object {
                 name: "object".into(),
+                max: Some(fields.len() as u64),
                 fields,
                 min_size: 2,
             }))
@@ -432,14 +434,10 @@ impl<'a> Activation<'a> {
             ("object", cel_json(&i.object)),
             ("oldObject", cel_json(&i.old_object)),
             ("params", cel_json(&i.params)),
-            (
-                "request",
-                crate::cel::eval::to_value(&i.request, &request_t),
-            ),
-            (
-                "namespaceObject",
-                crate::cel::eval::to_value(&i.namespace, &namespace_t),
-            ),
+            // Under their own names: the request's `namespace` is a CEL reserved word
+            // that kube's declared type still selects as is.
+            ("request", cel_json(&i.request)),
+            ("namespaceObject", cel_json(&i.namespace)),
             ("authorizer", i.authz.value(&i.request_resource)),
         ];
         let mut types = BTreeMap::new();

@@ -273,6 +273,7 @@ pub fn refine(t: &Type, v: &Json) -> Type {
                 name: o.name.clone(),
                 fields,
                 min_size: o.min_size,
+                max: o.max,
             }))
         }
         _ => t.clone(),
