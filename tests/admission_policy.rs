@@ -577,14 +577,35 @@ async fn validating_admission_policies() {
     )
     .await;
 
-    // --- the leader writes the observed generation
-    let t = Instant::now();
-    loop {
-        let p = admin(&s, Method::GET, &format!("{POLICIES}/annotated"), None).await;
-        if p["status"]["observedGeneration"] == p["metadata"]["generation"] {
-            break;
+    // --- the leader writes the observed generation and the type checking warnings
+    policy(
+        &s,
+        "typo",
+        json!({"validations": [{"expression": "object.spec.replicaz > 0"}]}),
+    )
+    .await;
+    for name in ["annotated", "typo"] {
+        let t = Instant::now();
+        let p = loop {
+            let p = admin(&s, Method::GET, &format!("{POLICIES}/{name}"), None).await;
+            if p["status"]["observedGeneration"] == p["metadata"]["generation"] {
+                break p;
+            }
+            assert!(t.elapsed() < Duration::from_secs(5), "{p}");
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        };
+        let warnings = &p["status"]["typeChecking"]["expressionWarnings"];
+        if name == "annotated" {
+            assert!(warnings.is_null(), "{p}");
+        } else {
+            assert_eq!(
+                warnings,
+                &json!([{
+                    "fieldRef": "spec.validations[0].expression",
+                    "warning": "apps/v1, Kind=Deployment: ERROR: <input>:1:12: undefined field 'replicaz'\n | object.spec.replicaz > 0\n | ...........^\n"
+                }]),
+                "{p}"
+            );
         }
-        assert!(t.elapsed() < Duration::from_secs(5), "{p}");
-        tokio::time::sleep(Duration::from_millis(50)).await;
     }
 }

@@ -27,7 +27,7 @@
 //!
 //! Does not know: HTTP, how the write proceeds.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::{Arc, RwLock};
 use std::time::{Duration, Instant};
 
@@ -1278,35 +1278,171 @@ impl Plugin for ValidatingAdmissionPolicy {
     }
 }
 
-/// kube's type checking of policies (`validatingadmissionpolicy-status-controller`): the
-/// expressions of a policy with a `paramKind` or of one matching built-in kinds are checked
-/// against the declared types kube would use; this server has no OpenAPI-derived CEL types
-/// for built-in kinds, so it writes `status.observedGeneration` with the warnings the
-/// compilation in [`Policy::compile`] gives (none for a policy the API accepted) — an
-/// expression kube flags for a field that a kind does not have is not flagged here.
+/// kube's type checking of policies (`validatingadmissionpolicy-status-controller`): each
+/// validation's `expression` and `messageExpression` compiled with `object` / `oldObject`
+/// typed as each kind the policy's `matchConstraints` name (at most 10, no wildcards) and
+/// `params` as the `paramKind`, from the built-in OpenAPI schemas or a custom resource's
+/// schema; the issues become `status.typeChecking.expressionWarnings`, written with
+/// `status.observedGeneration` for each generation by the leader.
 pub mod typecheck {
     use super::*;
+    use crate::registry::Catalog;
+
+    /// kube's `maxTypesToCheck`.
+    const MAX_TYPES: usize = 10;
+
+    /// The CEL type of `group/version/kind` (`resource` its plural), when its schema is known.
+    fn kind_type(cat: &Catalog, group: &str, version: &str, kind: &str) -> Option<Type> {
+        let r = cat
+            .all()
+            .iter()
+            .find(|r| r.group == group && r.version == version && r.kind == kind)?;
+        let schema = match &r.schema {
+            Some(s) => (**s).clone(),
+            None => crate::openapi::resolved_schema(group, version, kind)?,
+        };
+        crate::cel::types::of_schema(&schema, true)
+    }
+
+    fn gvk_text(g: &str, v: &str, k: &str) -> String {
+        format!("{g}/{v}, Kind={k}")
+    }
+
+    /// kube's `typesToCheck`: the kinds named by the resource rules, sorted.
+    fn types_to_check(p: &Value, cat: &Catalog) -> Vec<(String, String, String)> {
+        let mut out: BTreeSet<(String, String, String)> = BTreeSet::new();
+        let strs = |v: &Value, k: &str| -> Vec<String> {
+            let mut x: Vec<String> = list(v, k)
+                .iter()
+                .filter_map(Value::as_str)
+                .map(str::to_string)
+                .collect();
+            x.sort();
+            x
+        };
+        let mut count = 0;
+        for rule in list(p, "/spec/matchConstraints/resourceRules") {
+            let groups = strs(rule, "/apiGroups");
+            let versions = strs(rule, "/apiVersions");
+            if groups.iter().chain(&versions).any(|x| x.contains('*')) {
+                continue;
+            }
+            let resources: Vec<String> = strs(rule, "/resources")
+                .into_iter()
+                .filter(|r| !r.contains('*') && !r.contains('/'))
+                .collect();
+            for g in &groups {
+                for v in &versions {
+                    for r in &resources {
+                        if let Some(info) = cat.get(g, v, r) {
+                            out.insert((g.clone(), v.clone(), info.kind.clone()));
+                            count += 1;
+                            if count == MAX_TYPES {
+                                return out.into_iter().collect();
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        out.into_iter().collect()
+    }
+
+    /// The expression warnings of policy `p` (kube's `TypeChecker.Check`).
+    pub fn warnings(p: &Value, cat: &Catalog) -> Vec<Value> {
+        let kinds: Vec<((String, String, String), Type)> = types_to_check(p, cat)
+            .into_iter()
+            .filter_map(|k| {
+                let t = kind_type(cat, &k.0, &k.1, &k.2)?;
+                Some((k, t))
+            })
+            .collect();
+        if kinds.is_empty() {
+            return Vec::new();
+        }
+        let params = p
+            .pointer("/spec/paramKind")
+            .filter(|v| v.is_object())
+            .and_then(|pk| {
+                let (g, v) = s(pk, "/apiVersion")
+                    .split_once('/')
+                    .unwrap_or(("", s(pk, "/apiVersion")));
+                kind_type(cat, g, v, s(pk, "/kind"))
+            });
+        let declared = list(p, "/spec/variables");
+        // Per kind: the environment with the policy's variables typed in it.
+        let envs: Vec<(String, BTreeMap<String, Type>)> = kinds
+            .iter()
+            .map(|((g, v, k), t)| {
+                let d = Declarations {
+                    params: params.is_some(),
+                    authorizer: true,
+                };
+                let mut vars: Vec<(String, Type)> = Vec::new();
+                let typed = |vars: Option<&[(String, Type)]>| {
+                    let mut e = env(d, vars);
+                    e.insert("object".into(), t.clone());
+                    e.insert("oldObject".into(), t.clone());
+                    if let Some(pt) = &params {
+                        e.insert("params".into(), pt.clone());
+                    }
+                    e
+                };
+                for var in declared {
+                    let e = typed(Some(&vars));
+                    let ty = crate::cel::compile(s(var, "/expression"), &e)
+                        .map_or(Type::Dyn, |prog| prog.ty);
+                    vars.push((s(var, "/name").to_string(), ty));
+                }
+                let e = typed((!declared.is_empty()).then_some(&vars[..]));
+                (gvk_text(g, v, k), e)
+            })
+            .collect();
+        let check = |src: &str| -> Option<String> {
+            let issues: Vec<String> = envs
+                .iter()
+                .filter_map(|(gvk, e)| {
+                    crate::cel::compile(src, e)
+                        .err()
+                        .map(|i| format!("{gvk}: {i}\n"))
+                })
+                .collect();
+            (!issues.is_empty()).then(|| issues.join("\n"))
+        };
+        let mut out = Vec::new();
+        for (i, v) in list(p, "/spec/validations").iter().enumerate() {
+            if let Some(w) = check(s(v, "/expression")) {
+                out.push(
+                    json!({"fieldRef": format!("spec.validations[{i}].expression"), "warning": w}),
+                );
+            }
+            let me = s(v, "/messageExpression");
+            if me.is_empty() {
+                continue;
+            }
+            if let Some(w) = check(me) {
+                out.push(json!({"fieldRef": format!("spec.validations[{i}].messageExpression"), "warning": w}));
+            }
+        }
+        out
+    }
 
     /// The status to write for `p`'s generation.
-    pub fn status(p: &Value) -> Value {
-        let compiled = Policy::compile(p);
-        let mut warnings = Vec::new();
-        for (i, v) in compiled.validations.iter().enumerate() {
-            if let Err(w) = &v.expr.program {
-                warnings.push(json!({
-                    "fieldRef": format!("spec.validations[{i}].expression"),
-                    "warning": w,
-                }));
-            }
-        }
+    pub fn status(p: &Value, cat: &Catalog) -> Value {
+        let warnings = warnings(p, cat);
         let mut st = p.get("status").cloned().unwrap_or(json!({}));
-        st["observedGeneration"] = json!(compiled.generation);
-        st["typeChecking"] = json!({ "expressionWarnings": warnings });
-        if warnings.is_empty() {
-            if let Some(o) = st["typeChecking"].as_object_mut() {
-                o.remove("expressionWarnings");
-            }
+        if !st.is_object() {
+            st = json!({});
         }
+        st["observedGeneration"] = p
+            .pointer("/metadata/generation")
+            .cloned()
+            .unwrap_or(json!(0));
+        st["typeChecking"] = if warnings.is_empty() {
+            json!({})
+        } else {
+            json!({ "expressionWarnings": warnings })
+        };
         st
     }
 
@@ -1369,7 +1505,7 @@ pub mod typecheck {
                         |cur| {
                             let mut next = cur.clone();
                             if !current(cur) {
-                                next["status"] = status(cur);
+                                next["status"] = status(cur, &store.registry().snapshot());
                             }
                             Ok(next)
                         },
@@ -1491,6 +1627,34 @@ mod tests {
         assert!(validate(&p, &inputs(json!({"spec": {}}), Value::Null))
             .decisions
             .is_empty());
+    }
+
+    #[test]
+    fn type_checks_against_the_kinds_schemas() {
+        let reg = crate::registry::builtin::registry();
+        let cat = reg.snapshot();
+        let p = json!({
+            "metadata": {"name": "p", "generation": 2},
+            "spec": {
+                "paramKind": {"apiVersion": "v1", "kind": "ConfigMap"},
+                "matchConstraints": {"resourceRules": [{"apiGroups": ["apps"], "apiVersions": ["v1"], "operations": ["CREATE"], "resources": ["deployments", "replicasets"]}]},
+                "variables": [{"name": "r", "expression": "object.spec.replicas"}],
+                "validations": [
+                    {"expression": "variables.r <= int(params.data.max) && object.spec.template.spec.containers.all(c, c.image != '')"},
+                    {"expression": "object.spec.replicaz > 1", "messageExpression": "params.nope"}
+                ]
+            }
+        });
+        let st = typecheck::status(&p, &cat);
+        assert_eq!(st["observedGeneration"], 2);
+        let w = st["typeChecking"]["expressionWarnings"].as_array().unwrap();
+        assert_eq!(w.len(), 2, "{st}");
+        assert_eq!(w[0]["fieldRef"], "spec.validations[1].expression");
+        assert_eq!(
+            w[0]["warning"],
+            "apps/v1, Kind=Deployment: ERROR: <input>:1:12: undefined field 'replicaz'\n | object.spec.replicaz > 1\n | ...........^\n\napps/v1, Kind=ReplicaSet: ERROR: <input>:1:12: undefined field 'replicaz'\n | object.spec.replicaz > 1\n | ...........^\n"
+        );
+        assert_eq!(w[1]["fieldRef"], "spec.validations[1].messageExpression");
     }
 
     #[test]
