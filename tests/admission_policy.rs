@@ -577,6 +577,33 @@ async fn validating_admission_policies() {
     )
     .await;
 
+    // --- the checks are counted as kube labels them
+    let metrics = s
+        .client()
+        .get(format!("{}/metrics", s.url))
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    for (policy, binding, action) in [
+        ("max-replicas", "max-replicas-by-name", "deny"),
+        ("names", "names-warn", "warn"),
+        ("names", "names-warn", "audit"),
+    ] {
+        assert!(
+            metrics.lines().any(|l| l
+                .starts_with("apiserver_validating_admission_policy_check_total{")
+                && l.contains(&format!("policy=\"{policy}\""))
+                && l.contains(&format!("policy_binding=\"{binding}\""))
+                && l.contains("error_type=\"invalid_error\"")
+                && l.contains(&format!("enforcement_action=\"{action}\""))),
+            "{policy} {action}: {metrics}"
+        );
+    }
+    assert!(metrics.contains("apiserver_validating_admission_policy_check_duration_seconds"));
+
     // --- the leader writes the observed generation and the type checking warnings
     policy(
         &s,

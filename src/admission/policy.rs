@@ -36,7 +36,7 @@ use kube_cel::cel::Value as Cel;
 use serde_json::{json, Value};
 
 use super::matching::{Criteria, Matched, Versioned};
-use super::{Attributes, Handle, Operation, Plugin};
+use super::{Attributes, Handle, Plugin};
 use crate::cel::admission::{compile_expression, env, Declarations, Returns};
 use crate::cel::{Program, Type};
 use crate::meta::labels::Selector;
@@ -1262,7 +1262,7 @@ impl Plugin for ValidatingAdmissionPolicy {
     }
 
     async fn validate(&self, a: &Attributes, h: &Handle) -> Result<(), Status> {
-        if exempt(a) || a.operation == Operation::Connect && a.object.is_none() {
+        if exempt(a) {
             return Ok(());
         }
         if !self.synced() {
