@@ -883,6 +883,107 @@ fn param_kind_text((api_version, kind): &(String, String)) -> String {
     format!("{group}/{version}, Kind={kind}")
 }
 
+/// kube's routing of one evaluation's decisions by the binding's `validationActions`: a
+/// denial to `denied`, a warning, the validation failure audit annotation; the audit
+/// annotations' values gathered into `audit` (published per policy by [`publish`]).
+fn route(
+    p: &Policy,
+    b: &Binding,
+    outcome: Outcome,
+    warnings: &super::Warnings,
+    annotations: &super::AuditAnnotations,
+    audit: &mut BTreeMap<String, Vec<String>>,
+    denied: &mut Vec<Denied>,
+) {
+    for d in &outcome.decisions {
+        if !d.deny {
+            if d.error {
+                observe(&p.name, &b.name, d, "allow");
+            }
+            continue;
+        }
+        for action in &b.actions {
+            match action.as_str() {
+                "Deny" => {
+                    denied.push(Denied {
+                        policy: p.name.clone(),
+                        binding: Some(b.name.clone()),
+                        message: d.message.clone(),
+                        reason: d.reason.clone(),
+                    });
+                    observe(&p.name, &b.name, d, "deny");
+                }
+                "Audit" => {
+                    let value = json!([{
+                        "message": d.message,
+                        "policy": p.name,
+                        "binding": b.name,
+                        "expressionIndex": d.index,
+                        "validationActions": b.actions,
+                    }]);
+                    if let Err(e) = annotations.add(
+                        "validation.policy.admission.k8s.io/validation_failure",
+                        value.to_string(),
+                    ) {
+                        tracing::warn!("audit annotation for policy {}: {e}", p.name);
+                    }
+                    observe(&p.name, &b.name, d, "audit");
+                }
+                "Warn" => {
+                    warnings.add(format!(
+                        "Validation failed for ValidatingAdmissionPolicy '{}' with binding '{}': {}",
+                        p.name, b.name, d.message
+                    ));
+                    observe(&p.name, &b.name, d, "warn");
+                }
+                _ => {}
+            }
+        }
+    }
+    for (key, r) in outcome.audit {
+        match r {
+            Ok(Some(mut v)) => {
+                if v.len() > MAX_AUDIT_VALUE {
+                    let mut end = MAX_AUDIT_VALUE;
+                    while !v.is_char_boundary(end) {
+                        end -= 1;
+                    }
+                    v.truncate(end);
+                }
+                let vs = audit.entry(key).or_default();
+                if !vs.contains(&v) {
+                    vs.push(v);
+                }
+            }
+            Ok(None) => {}
+            Err(message) => {
+                let d = Decision::for_error(false, message);
+                observe(&p.name, &b.name, &d, "deny");
+                denied.push(Denied {
+                    policy: p.name.clone(),
+                    binding: Some(b.name.clone()),
+                    message: d.message,
+                    reason: None,
+                });
+            }
+        }
+    }
+}
+
+/// Publishes a policy's audit annotations as `<policy>/<key>` (the values of several
+/// bindings or params joined by `, `).
+fn publish(
+    policy: &str,
+    audit: BTreeMap<String, Vec<String>>,
+    annotations: &super::AuditAnnotations,
+) {
+    for (key, values) in audit {
+        if let Err(e) = annotations.add(format!("{policy}/{key}"), values.join(", ")) {
+            tracing::warn!("audit annotation for policy {policy}: {e}");
+        }
+    }
+}
+
 struct Denied {
     policy: String,
     binding: Option<String>,
@@ -1074,89 +1175,18 @@ impl ValidatingAdmissionPolicy {
                 .await
                 .map_err(|e| Status::internal(format!("evaluating policy {}: {e}", p.name)))?;
                 for outcome in outcomes {
-                    for d in &outcome.decisions {
-                        if !d.deny {
-                            if d.error {
-                                observe(&p.name, &b.name, d, "allow");
-                            }
-                            continue;
-                        }
-                        for action in &b.actions {
-                            match action.as_str() {
-                                "Deny" => {
-                                    denied.push(Denied {
-                                        policy: p.name.clone(),
-                                        binding: Some(b.name.clone()),
-                                        message: d.message.clone(),
-                                        reason: d.reason.clone(),
-                                    });
-                                    observe(&p.name, &b.name, d, "deny");
-                                }
-                                "Audit" => {
-                                    let value = json!([{
-                                        "message": d.message,
-                                        "policy": p.name,
-                                        "binding": b.name,
-                                        "expressionIndex": d.index,
-                                        "validationActions": b.actions,
-                                    }]);
-                                    if let Err(e) = h.audit.add(
-                                        "validation.policy.admission.k8s.io/validation_failure",
-                                        value.to_string(),
-                                    ) {
-                                        tracing::warn!(
-                                            "audit annotation for policy {}: {e}",
-                                            p.name
-                                        );
-                                    }
-                                    observe(&p.name, &b.name, d, "audit");
-                                }
-                                "Warn" => {
-                                    h.warnings.add(format!(
-                                        "Validation failed for ValidatingAdmissionPolicy '{}' with binding '{}': {}",
-                                        p.name, b.name, d.message
-                                    ));
-                                    observe(&p.name, &b.name, d, "warn");
-                                }
-                                _ => {}
-                            }
-                        }
-                    }
-                    for (key, r) in outcome.audit {
-                        match r {
-                            Ok(Some(mut v)) => {
-                                if v.len() > MAX_AUDIT_VALUE {
-                                    let mut end = MAX_AUDIT_VALUE;
-                                    while !v.is_char_boundary(end) {
-                                        end -= 1;
-                                    }
-                                    v.truncate(end);
-                                }
-                                let vs = audit.entry(key).or_default();
-                                if !vs.contains(&v) {
-                                    vs.push(v);
-                                }
-                            }
-                            Ok(None) => {}
-                            Err(message) => {
-                                let d = Decision::for_error(false, message);
-                                observe(&p.name, &b.name, &d, "deny");
-                                denied.push(Denied {
-                                    policy: p.name.clone(),
-                                    binding: Some(b.name.clone()),
-                                    message: d.message,
-                                    reason: None,
-                                });
-                            }
-                        }
-                    }
+                    route(
+                        &p,
+                        b,
+                        outcome,
+                        &h.warnings,
+                        &h.audit,
+                        &mut audit,
+                        &mut denied,
+                    );
                 }
             }
-            for (key, values) in audit {
-                if let Err(e) = h.audit.add(format!("{}/{key}", p.name), values.join(", ")) {
-                    tracing::warn!("audit annotation for policy {}: {e}", p.name);
-                }
-            }
+            publish(&p.name, audit, &h.audit);
         }
         let Some(first) = denied.first() else {
             return Ok(());
@@ -1655,6 +1685,78 @@ mod tests {
             "apps/v1, Kind=Deployment: ERROR: <input>:1:12: undefined field 'replicaz'\n | object.spec.replicaz > 1\n | ...........^\n\napps/v1, Kind=ReplicaSet: ERROR: <input>:1:12: undefined field 'replicaz'\n | object.spec.replicaz > 1\n | ...........^\n"
         );
         assert_eq!(w[1]["fieldRef"], "spec.validations[1].messageExpression");
+    }
+
+    #[test]
+    fn actions_route_denials_warnings_and_audit_annotations() {
+        let p = policy(json!({
+            "validations": [
+                {"expression": "true"},
+                {"expression": "object.spec.replicas < 2", "message": "too many"}
+            ],
+            "auditAnnotations": [
+                {"key": "replicas", "valueExpression": "string(object.spec.replicas)"},
+                {"key": "none", "valueExpression": "null"}
+            ]
+        }));
+        let b = Binding::of(&json!({
+            "metadata": {"name": "b"},
+            "spec": {"policyName": "p", "validationActions": ["Warn", "Audit"]}
+        }));
+        let (warnings, annotations) = (
+            crate::admission::Warnings::default(),
+            crate::admission::AuditAnnotations::default(),
+        );
+        let (mut audit, mut denied) = (BTreeMap::new(), Vec::new());
+        for replicas in [3, 4] {
+            let out = validate(
+                &p,
+                &inputs(json!({"spec": {"replicas": replicas}}), Value::Null),
+            );
+            route(
+                &p,
+                &b,
+                out,
+                &warnings,
+                &annotations,
+                &mut audit,
+                &mut denied,
+            );
+        }
+        publish(&p.name, audit, &annotations);
+        assert!(denied.is_empty());
+        assert_eq!(
+            *warnings.0.lock().unwrap(),
+            vec!["Validation failed for ValidatingAdmissionPolicy 'p' with binding 'b': too many"]
+        );
+        let got = annotations.snapshot();
+        assert_eq!(got["p/replicas"], "3, 4");
+        assert!(!got.contains_key("p/none"));
+        assert_eq!(
+            serde_json::from_str::<Value>(
+                &got["validation.policy.admission.k8s.io/validation_failure"]
+            )
+            .unwrap(),
+            json!([{"message": "too many", "policy": "p", "binding": "b", "expressionIndex": 1, "validationActions": ["Warn", "Audit"]}])
+        );
+        let deny = Binding::of(&json!({
+            "metadata": {"name": "d"},
+            "spec": {"policyName": "p", "validationActions": ["Deny"]}
+        }));
+        let out = validate(&p, &inputs(json!({"spec": {"replicas": 3}}), Value::Null));
+        let mut audit = BTreeMap::new();
+        route(
+            &p,
+            &deny,
+            out,
+            &warnings,
+            &annotations,
+            &mut audit,
+            &mut denied,
+        );
+        assert_eq!(denied.len(), 1);
+        assert_eq!(denied[0].message, "too many");
+        assert_eq!(denied[0].reason.as_deref(), Some("Invalid"));
     }
 
     #[test]
