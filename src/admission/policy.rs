@@ -240,6 +240,8 @@ pub struct State {
     bindings: BTreeMap<String, Arc<Binding>>,
     policies_synced: bool,
     bindings_synced: bool,
+    /// Whether the followers were started (a chain never started knows no policies).
+    started: bool,
 }
 
 /// The plugin.
@@ -999,7 +1001,7 @@ impl ValidatingAdmissionPolicy {
     fn synced(&self) -> bool {
         self.state
             .read()
-            .map(|s| s.policies_synced && s.bindings_synced)
+            .map(|s| !s.started || s.policies_synced && s.bindings_synced)
             .unwrap_or(false)
     }
 
@@ -1228,6 +1230,12 @@ impl Plugin for ValidatingAdmissionPolicy {
                 .cloned()
         };
         let mut tasks = Vec::new();
+        if let Ok(mut st) = self.state.write() {
+            st.started = true;
+            // A resource this server does not serve has nothing to wait for.
+            st.policies_synced = find(POLICIES).is_none();
+            st.bindings_synced = find(BINDINGS).is_none();
+        }
         if let Some(info) = find(POLICIES) {
             let state = self.state.clone();
             tasks.push(follow::spawn(cache.clone(), info, move |c| {
