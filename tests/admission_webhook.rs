@@ -509,6 +509,25 @@ async fn selectors_conditions_versions_dry_runs_and_services() {
     );
     cond["matchConditions"] =
         json!([{"name": "not-skipped", "expression": "object.metadata.name != 'skip-me'"}]);
+    // the authorizer library in match conditions: the admin may delete configmaps
+    let mut authz_skip = hook(
+        "authz-skip.example.com",
+        &format!("{base}/deny"),
+        &ca,
+        &["configmaps"],
+        "authz-skip",
+    );
+    authz_skip["matchConditions"] = json!([{"name": "not-for-admins",
+        "expression": "!authorizer.group('').resource('configmaps').namespace('plain').check('delete').allowed()"}]);
+    let mut authz_call = hook(
+        "authz-call.example.com",
+        &format!("{base}/deny"),
+        &ca,
+        &["configmaps"],
+        "authz-call",
+    );
+    authz_call["matchConditions"] = json!([{"name": "for-admins",
+        "expression": "authorizer.requestResource.check('delete').allowed()"}]);
     // matchPolicy Equivalent: registered for autoscaling/v2, called for v1 requests too
     let hpa_rule = |name: &str, path: &str, policy: &str| {
         json!({
@@ -536,6 +555,8 @@ async fn selectors_conditions_versions_dry_runs_and_services() {
         vec![
             by_ns,
             cond,
+            authz_skip,
+            authz_call,
             hpa_rule("equivalent.example.com", "/hpa-eq", "Equivalent"),
             hpa_rule("exact.example.com", "/hpa-exact", "Exact"),
             dry,
@@ -594,6 +615,29 @@ async fn selectors_conditions_versions_dry_runs_and_services() {
     assert_eq!(
         r.body["message"],
         "admission webhook \"cond.example.com\" denied the request: no thanks"
+    );
+
+    let r = configmap(
+        &s,
+        "plain",
+        "admin-skips",
+        json!({"hook": "authz-skip"}),
+        "",
+    )
+    .await;
+    assert_eq!(r.code, StatusCode::CREATED, "{}", r.body);
+    let r = configmap(
+        &s,
+        "plain",
+        "admin-called",
+        json!({"hook": "authz-call"}),
+        "",
+    )
+    .await;
+    assert_eq!(r.code, StatusCode::FORBIDDEN, "{}", r.body);
+    assert_eq!(
+        r.body["message"],
+        "admission webhook \"authz-call.example.com\" denied the request: no thanks"
     );
 
     let hpa = json!({"apiVersion": "autoscaling/v1", "kind": "HorizontalPodAutoscaler",

@@ -115,6 +115,9 @@ pub struct Criteria {
     pub namespace_selector: Selector,
     pub object_selector: Selector,
     pub policy: MatchPolicy,
+    /// Policies' and bindings' criteria: no `resourceRules` match every resource (kube's
+    /// policy `Matcher.Matches`); a webhook without rules matches nothing.
+    pub empty_matches_all: bool,
 }
 
 /// The version of the matched resource a hook sees.
@@ -146,6 +149,7 @@ impl Criteria {
             .and_then(Value::as_array)
             .map(|a| a.iter().map(Rule::parse).collect())
             .unwrap_or_default();
+        c.empty_matches_all = true;
         Ok(c)
     }
 
@@ -163,6 +167,7 @@ impl Criteria {
                 Some("Exact") => MatchPolicy::Exact,
                 _ => MatchPolicy::Equivalent,
             },
+            empty_matches_all: false,
         })
     }
 
@@ -187,8 +192,15 @@ impl Criteria {
         if self.matched(&self.exclude, a, h, false).is_some() {
             return Ok(None);
         }
-        let Some(m) = self.matched(&self.rules, a, h, true) else {
-            return Ok(None);
+        let m = if self.rules.is_empty() && self.empty_matches_all {
+            Matched {
+                resource: a.resource.clone(),
+            }
+        } else {
+            let Some(m) = self.matched(&self.rules, a, h, true) else {
+                return Ok(None);
+            };
+            m
         };
         ns?;
         Ok(Some(m))

@@ -15,6 +15,7 @@
 pub mod config;
 pub mod matching;
 pub mod plugins;
+pub mod policy;
 pub mod webhook;
 
 use std::sync::Arc;

@@ -36,6 +36,7 @@ fn object(name: &str, fields: &[(&str, Type)]) -> Type {
             .map(|(k, t)| (k.to_string(), t.clone()))
             .collect(),
         min_size: 2,
+        max: None,
     }))
 }
 

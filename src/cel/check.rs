@@ -80,7 +80,10 @@ const NAMESPACES: &[&str] = &[
 ];
 
 fn size_of(t: &Type) -> f64 {
-    t.max_size().unwrap_or(MAX_REQUEST_SIZE) as f64
+    match t {
+        Type::Null => 0.0,
+        _ => t.max_size().unwrap_or(MAX_REQUEST_SIZE) as f64,
+    }
 }
 
 fn traverse(t: &Type, factor: f64) -> f64 {
@@ -303,6 +306,9 @@ impl Walk<'_> {
         match t {
             Type::Object(o) => match o.fields.get(field) {
                 Some(ft) => ft.clone(),
+                // An object typed from a value (the runtime cost of an admission
+                // expression) that has no such field: selecting it fails when run.
+                None if o.max.is_some() => Type::Null,
                 None => {
                     self.err(
                         Anchor::Select(field.to_string()),

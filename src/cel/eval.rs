@@ -16,9 +16,13 @@ use serde_json::Value as Json;
 use super::types::{escape, Object, Type};
 
 thread_local! {
-    /// The standard functions plus kube's libraries, built once per thread (building it
-    /// registers a few hundred functions).
-    static ROOT: Context<'static> = Context::default().with_all();
+    /// The standard functions plus kube's libraries and the admission authorizer library,
+    /// built once per thread (building it registers a few hundred functions).
+    static ROOT: Context<'static> = {
+        let mut ctx = Context::default().with_all();
+        super::authorizer::register(&mut ctx);
+        ctx
+    };
 }
 
 /// Evaluates `expr` with the variables `vars`.
@@ -269,6 +273,7 @@ pub fn refine(t: &Type, v: &Json) -> Type {
                 name: o.name.clone(),
                 fields,
                 min_size: o.min_size,
+                max: o.max,
             }))
         }
         _ => t.clone(),

@@ -14,6 +14,7 @@
 //! expression's cost is bounded before it runs ([`Program::runtime_cost`]).
 
 pub mod admission;
+pub mod authorizer;
 pub mod check;
 pub mod eval;
 pub mod lexer;

@@ -57,6 +57,9 @@ pub struct Object {
     pub fields: BTreeMap<String, Type>,
     /// The smallest JSON encoding of a value (kube's `MinSerializedSize`).
     pub min_size: u64,
+    /// How many properties a value has, when known (an object typed from a value, for the
+    /// cost of an expression over it); `None`: as many as a request can hold.
+    pub max: Option<u64>,
 }
 
 impl Type {
@@ -117,6 +120,7 @@ impl Type {
         match self {
             Type::String { max } | Type::Bytes { max } => Some(*max),
             Type::List { max, .. } | Type::Map { max, .. } => Some(*max),
+            Type::Object(o) => o.max,
             _ => None,
         }
     }
@@ -312,6 +316,7 @@ fn of_schema_named(schema: &Value, root: bool, name: &str) -> Option<Type> {
                             name: format!("{name}.metadata"),
                             fields: m,
                             min_size: 2,
+                            max: None,
                         })),
                     );
                 }
@@ -320,6 +325,7 @@ fn of_schema_named(schema: &Value, root: bool, name: &str) -> Option<Type> {
                 name: name.to_string(),
                 fields,
                 min_size,
+                max: None,
             })))
         }
         "string" => Some(match schema.get("format").and_then(Value::as_str) {

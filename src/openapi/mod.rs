@@ -353,6 +353,71 @@ fn hash_hex(bytes: &[u8]) -> String {
     })
 }
 
+/// The schema of built-in `group/version/kind` with every `$ref` inlined, for typing CEL
+/// expressions over it (kube's schema resolver for policy type checking): IntOrString as
+/// `x-kubernetes-int-or-string`, untyped values (RawExtension, JSON) as dynamic; `None` for
+/// kinds that are not built-in definitions.
+pub fn resolved_schema(group: &str, version: &str, kind: &str) -> Option<Value> {
+    let def = facts::definition_for_gvk(group, version, kind)?;
+    let mut stack = Vec::new();
+    Some(inline(schemas::get(def.name)?, &mut stack))
+}
+
+fn inline(schema: &Value, stack: &mut Vec<String>) -> Value {
+    let dynamic = || json!({"x-kubernetes-int-or-string": true});
+    if let Some(target) = schema
+        .get("$ref")
+        .and_then(Value::as_str)
+        .and_then(schemas::ref_target)
+    {
+        // A recursive type (JSONSchemaProps) is dynamic below its first occurrence.
+        if stack.iter().any(|s| s == target) || stack.len() > 40 {
+            return dynamic();
+        }
+        let Some(t) = schemas::get(target) else {
+            return dynamic();
+        };
+        stack.push(target.to_string());
+        let out = inline(t, stack);
+        stack.pop();
+        return out;
+    }
+    // `allOf: [{$ref}]` (a v3 reference with a description or default)
+    if let Some([one]) = schema
+        .get("allOf")
+        .and_then(Value::as_array)
+        .map(Vec::as_slice)
+    {
+        return inline(one, stack);
+    }
+    let Some(m) = schema.as_object() else {
+        return dynamic();
+    };
+    if m.get("format").and_then(Value::as_str) == Some("int-or-string") {
+        return dynamic();
+    }
+    if m.get("type").and_then(Value::as_str).is_none() && !m.contains_key("properties") {
+        return dynamic();
+    }
+    let mut out = m.clone();
+    if !out.contains_key("type") {
+        out.insert("type".into(), json!("object"));
+    }
+    if let Some(Value::Object(props)) = m.get("properties") {
+        let props: Map<String, Value> = props
+            .iter()
+            .map(|(k, v)| (k.clone(), inline(v, stack)))
+            .collect();
+        out.insert("properties".into(), Value::Object(props));
+    }
+    for k in ["items", "additionalProperties"] {
+        if let Some(v) = m.get(k).filter(|v| v.is_object()) {
+            out.insert(k.into(), inline(v, stack));
+        }
+    }
+    Value::Object(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -142,6 +142,12 @@ impl Cache {
         self.inner.store.registry()
     }
 
+    /// The store the cache follows (for followers that also write, as the leader's status
+    /// loops do).
+    pub fn store(&self) -> &Store {
+        &self.inner.store
+    }
+
     /// Loads the current state from kv and starts the dispatcher.
     pub async fn start(store: Store, opts: CacheOptions) -> Result<Cache, Status> {
         let kv = store.kv().clone();

@@ -157,6 +157,9 @@ pub fn build(name: &str, config: Option<Value>) -> Result<Option<Arc<dyn Plugin>
         "OwnerReferencesPermissionEnforcement" => {
             Some(Arc::new(owner_refs::OwnerReferencesPermissionEnforcement))
         }
+        "ValidatingAdmissionPolicy" => {
+            Some(Arc::new(super::policy::ValidatingAdmissionPolicy::new()))
+        }
         _ => None,
     })
 }

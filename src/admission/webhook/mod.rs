@@ -527,7 +527,7 @@ impl Webhooks {
     /// Whether `hook` applies: its version of the resource, or `None`.
     async fn should_call(
         &self,
-        hook: &Hook,
+        hook: &Arc<Hook>,
         a: &Attributes,
         h: &Handle,
     ) -> Result<Option<Arc<Resource>>, Status> {
@@ -539,7 +539,32 @@ impl Webhooks {
             return Ok(Some(m.resource));
         }
         let v = matching::Versioned::of(a, &m.resource)?;
-        match conditions_match(hook, a, &m.resource, &v) {
+        let inputs = ConditionInputs {
+            object: v.object,
+            old_object: v.old_object,
+            request: review::request("admission.k8s.io/v1", "", a, &m.resource, None, None)
+                ["request"]
+                .clone(),
+            authz: crate::cel::authorizer::Authz::new(
+                h.authz.clone(),
+                a.user.clone(),
+                tokio::runtime::Handle::try_current().ok(),
+            ),
+            request_resource: crate::cel::authorizer::RequestResource {
+                group: a.resource.group.clone(),
+                version: a.resource.version.clone(),
+                resource: a.resource.resource.clone(),
+                subresource: a.subresource.clone(),
+                namespace: a.namespace.clone(),
+                name: a.name.clone(),
+            },
+        };
+        // The authorizer library blocks on the runtime: conditions run on a blocking thread.
+        let hook2 = hook.clone();
+        let outcome = tokio::task::spawn_blocking(move || conditions_match(&hook2, &inputs))
+            .await
+            .map_err(Status::internal)?;
+        match outcome {
             Ok(true) => Ok(Some(m.resource)),
             Ok(false) => Ok(None),
             Err(e) => {
@@ -605,18 +630,20 @@ impl Webhooks {
 
 /// kube's match-condition matcher: any condition false skips the webhook; errors (with no
 /// false) fail under `failurePolicy: Fail` and skip under `Ignore`.
-fn conditions_match(
-    hook: &Hook,
-    a: &Attributes,
-    hooked: &Resource,
-    v: &matching::Versioned,
-) -> Result<bool, String> {
+/// What match conditions see.
+struct ConditionInputs {
+    object: Option<Value>,
+    old_object: Option<Value>,
+    request: Value,
+    authz: Arc<crate::cel::authorizer::Authz>,
+    request_resource: crate::cel::authorizer::RequestResource,
+}
+
+fn conditions_match(hook: &Hook, i: &ConditionInputs) -> Result<bool, String> {
     let env = condition_env();
     let dyn_ = crate::cel::Type::Dyn;
     let obj =
         |o: &Option<Value>| crate::cel::eval::to_value(o.as_ref().unwrap_or(&Value::Null), &dyn_);
-    let req_json =
-        review::request("admission.k8s.io/v1", "", a, hooked, None, None)["request"].clone();
     let req_ty = env.get("request").cloned().unwrap_or(crate::cel::Type::Dyn);
     let mut errors = Vec::new();
     for (expr, prog) in &hook.conditions {
@@ -628,9 +655,10 @@ fn conditions_match(
             }
         };
         let vars = vec![
-            ("object", obj(&v.object)),
-            ("oldObject", obj(&v.old_object)),
-            ("request", crate::cel::eval::to_value(&req_json, &req_ty)),
+            ("object", obj(&i.object)),
+            ("oldObject", obj(&i.old_object)),
+            ("request", crate::cel::eval::to_value(&i.request, &req_ty)),
+            ("authorizer", i.authz.value(&i.request_resource)),
         ];
         match prog.eval(vars) {
             Ok(kube_cel::cel::Value::Bool(false)) => return Ok(false),
