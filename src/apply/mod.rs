@@ -5,4 +5,5 @@
 //! values or errors out. It knows nothing about HTTP, storage, admission or validation; schema
 //! facts come from [`crate::openapi::facts`].
 
+pub mod fieldpath;
 pub mod strategic;
