@@ -7,3 +7,4 @@
 
 pub mod fieldpath;
 pub mod strategic;
+pub mod typed;
