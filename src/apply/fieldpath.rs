@@ -753,6 +753,7 @@ macro_rules! field_path {
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::useless_vec)]
     use super::*;
     use serde_json::json;
 

@@ -6,5 +6,6 @@
 //! facts come from [`crate::openapi::facts`].
 
 pub mod fieldpath;
+pub mod merge;
 pub mod strategic;
 pub mod typed;

@@ -660,6 +660,7 @@ pub fn remove_items(v: &Value, to_remove: &Set, schema: Schema<'_>) -> Option<Va
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::useless_vec)]
     use super::*;
     use serde_json::json;
 
