@@ -5,6 +5,7 @@
 //! ([`managed_fields`]). Everything here is pure: values in, values or errors out. It knows
 //! nothing about HTTP, storage, admission or validation; schema facts come from
 //! [`crate::openapi::facts`] and custom resources' schema nodes.
+
 pub mod fieldpath;
 pub mod managed_fields;
 pub mod merge;
