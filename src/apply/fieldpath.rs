@@ -11,7 +11,7 @@
 //! A [`Set`] is a tree: `members` are the paths that end here, `children` the sub-sets under an
 //! element. Both are kept sorted and unique, and children are never empty, so the encoding is
 //! canonical: [`Set::to_json`] emits exactly SMD's bytes (elements in order; a member that also
-//! has children gets `"."` as the *last* key of its object; strings escaped as Go's
+//! has children gets `"."` as the first key of its object, as SMD v4 writes it since 2020; strings escaped as Go's
 //! encoding/json escapes them, `<`, `>`, `&` included), and [`Set::from_json`] accepts any key
 //! order (e.g. kubectl's sorted output) and drops unknown element kinds as SMD does.
 //!
@@ -615,6 +615,10 @@ impl Set {
                 out.push(',');
             }
         };
+        if include_self && !(self.members.is_empty() && self.children.is_empty()) {
+            sep(out);
+            out.push_str("\".\":{}");
+        }
         let (mut mi, mut ci) = (0, 0);
         while mi < self.members.len() || ci < self.children.len() {
             let ord = match (self.members.get(mi), self.children.get(ci)) {
@@ -641,9 +645,6 @@ impl Set {
                     ci += 1;
                 }
             }
-        }
-        if include_self && !first {
-            out.push_str(",\".\":{}");
         }
     }
 
@@ -778,8 +779,7 @@ mod tests {
         r#"{"f:aaa":{"k:{\"name\":\"second\"}":{"v:3":{"f:aab":{}}},"v:3":{},"v:true":{}},"f:aab":{"f:aaa":{},"f:aaf":{"k:{\"port\":443,\"protocol\":\"udp\"}":{"k:{\"port\":443,\"protocol\":\"tcp\"}":{}}},"k:{\"name\":\"first\"}":{}},"f:aac":{"f:aaa":{"v:1":{}},"f:aac":{},"v:3":{"k:{\"name\":\"second\"}":{}}},"f:aad":{"f:aac":{"v:1":{}},"f:aaf":{"k:{\"name\":\"first\"}":{"k:{\"name\":\"first\"}":{}}},"i:1":{"i:1":{},"i:3":{"v:true":{}}}},"f:aae":{"f:aae":{},"k:{\"port\":443,\"protocol\":\"tcp\"}":{"k:{\"port\":443,\"protocol\":\"udp\"}":{}},"i:4":{"f:aaf":{}}},"f:aaf":{"i:1":{"f:aac":{}},"i:2":{},"i:3":{}},"k:{\"name\":\"first\"}":{"f:aad":{"f:aaf":{}}},"k:{\"port\":443,\"protocol\":\"tcp\"}":{"f:aaa":{"f:aad":{}}},"k:{\"port\":443,\"protocol\":\"udp\"}":{"f:aac":{},"k:{\"name\":\"first\"}":{"i:3":{}},"k:{\"port\":443,\"protocol\":\"udp\"}":{"i:4":{}}},"v:1":{"f:aac":{"i:4":{}},"f:aaf":{},"k:{\"port\":443,\"protocol\":\"tcp\"}":{}},"v:2":{"f:aad":{"f:aaf":{}},"i:1":{}},"v:3":{"f:aaa":{},"k:{\"name\":\"first\"}":{},"i:2":{}},"v:\"aa\"":{"f:aab":{"f:aaf":{}},"f:aae":{},"k:{\"name\":\"first\"}":{"f:aad":{}},"i:2":{}},"v:\"ab\"":{"f:aaf":{"i:4":{}},"k:{\"port\":443,\"protocol\":\"tcp\"}":{},"k:{\"port\":443,\"protocol\":\"udp\"}":{},"v:1":{"k:{\"port\":443,\"protocol\":\"udp\"}":{}},"i:1":{"f:aae":{"i:4":{}}}},"v:true":{"k:{\"name\":\"second\"}":{"f:aaa":{}},"i:2":{"k:{\"port\":443,\"protocol\":\"tcp\"}":{}}},"i:1":{"i:3":{"f:aaf":{}}},"i:2":{"f:aae":{},"k:{\"port\":443,\"protocol\":\"tcp\"}":{"v:1":{}}},"i:3":{"f:aab":{"v:true":{"v:\"aa\"":{}}},"f:aaf":{},"i:1":{}},"i:4":{"v:\"aa\"":{"f:aab":{"k:{\"name\":\"second\"}":{}}}}}"#,
     ];
 
-    /// The Update entry kube records for `kubectl create deployment nginx --image=nginx`
-    /// (as kubectl prints it: keys sorted, so "." first).
+    /// The Update entry kube records for `kubectl create deployment nginx --image=nginx`.
     const DEPLOYMENT_SORTED: &str = r#"{"f:metadata":{"f:labels":{".":{},"f:app":{}}},"f:spec":{"f:progressDeadlineSeconds":{},"f:replicas":{},"f:revisionHistoryLimit":{},"f:selector":{},"f:strategy":{"f:rollingUpdate":{".":{},"f:maxSurge":{},"f:maxUnavailable":{}},"f:type":{}},"f:template":{"f:metadata":{"f:labels":{".":{},"f:app":{}}},"f:spec":{"f:containers":{"k:{\"name\":\"nginx\"}":{".":{},"f:image":{},"f:imagePullPolicy":{},"f:name":{},"f:resources":{},"f:terminationMessagePath":{},"f:terminationMessagePolicy":{}}},"f:dnsPolicy":{},"f:restartPolicy":{},"f:schedulerName":{},"f:securityContext":{},"f:terminationGracePeriodSeconds":{}}}}}"#;
 
     #[test]
@@ -792,10 +792,13 @@ mod tests {
     }
 
     #[test]
-    fn dot_is_emitted_last_and_read_anywhere() {
+    fn dot_is_emitted_first_and_read_anywhere() {
         let s = Set::from_json_str(DEPLOYMENT_SORTED).unwrap();
         let out = s.to_json();
-        assert_eq!(out, DEPLOYMENT_SMD);
+        // SMD writes "." first, which is also kubectl's sorted order here
+        assert_eq!(out, DEPLOYMENT_SORTED);
+        let last = Set::from_json_str(r#"{"f:a":{"f:b":{},".":{}}}"#).unwrap();
+        assert_eq!(last.to_json(), r#"{"f:a":{".":{},"f:b":{}}}"#);
         assert!(s.has(&field_path!["metadata", "labels"]));
         assert!(s.has(&field_path!["metadata", "labels", "app"]));
         assert!(!s.has(&field_path!["metadata"]));
@@ -814,9 +817,6 @@ mod tests {
         assert_eq!(Set::from_json_str(&out).unwrap(), s);
         assert_eq!(s.paths().len(), 24);
     }
-
-    /// The same set as SMD writes it: "." last in each object.
-    const DEPLOYMENT_SMD: &str = r#"{"f:metadata":{"f:labels":{"f:app":{},".":{}}},"f:spec":{"f:progressDeadlineSeconds":{},"f:replicas":{},"f:revisionHistoryLimit":{},"f:selector":{},"f:strategy":{"f:rollingUpdate":{"f:maxSurge":{},"f:maxUnavailable":{},".":{}},"f:type":{}},"f:template":{"f:metadata":{"f:labels":{"f:app":{},".":{}}},"f:spec":{"f:containers":{"k:{\"name\":\"nginx\"}":{"f:image":{},"f:imagePullPolicy":{},"f:name":{},"f:resources":{},"f:terminationMessagePath":{},"f:terminationMessagePolicy":{},".":{}}},"f:dnsPolicy":{},"f:restartPolicy":{},"f:schedulerName":{},"f:securityContext":{},"f:terminationGracePeriodSeconds":{}}}}}"#;
 
     #[test]
     fn element_order() {
@@ -949,7 +949,7 @@ mod tests {
         l.insert(&field_path!["a"]);
         assert_eq!(
             l.to_json(),
-            r#"{"f:a":{"f:b":{},"f:c":{},".":{}},"f:d":{},"f:e":{}}"#
+            r#"{"f:a":{".":{},"f:b":{},"f:c":{}},"f:d":{},"f:e":{}}"#
         );
         assert_eq!(l.leaves(), a);
         assert!(l.has(&field_path!["a"]) && !a.has(&field_path!["a"]));

@@ -155,7 +155,7 @@ mod tests {
         assert_eq!(
             out.to_string(),
             concat!(
-                r#"[{"manager":"kubectl","operation":"Apply","apiVersion":"apps/v1","time":"2026-01-01T00:00:09Z","fieldsType":"FieldsV1","fieldsV1":{"f:metadata":{"f:labels":{"f:app":{},".":{}}}}},"#,
+                r#"[{"manager":"kubectl","operation":"Apply","apiVersion":"apps/v1","time":"2026-01-01T00:00:09Z","fieldsType":"FieldsV1","fieldsV1":{"f:metadata":{"f:labels":{".":{},"f:app":{}}}}},"#,
                 r#"{"manager":"a","operation":"Update","apiVersion":"apps/v1","time":"2026-01-01T00:00:01Z","fieldsType":"FieldsV1","fieldsV1":{"f:spec":{"f:paused":{}}}},"#,
                 r#"{"manager":"kube-controller-manager","operation":"Update","apiVersion":"apps/v1","time":"2026-01-01T00:00:05Z","fieldsType":"FieldsV1","fieldsV1":{"f:status":{"f:replicas":{}}},"subresource":"status"}]"#
             )

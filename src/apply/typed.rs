@@ -766,7 +766,7 @@ mod tests {
         let s = to_field_set(&nginx(), deploy()).unwrap();
         assert_eq!(
             s.to_json(),
-            r#"{"f:apiVersion":{},"f:kind":{},"f:metadata":{"f:labels":{"f:app":{}},"f:name":{}},"f:spec":{"f:replicas":{},"f:selector":{},"f:template":{"f:metadata":{"f:labels":{"f:app":{}}},"f:spec":{"f:containers":{"k:{\"name\":\"nginx\"}":{"f:args":{},"f:image":{},"f:name":{},"f:ports":{"k:{\"containerPort\":80,\"protocol\":\"TCP\"}":{"f:containerPort":{},".":{}}},"f:resources":{},".":{}}}}}}}"#
+            r#"{"f:apiVersion":{},"f:kind":{},"f:metadata":{"f:labels":{"f:app":{}},"f:name":{}},"f:spec":{"f:replicas":{},"f:selector":{},"f:template":{"f:metadata":{"f:labels":{"f:app":{}}},"f:spec":{"f:containers":{"k:{\"name\":\"nginx\"}":{".":{},"f:args":{},"f:image":{},"f:name":{},"f:ports":{"k:{\"containerPort\":80,\"protocol\":\"TCP\"}":{".":{},"f:containerPort":{}}},"f:resources":{}}}}}}}"#
         );
     }
 
@@ -815,7 +815,7 @@ mod tests {
         assert_eq!(c.modified.to_json(), r#"{"f:spec":{"f:replicas":{}}}"#);
         assert_eq!(
             c.added.to_json(),
-            r#"{"f:metadata":{"f:labels":{"f:tier":{}}},"f:spec":{"f:strategy":{"f:type":{},".":{}}}}"#
+            r#"{"f:metadata":{"f:labels":{"f:tier":{}}},"f:spec":{"f:strategy":{".":{},"f:type":{}}}}"#
         );
         assert_eq!(
             c.removed.to_json(),
@@ -884,7 +884,7 @@ mod tests {
         let s = to_field_set(&o, Schema::CustomRoot(&node)).unwrap();
         assert_eq!(
             s.to_json(),
-            r#"{"f:apiVersion":{},"f:kind":{},"f:metadata":{"f:name":{}},"f:spec":{"f:extra":{"f:deep":{"f:x":{},".":{}},".":{}},"f:items":{"k:{\"id\":1}":{"f:id":{},"f:v":{},".":{}}},"f:tags":{}}}"#
+            r#"{"f:apiVersion":{},"f:kind":{},"f:metadata":{"f:name":{}},"f:spec":{"f:extra":{".":{},"f:deep":{".":{},"f:x":{}}},"f:items":{"k:{\"id\":1}":{".":{},"f:id":{},"f:v":{}}},"f:tags":{}}}"#
         );
     }
 }
