@@ -256,14 +256,10 @@ fn num_f64(n: &Number) -> f64 {
 }
 
 /// SMD's `value.ToString`: strings quoted, numbers and booleans bare, lists `[a,b]`, maps
-/// `{k=v;...}`.
+/// `k=v` entries run together.
 pub fn value_to_string(v: &Value) -> String {
     match v {
-        Value::String(s) => {
-            let mut out = String::new();
-            go_json_string(&mut out, s);
-            out
-        }
+        Value::String(s) => go_quote(s),
         Value::Number(n) => go_number(n),
         Value::Bool(b) => b.to_string(),
         Value::Null => "null".to_string(),
@@ -271,14 +267,21 @@ pub fn value_to_string(v: &Value) -> String {
             let parts: Vec<String> = items.iter().map(value_to_string).collect();
             format!("[{}]", parts.join(","))
         }
-        Value::Object(m) => {
-            let parts: Vec<String> = m
-                .iter()
-                .map(|(k, v)| format!("{k}={}", value_to_string(v)))
-                .collect();
-            format!("{{{}}}", parts.join(";"))
-        }
+        // SMD joins map entries with nothing in between, and no braces.
+        Value::Object(m) => m
+            .iter()
+            .map(|(k, v)| format!("{k}={}", value_to_string(v)))
+            .collect(),
     }
+}
+
+/// Go's `%q` of a string, as far as JSON-compatible text goes (no HTML escaping).
+pub fn go_quote(s: &str) -> String {
+    let mut out = String::new();
+    go_json_string(&mut out, s);
+    out.replace("\\u003c", "<")
+        .replace("\\u003e", ">")
+        .replace("\\u0026", "&")
 }
 
 /// A number as Go's encoding/json writes a float64 or an int64.
@@ -980,5 +983,8 @@ mod tests {
             path_string(&p),
             r#".spec.containers[name="nginx"].ports[containerPort=80,protocol="TCP"].x[="a"][0]"#
         );
+        assert_eq!(v(json!("a<b")).to_string(), r#"[="a<b"]"#);
+        assert_eq!(v(json!({"a": 1, "b": "c"})).to_string(), r#"[=a=1b="c"]"#);
+        assert_eq!(v(json!([1, true])).to_string(), "[=[1,true]]");
     }
 }

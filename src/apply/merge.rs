@@ -21,7 +21,7 @@ use std::collections::BTreeMap;
 
 use serde_json::{Map, Value};
 
-use super::fieldpath::{path_string, Path, PathElement, Set};
+use super::fieldpath::{go_quote, path_string, Path, PathElement, Set};
 use super::typed::{
     compare, ensure_named_fields_are_members, json_equal, list_item_element, remove_items,
     to_field_set, ListRel, Schema, Shape, TypeError,
@@ -122,15 +122,6 @@ pub fn print_manager(identifier: &str) -> String {
         s = format!("{s} using {}", get("apiVersion"));
     }
     s
-}
-
-fn go_quote(s: &str) -> String {
-    let mut out = String::new();
-    super::fieldpath::go_json_string(&mut out, s);
-    // Go's %q does not HTML-escape.
-    out.replace("\\u003c", "<")
-        .replace("\\u003e", ">")
-        .replace("\\u0026", "&")
 }
 
 /// kube's `getConflictMessage`.
