@@ -152,6 +152,19 @@ fn kubectl_server_side_apply() {
 
     // A client-side Update (scale) by another manager, then an apply conflicts with it.
     s.ok(&["scale", "deployment", "web", "--replicas", "3"]);
+    // The Update took replicas over: the appliers no longer own it.
+    let d = get(&s);
+    for e in d["metadata"]["managedFields"].as_array().unwrap() {
+        if e["operation"] == "Apply" {
+            assert!(e["fieldsV1"]["f:spec"].get("f:replicas").is_none(), "{e}");
+        } else {
+            assert_eq!(
+                e["fieldsV1"]["f:spec"]["f:replicas"],
+                serde_json::json!({}),
+                "{e}"
+            );
+        }
+    }
     std::fs::write(&f, deployment(7, "nginx:1.27")).unwrap();
     let err = s.fails(&[
         "apply",

@@ -2,8 +2,9 @@
 //!
 //! Each write records, for its field manager, an entry `{manager, operation: "Update",
 //! apiVersion, time, fieldsType: "FieldsV1", fieldsV1}` where fieldsV1 is the set of fields the
-//! manager touched, merged with what it owned before. Server-side apply (a later issue) replaces
-//! this approximation with structured-merge ownership in `crate::apply`.
+//! manager touched, merged with what it owned before. Updates of built-in objects use
+//! structured-merge ownership from `crate::apply` (other managers, appliers included, lose the
+//! fields the update changes); creates and custom resources still use the approximation here.
 
 use serde_json::{json, Map, Value};
 
@@ -34,6 +35,14 @@ pub fn record_update(obj: &mut Value, opts: &WriteOptions, info: &Resource, old:
         return;
     };
     let api_version = info.api_version();
+    if let (Some(old), Some(schema)) = (
+        old,
+        crate::apply::typed::Schema::definition(&info.definition),
+    ) {
+        if record_update_smd(obj, old, opts, &api_version, manager, schema) {
+            return;
+        }
+    }
     let touched = field_set(obj, old, &info.definition);
     let mut entries: Vec<Value> = meta(obj)
         .get("managedFields")
@@ -70,6 +79,62 @@ pub fn record_update(obj: &mut Value, opts: &WriteOptions, info: &Resource, old:
     } else {
         meta_mut(obj).insert("managedFields".into(), Value::Array(entries));
     }
+}
+
+/// An update of a built-in object, as kube's field manager records it (structured-merge-diff's
+/// Update: the manager takes over every field it changed or added, other managers lose those
+/// and the removed ones; merged into the manager's previous Update entry; time stamped when
+/// its entry changed). `false` when the recorded entries cannot be read (the approximation
+/// below is used then).
+fn record_update_smd(
+    obj: &mut Value,
+    old: &Value,
+    opts: &WriteOptions,
+    api_version: &str,
+    manager: &str,
+    schema: crate::apply::typed::Schema<'static>,
+) -> bool {
+    use crate::apply::{managed_fields, merge};
+    let entries = meta(obj)
+        .get("managedFields")
+        .or_else(|| meta(old).get("managedFields"))
+        .cloned();
+    let Ok((managers, mut times)) = managed_fields::decode(entries.as_ref()) else {
+        return false;
+    };
+    let strip = |v: &Value| {
+        let mut v = v.clone();
+        meta_mut(&mut v).remove("managedFields");
+        v
+    };
+    let (live, new) = (strip(old), strip(obj));
+    let Ok((mut managers, changed)) = merge::update(
+        &live,
+        &new,
+        schema,
+        api_version,
+        managers,
+        manager,
+        "",
+        &crate::apply::fieldpath::Set::new(),
+    ) else {
+        return false;
+    };
+    let id = merge::manager_identifier(manager, merge::Operation::Update, api_version, "");
+    managed_fields::strip_meta(&mut managers, &id);
+    if changed && managers.contains_key(&id) {
+        times.insert(id, opts.now.clone());
+    }
+    times.retain(|k, _| managers.contains_key(k));
+    if managers.is_empty() {
+        meta_mut(obj).remove("managedFields");
+    } else {
+        meta_mut(obj).insert(
+            "managedFields".into(),
+            managed_fields::encode(&managers, &times),
+        );
+    }
+    true
 }
 
 /// What a field is, for the field set: a map (its set holds `.` for the map itself, as kube's
