@@ -101,6 +101,24 @@ fn kubectl_server_side_apply() {
     );
     assert_eq!(get(&s)["spec"]["replicas"], 2);
 
+    // diff --server-side shows the change an apply would make, and writes nothing.
+    let out = s.kubectl(&[
+        "diff",
+        "--server-side",
+        "--field-manager",
+        "hpa",
+        "--force-conflicts",
+        "-f",
+        path,
+    ]);
+    let diff = support::stdout(&out);
+    assert!(
+        diff.contains("-  replicas: 2") && diff.contains("+  replicas: 5"),
+        "{diff}{}",
+        support::stderr(&out)
+    );
+    assert_eq!(get(&s)["spec"]["replicas"], 2);
+
     // Server-side dry run changes nothing.
     s.ok(&[
         "apply",
@@ -264,6 +282,20 @@ async fn raw_apply_patches() {
     let mf = v["metadata"]["managedFields"].as_array().unwrap();
     assert_eq!(mf.len(), 1, "{mf:?}");
     assert_eq!(mf[0]["manager"], "bob");
+    // managedFields reset by an update writing `[{}]`.
+    let r = c
+        .patch(url.clone())
+        .header("content-type", "application/merge-patch+json")
+        .body(r#"{"metadata":{"managedFields":[{}]}}"#)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), StatusCode::OK);
+    let v: Value = r.json().await.unwrap();
+    assert!(v["metadata"].get("managedFields").is_none(), "{v}");
+    let r = patch("?fieldManager=bob", &changed).await.unwrap();
+    assert_eq!(r.status(), StatusCode::OK);
+
     // bob drops the key from its configuration: nobody else owns it, it is removed.
     let r = patch(
         "?fieldManager=bob",

@@ -25,10 +25,29 @@ const SYSTEM_META: &[&str] = &[
     "selfLink",
 ];
 
+/// kube's `isResetManagedFields`: an object written with `managedFields: [{}]` (or `[]`)
+/// asks for its entries to be dropped; the write's own fields are then recorded afresh.
+pub fn is_reset(obj: &Value) -> bool {
+    match obj
+        .pointer("/metadata/managedFields")
+        .and_then(Value::as_array)
+    {
+        Some(a) => a.is_empty() || (a.len() == 1 && a[0].as_object().is_some_and(Map::is_empty)),
+        None => false,
+    }
+}
+
 /// Records an Update by `opts.field_manager` on `obj` (changed relative to `old`).
 pub fn record_update(obj: &mut Value, opts: &WriteOptions, info: &Resource, old: Option<&Value>) {
+    if is_reset(obj) {
+        meta_mut(obj).insert("managedFields".into(), json!([]));
+    }
     let Some(manager) = opts.field_manager.as_deref().filter(|m| !m.is_empty()) else {
-        // Keep the previous entries when no manager is known.
+        // Keep the previous entries when no manager is known (unless reset).
+        if is_reset(obj) {
+            meta_mut(obj).remove("managedFields");
+            return;
+        }
         if let Some(prev) = old.and_then(|o| meta(o).get("managedFields")).cloned() {
             meta_mut(obj).entry("managedFields").or_insert(prev);
         }
@@ -84,7 +103,7 @@ pub fn record_update(obj: &mut Value, opts: &WriteOptions, info: &Resource, old:
 /// An update of a built-in object, as kube's field manager records it (structured-merge-diff's
 /// Update: the manager takes over every field it changed or added, other managers lose those
 /// and the removed ones; merged into the manager's previous Update entry; time stamped when
-/// its entry changed). `false` when the recorded entries cannot be read (the approximation
+/// its entry changed). `false` when the objects do not fit the schema (the approximation
 /// below is used then).
 fn record_update_smd(
     obj: &mut Value,
@@ -95,12 +114,17 @@ fn record_update_smd(
     schema: crate::apply::typed::Schema<'static>,
 ) -> bool {
     use crate::apply::{managed_fields, merge};
-    let entries = meta(obj)
-        .get("managedFields")
-        .or_else(|| meta(old).get("managedFields"))
-        .cloned();
-    let Ok((managers, mut times)) = managed_fields::decode(entries.as_ref()) else {
-        return false;
+    // kube's decodeLiveOrNew: `[]` or `[{}]` resets; entries sent that are empty or do not
+    // decode give way to the live object's; undecodable live entries are dropped.
+    let sent = meta(obj).get("managedFields");
+    let reset = is_reset(obj);
+    let (managers, mut times) = if reset {
+        Default::default()
+    } else {
+        match managed_fields::decode(sent) {
+            Ok((m, t)) if !m.is_empty() => (m, t),
+            _ => managed_fields::decode(meta(old).get("managedFields")).unwrap_or_default(),
+        }
     };
     let strip = |v: &Value| {
         let mut v = v.clone();
