@@ -889,4 +889,230 @@ mod tests {
         let alice = &a.managers[r#"{"manager":"alice","operation":"Apply"}"#];
         assert!(alice.set.child(&PathElement::field("status")).is_none());
     }
+
+    /// One step of a scenario: who, how, what (YAML), and the conflict message expected.
+    struct Step {
+        manager: &'static str,
+        op: &'static str, // "apply", "force", "update"
+        body: &'static str,
+        conflict: Option<&'static str>,
+    }
+
+    const fn ap(manager: &'static str, body: &'static str) -> Step {
+        Step {
+            manager,
+            op: "apply",
+            body,
+            conflict: None,
+        }
+    }
+    const fn up(manager: &'static str, body: &'static str) -> Step {
+        Step {
+            manager,
+            op: "update",
+            body,
+            conflict: None,
+        }
+    }
+
+    struct Case {
+        name: &'static str,
+        steps: Vec<Step>,
+        /// The final object (YAML).
+        object: &'static str,
+        /// Each manager's final set (`fieldsV1` JSON); managers not listed own nothing.
+        managed: &'static [(&'static str, &'static str)],
+    }
+
+    /// The scenario table: merge rules, ownership, pruning and conflicts. Set-list cases are
+    /// SMD's own (merge/set_test.go) on `metadata.finalizers`.
+    #[test]
+    fn scenario_table() {
+        let cases = vec![
+            Case {
+                name: "set: apply, update, apply with no overlap (SMD apply_update_apply_no_overlap)",
+                steps: vec![
+                    ap("default", "metadata: {finalizers: [a, c]}"),
+                    up("controller", "metadata: {finalizers: [a, b, c, d]}"),
+                    ap("default", "metadata: {finalizers: [a, aprime, c, cprime]}"),
+                ],
+                object: "metadata: {finalizers: [a, b, aprime, c, d, cprime]}",
+                managed: &[
+                    ("default", r#"{"f:metadata":{"f:finalizers":{"v:\"a\"":{},"v:\"aprime\"":{},"v:\"c\"":{},"v:\"cprime\"":{}}}}"#),
+                    ("controller", r#"{"f:metadata":{"f:finalizers":{"v:\"b\"":{},"v:\"d\"":{}}}}"#),
+                ],
+            },
+            Case {
+                name: "set: an item dropped by its only applier is removed",
+                steps: vec![
+                    ap("default", "metadata: {finalizers: [a, b]}"),
+                    ap("default", "metadata: {finalizers: [a]}"),
+                ],
+                object: "metadata: {finalizers: [a]}",
+                managed: &[("default", r#"{"f:metadata":{"f:finalizers":{"v:\"a\"":{}}}}"#)],
+            },
+            Case {
+                name: "set: a shared item dropped by one applier stays, owned by the other",
+                steps: vec![
+                    ap("one", "metadata: {finalizers: [a, b]}"),
+                    ap("two", "metadata: {finalizers: [b]}"),
+                    ap("one", "metadata: {finalizers: [a]}"),
+                ],
+                object: "metadata: {finalizers: [a, b]}",
+                managed: &[
+                    ("one", r#"{"f:metadata":{"f:finalizers":{"v:\"a\"":{}}}}"#),
+                    ("two", r#"{"f:metadata":{"f:finalizers":{"v:\"b\"":{}}}}"#),
+                ],
+            },
+            Case {
+                name: "map-list: items merged by key; an item dropped by its applier goes",
+                steps: vec![
+                    ap("one", "spec: {template: {spec: {containers: [{name: c1, image: x}]}}}"),
+                    ap("two", "spec: {template: {spec: {containers: [{name: c2, image: y}]}}}"),
+                    ap("one", "spec: {template: {spec: {containers: []}}}"),
+                ],
+                object: "spec: {template: {spec: {containers: [{name: c2, image: y}]}}}",
+                managed: &[
+                    ("two", r#"{"f:spec":{"f:template":{"f:spec":{"f:containers":{"k:{\"name\":\"c2\"}":{".":{},"f:image":{},"f:name":{}}}}}}}"#),
+                ],
+            },
+            Case {
+                name: "map-list: another applier's field inside a shared item conflicts",
+                steps: vec![
+                    ap("one", "spec: {template: {spec: {containers: [{name: c, image: x}]}}}"),
+                    Step {
+                        manager: "two",
+                        op: "apply",
+                        body: "spec: {template: {spec: {containers: [{name: c, image: y}]}}}",
+                        conflict: Some(r#"Apply failed with 1 conflict: conflict with "one": .spec.template.spec.containers[name="c"].image"#),
+                    },
+                    ap("two", "spec: {template: {spec: {containers: [{name: c, imagePullPolicy: Always}]}}}"),
+                ],
+                object: "spec: {template: {spec: {containers: [{name: c, image: x, imagePullPolicy: Always}]}}}",
+                managed: &[
+                    ("one", r#"{"f:spec":{"f:template":{"f:spec":{"f:containers":{"k:{\"name\":\"c\"}":{".":{},"f:image":{},"f:name":{}}}}}}}"#),
+                    ("two", r#"{"f:spec":{"f:template":{"f:spec":{"f:containers":{"k:{\"name\":\"c\"}":{".":{},"f:imagePullPolicy":{},"f:name":{}}}}}}}"#),
+                ],
+            },
+            Case {
+                name: "atomic list: replaced whole; a different value conflicts; force takes it",
+                steps: vec![
+                    ap("one", "spec: {template: {spec: {tolerations: [{key: t1}]}}}"),
+                    Step {
+                        manager: "two",
+                        op: "apply",
+                        body: "spec: {template: {spec: {tolerations: [{key: t2}]}}}",
+                        conflict: Some(r#"Apply failed with 1 conflict: conflict with "one": .spec.template.spec.tolerations"#),
+                    },
+                    Step { manager: "two", op: "force", body: "spec: {template: {spec: {tolerations: [{key: t2}]}}}", conflict: None },
+                ],
+                object: "spec: {template: {spec: {tolerations: [{key: t2}]}}}",
+                managed: &[("two", r#"{"f:spec":{"f:template":{"f:spec":{"f:tolerations":{}}}}}"#)],
+            },
+            Case {
+                name: "granular map: keys owned separately; a dropped key goes",
+                steps: vec![
+                    ap("one", "metadata: {labels: {a: '1'}}"),
+                    ap("two", "metadata: {labels: {b: '2'}}"),
+                    ap("one", "metadata: {annotations: {x: y}}"),
+                ],
+                object: "metadata: {labels: {b: '2'}, annotations: {x: y}}",
+                managed: &[
+                    ("one", r#"{"f:metadata":{"f:annotations":{"f:x":{}}}}"#),
+                    ("two", r#"{"f:metadata":{"f:labels":{"f:b":{}}}}"#),
+                ],
+            },
+            Case {
+                name: "atomic struct: same value shared, a change conflicts",
+                steps: vec![
+                    ap("one", "spec: {selector: {matchLabels: {a: '1'}}}"),
+                    ap("two", "spec: {selector: {matchLabels: {a: '1'}}}"),
+                    Step {
+                        manager: "two",
+                        op: "apply",
+                        body: "spec: {selector: {matchLabels: {a: '2'}}}",
+                        conflict: Some(r#"Apply failed with 1 conflict: conflict with "one": .spec.selector"#),
+                    },
+                ],
+                object: "spec: {selector: {matchLabels: {a: '1'}}}",
+                managed: &[
+                    ("one", r#"{"f:spec":{"f:selector":{}}}"#),
+                    ("two", r#"{"f:spec":{"f:selector":{}}}"#),
+                ],
+            },
+            Case {
+                name: "update takes over from an applier; the applier dropping it keeps the value",
+                steps: vec![
+                    ap("user", "spec: {replicas: 1}"),
+                    up("hpa", "spec: {replicas: 4}"),
+                    ap("user", "spec: {paused: false}"),
+                ],
+                object: "spec: {replicas: 4, paused: false}",
+                managed: &[
+                    ("user", r#"{"f:spec":{"f:paused":{}}}"#),
+                    ("hpa", r#"{"f:spec":{"f:replicas":{}}}"#),
+                ],
+            },
+        ];
+        let none = Set::new();
+        for case in cases {
+            let mut obj = json!({});
+            let mut managers = Managers::new();
+            for (i, step) in case.steps.iter().enumerate() {
+                let body: Value = serde_yaml::from_str(step.body).unwrap();
+                let res = match step.op {
+                    "update" => update(
+                        &obj,
+                        &body,
+                        sch(),
+                        "apps/v1",
+                        managers.clone(),
+                        step.manager,
+                        "",
+                        &none,
+                    )
+                    .map(|(m, _)| (body.clone(), m)),
+                    op => apply(
+                        &obj,
+                        &body,
+                        sch(),
+                        "apps/v1",
+                        managers.clone(),
+                        step.manager,
+                        "",
+                        &none,
+                        op == "force",
+                    )
+                    .map(|o| (o.object, o.managers)),
+                };
+                match (res, step.conflict) {
+                    (Ok((o, m)), None) => {
+                        obj = o;
+                        managers = m;
+                    }
+                    (Err(e), Some(want)) => {
+                        assert_eq!(e.to_string(), want, "{}: step {i}", case.name)
+                    }
+                    (Ok(_), Some(want)) => {
+                        panic!("{}: step {i}: no conflict, wanted {want}", case.name)
+                    }
+                    (Err(e), None) => panic!("{}: step {i}: {e}", case.name),
+                }
+            }
+            let want: Value = serde_yaml::from_str(case.object).unwrap();
+            assert_eq!(obj, want, "{}", case.name);
+            let got: Vec<(String, String)> = managers
+                .values()
+                .map(|o| (o.manager.clone(), o.set.to_json()))
+                .collect();
+            for (m, set) in case.managed {
+                assert!(
+                    got.iter().any(|(gm, gs)| gm == m && gs == set),
+                    "{}: {m} should own {set}; got {got:?}",
+                    case.name
+                );
+            }
+            assert_eq!(got.len(), case.managed.len(), "{}: {got:?}", case.name);
+        }
+    }
 }
