@@ -503,6 +503,12 @@ pub fn validate_kube_finalizer_names(finalizers: &[Value], path: &str) -> Vec<Fi
 /// `v1validation.ValidateManagedFields`.
 pub fn validate_managed_fields(entries: &[Value], path: &str) -> Vec<FieldError> {
     let mut errs = Vec::new();
+    // `[{}]` is kube's reset request, which its field manager consumes before validation.
+    if let [Value::Object(only)] = entries {
+        if only.is_empty() {
+            return errs;
+        }
+    }
     for (i, e) in entries.iter().enumerate() {
         let p = format!("{path}[{i}]");
         let op = str_of(e, "operation");

@@ -2,8 +2,9 @@
 //!
 //! Each write records, for its field manager, an entry `{manager, operation: "Update",
 //! apiVersion, time, fieldsType: "FieldsV1", fieldsV1}` where fieldsV1 is the set of fields the
-//! manager touched, merged with what it owned before. Server-side apply (a later issue) replaces
-//! this approximation with structured-merge ownership in `crate::apply`.
+//! manager touched, merged with what it owned before. Updates of built-in objects use
+//! structured-merge ownership from `crate::apply` (other managers, appliers included, lose the
+//! fields the update changes); creates and custom resources still use the approximation here.
 
 use serde_json::{json, Map, Value};
 
@@ -24,16 +25,43 @@ const SYSTEM_META: &[&str] = &[
     "selfLink",
 ];
 
+/// kube's `isResetManagedFields`: an object written with `managedFields: [{}]` (or `[]`)
+/// asks for its entries to be dropped; the write's own fields are then recorded afresh.
+pub fn is_reset(obj: &Value) -> bool {
+    match obj
+        .pointer("/metadata/managedFields")
+        .and_then(Value::as_array)
+    {
+        Some(a) => a.is_empty() || (a.len() == 1 && a[0].as_object().is_some_and(Map::is_empty)),
+        None => false,
+    }
+}
+
 /// Records an Update by `opts.field_manager` on `obj` (changed relative to `old`).
 pub fn record_update(obj: &mut Value, opts: &WriteOptions, info: &Resource, old: Option<&Value>) {
+    if is_reset(obj) {
+        meta_mut(obj).insert("managedFields".into(), json!([]));
+    }
     let Some(manager) = opts.field_manager.as_deref().filter(|m| !m.is_empty()) else {
-        // Keep the previous entries when no manager is known.
+        // Keep the previous entries when no manager is known (unless reset).
+        if is_reset(obj) {
+            meta_mut(obj).remove("managedFields");
+            return;
+        }
         if let Some(prev) = old.and_then(|o| meta(o).get("managedFields")).cloned() {
             meta_mut(obj).entry("managedFields").or_insert(prev);
         }
         return;
     };
     let api_version = info.api_version();
+    if let (Some(old), Some(schema)) = (
+        old,
+        crate::apply::typed::Schema::definition(&info.definition),
+    ) {
+        if record_update_smd(obj, old, opts, &api_version, manager, schema) {
+            return;
+        }
+    }
     let touched = field_set(obj, old, &info.definition);
     let mut entries: Vec<Value> = meta(obj)
         .get("managedFields")
@@ -70,6 +98,67 @@ pub fn record_update(obj: &mut Value, opts: &WriteOptions, info: &Resource, old:
     } else {
         meta_mut(obj).insert("managedFields".into(), Value::Array(entries));
     }
+}
+
+/// An update of a built-in object, as kube's field manager records it (structured-merge-diff's
+/// Update: the manager takes over every field it changed or added, other managers lose those
+/// and the removed ones; merged into the manager's previous Update entry; time stamped when
+/// its entry changed). `false` when the objects do not fit the schema (the approximation
+/// below is used then).
+fn record_update_smd(
+    obj: &mut Value,
+    old: &Value,
+    opts: &WriteOptions,
+    api_version: &str,
+    manager: &str,
+    schema: crate::apply::typed::Schema<'static>,
+) -> bool {
+    use crate::apply::{managed_fields, merge};
+    // kube's decodeLiveOrNew: `[]` or `[{}]` resets; entries sent that are empty or do not
+    // decode give way to the live object's; undecodable live entries are dropped.
+    let sent = meta(obj).get("managedFields");
+    let reset = is_reset(obj);
+    let (managers, mut times) = if reset {
+        Default::default()
+    } else {
+        match managed_fields::decode(sent) {
+            Ok((m, t)) if !m.is_empty() => (m, t),
+            _ => managed_fields::decode(meta(old).get("managedFields")).unwrap_or_default(),
+        }
+    };
+    let strip = |v: &Value| {
+        let mut v = v.clone();
+        meta_mut(&mut v).remove("managedFields");
+        v
+    };
+    let (live, new) = (strip(old), strip(obj));
+    let Ok((mut managers, changed)) = merge::update(
+        &live,
+        &new,
+        schema,
+        api_version,
+        managers,
+        manager,
+        "",
+        &crate::apply::fieldpath::Set::new(),
+    ) else {
+        return false;
+    };
+    let id = merge::manager_identifier(manager, merge::Operation::Update, api_version, "");
+    managed_fields::strip_meta(&mut managers, &id);
+    if changed && managers.contains_key(&id) {
+        times.insert(id, opts.now.clone());
+    }
+    times.retain(|k, _| managers.contains_key(k));
+    if managers.is_empty() {
+        meta_mut(obj).remove("managedFields");
+    } else {
+        meta_mut(obj).insert(
+            "managedFields".into(),
+            managed_fields::encode(&managers, &times),
+        );
+    }
+    true
 }
 
 /// What a field is, for the field set: a map (its set holds `.` for the map itself, as kube's

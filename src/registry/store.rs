@@ -1046,13 +1046,25 @@ pub fn set_precondition_rv(obj: &mut Value, rv: &str) {
     }
 }
 
-/// True when two objects differ only in resourceVersion / managedFields timestamps.
+/// True when the new object `a` differs from `b` only in resourceVersion / managedFields
+/// timestamps. managedFields count only when `a` carries them (a server-side apply that only
+/// changes ownership, e.g. a second applier sharing a field, is a write).
 fn same_ignoring_bookkeeping(a: &Value, b: &Value) -> bool {
+    let compare_managed = a.pointer("/metadata/managedFields").is_some();
     let strip = |v: &Value| {
         let mut v = v.clone();
         if let Some(m) = v.get_mut("metadata").and_then(Value::as_object_mut) {
             m.remove("resourceVersion");
-            m.remove("managedFields");
+            match m.get_mut("managedFields").and_then(Value::as_array_mut) {
+                Some(entries) if compare_managed => {
+                    for e in entries.iter_mut().filter_map(Value::as_object_mut) {
+                        e.remove("time");
+                    }
+                }
+                _ => {
+                    m.remove("managedFields");
+                }
+            }
         }
         v
     };

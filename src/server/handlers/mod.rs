@@ -5,6 +5,7 @@
 //! decode, call the registry, and encode; they hold no resource-specific rules.
 
 mod access_review;
+mod apply;
 mod authentication;
 mod binding;
 mod create;

@@ -1,0 +1,310 @@
+//! Server-side apply end to end (issue 15): the real `rafter` binary driven by kubectl's
+//! `apply --server-side` (`--field-manager`, `--force-conflicts`, `--dry-run=server`) and by
+//! raw `application/apply-patch+yaml` PATCHes, checking kube's texts and `managedFields`.
+
+mod support;
+
+use reqwest::StatusCode;
+use serde_json::Value;
+use support::Server;
+
+fn deployment(replicas: u32, image: &str) -> String {
+    format!(
+        r#"apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web
+  namespace: default
+  labels:
+    app: web
+spec:
+  replicas: {replicas}
+  selector:
+    matchLabels:
+      app: web
+  template:
+    metadata:
+      labels:
+        app: web
+    spec:
+      containers:
+      - name: nginx
+        image: {image}
+"#
+    )
+}
+
+fn get(s: &Server) -> Value {
+    serde_json::from_str(&s.ok(&[
+        "get",
+        "deployment",
+        "web",
+        "-o",
+        "json",
+        "--show-managed-fields",
+    ]))
+    .unwrap()
+}
+
+fn entries(obj: &Value) -> Vec<(String, String)> {
+    obj["metadata"]["managedFields"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| {
+            (
+                e["manager"].as_str().unwrap().to_string(),
+                e["operation"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn kubectl_server_side_apply() {
+    let s = Server::start();
+    let f = s.dir.path().join("d.yaml");
+    let path = f.to_str().unwrap();
+
+    std::fs::write(&f, deployment(2, "nginx:1.27")).unwrap();
+    assert_eq!(
+        s.ok(&["apply", "--server-side", "-f", path]).trim(),
+        "deployment.apps/web serverside-applied"
+    );
+    let d = get(&s);
+    assert_eq!(d["spec"]["replicas"], 2);
+    assert_eq!(entries(&d), [("kubectl".into(), "Apply".into())]);
+    let e = &d["metadata"]["managedFields"][0];
+    assert_eq!(e["apiVersion"], "apps/v1");
+    assert_eq!(e["fieldsType"], "FieldsV1");
+    assert!(e["time"].is_string());
+    assert_eq!(
+        e["fieldsV1"]["f:spec"]["f:template"]["f:spec"]["f:containers"]["k:{\"name\":\"nginx\"}"]
+            ["f:image"],
+        serde_json::json!({})
+    );
+    assert!(e["fieldsV1"]["f:metadata"].get("f:name").is_none());
+
+    // A second manager changing replicas conflicts, in kube's words.
+    std::fs::write(&f, deployment(5, "nginx:1.27")).unwrap();
+    let err = s.fails(&[
+        "apply",
+        "--server-side",
+        "--field-manager",
+        "hpa",
+        "-f",
+        path,
+    ]);
+    assert!(
+        err.contains(r#"Apply failed with 1 conflict: conflict with "kubectl": .spec.replicas"#),
+        "{err}"
+    );
+    assert_eq!(get(&s)["spec"]["replicas"], 2);
+
+    // diff --server-side shows the change an apply would make, and writes nothing.
+    let out = s.kubectl(&[
+        "diff",
+        "--server-side",
+        "--field-manager",
+        "hpa",
+        "--force-conflicts",
+        "-f",
+        path,
+    ]);
+    let diff = support::stdout(&out);
+    assert!(
+        diff.contains("-  replicas: 2") && diff.contains("+  replicas: 5"),
+        "{diff}{}",
+        support::stderr(&out)
+    );
+    assert_eq!(get(&s)["spec"]["replicas"], 2);
+
+    // Server-side dry run changes nothing.
+    s.ok(&[
+        "apply",
+        "--server-side",
+        "--field-manager",
+        "hpa",
+        "--force-conflicts",
+        "--dry-run=server",
+        "-f",
+        path,
+    ]);
+    assert_eq!(get(&s)["spec"]["replicas"], 2);
+
+    // --force-conflicts takes ownership.
+    s.ok(&[
+        "apply",
+        "--server-side",
+        "--field-manager",
+        "hpa",
+        "--force-conflicts",
+        "-f",
+        path,
+    ]);
+    let d = get(&s);
+    assert_eq!(d["spec"]["replicas"], 5);
+    // kube sorts entries by operation, time (seconds), then manager: compare as a set.
+    let mut by: Vec<(String, String)> = entries(&d);
+    by.sort();
+    assert_eq!(
+        by,
+        [
+            ("hpa".to_string(), "Apply".to_string()),
+            ("kubectl".to_string(), "Apply".to_string())
+        ]
+    );
+    let kubectl = d["metadata"]["managedFields"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["manager"] == "kubectl")
+        .unwrap();
+    assert!(kubectl["fieldsV1"]["f:spec"].get("f:replicas").is_none());
+
+    // The first manager drops replicas from its configuration: hpa still owns it, it stays.
+    let without = deployment(5, "nginx:1.27").replace("  replicas: 5\n", "");
+    std::fs::write(&f, without).unwrap();
+    s.ok(&["apply", "--server-side", "-f", path]);
+    assert_eq!(get(&s)["spec"]["replicas"], 5);
+
+    // A client-side Update (scale) by another manager, then an apply conflicts with it.
+    s.ok(&["scale", "deployment", "web", "--replicas", "3"]);
+    // The Update took replicas over: the appliers no longer own it.
+    let d = get(&s);
+    for e in d["metadata"]["managedFields"].as_array().unwrap() {
+        if e["operation"] == "Apply" {
+            assert!(e["fieldsV1"]["f:spec"].get("f:replicas").is_none(), "{e}");
+        } else {
+            assert_eq!(
+                e["fieldsV1"]["f:spec"]["f:replicas"],
+                serde_json::json!({}),
+                "{e}"
+            );
+        }
+    }
+    std::fs::write(&f, deployment(7, "nginx:1.27")).unwrap();
+    let err = s.fails(&[
+        "apply",
+        "--server-side",
+        "--field-manager",
+        "hpa",
+        "-f",
+        path,
+    ]);
+    // (kube also names the scale subresource of that Update entry; the store's Update
+    // bookkeeping does not record subresources yet.)
+    assert!(
+        err.contains("Apply failed with 1 conflict: conflict with \"kubectl\"")
+            && err.contains(" using apps/v1: .spec.replicas"),
+        "{err}"
+    );
+}
+
+#[tokio::test]
+async fn raw_apply_patches() {
+    let s = Server::start();
+    let c = s.client();
+    let url = format!("{}/api/v1/namespaces/default/configmaps/cm", s.url);
+    let body = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm\ndata:\n  key: some value\n";
+    let patch = |q: &str, body: &str| {
+        c.patch(format!("{url}{q}"))
+            .header("content-type", "application/apply-patch+yaml")
+            .body(body.to_string())
+            .send()
+    };
+
+    // fieldManager is required.
+    let r = patch("", body).await.unwrap();
+    assert_eq!(r.status(), StatusCode::UNPROCESSABLE_ENTITY);
+    let v: Value = r.json().await.unwrap();
+    assert_eq!(
+        v["message"],
+        r#"PatchOptions.meta.k8s.io "" is invalid: fieldManager: Required value: is required for apply patch"#
+    );
+
+    // Created when absent (201), then 200.
+    let r = patch("?fieldManager=alice", body).await.unwrap();
+    assert_eq!(r.status(), StatusCode::CREATED);
+    let v: Value = r.json().await.unwrap();
+    assert_eq!(v["data"]["key"], "some value");
+    let mf = &v["metadata"]["managedFields"];
+    assert_eq!(mf.as_array().unwrap().len(), 1);
+    assert_eq!(mf[0]["manager"], "alice");
+    assert_eq!(mf[0]["operation"], "Apply");
+    assert_eq!(mf[0]["apiVersion"], "v1");
+    assert_eq!(
+        mf[0]["fieldsV1"],
+        serde_json::json!({"f:data": {"f:key": {}}})
+    );
+
+    // managedFields in the body and a wrong version are rejected as kube rejects them.
+    let r = patch(
+        "?fieldManager=alice",
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm\n  managedFields: []\n",
+    )
+    .await
+    .unwrap();
+    assert_eq!(r.status(), StatusCode::BAD_REQUEST);
+    let v: Value = r.json().await.unwrap();
+    assert_eq!(v["message"], "metadata.managedFields must be nil");
+    let r = patch("?fieldManager=alice", "apiVersion: v2\nkind: ConfigMap\n")
+        .await
+        .unwrap();
+    assert_eq!(r.status(), StatusCode::BAD_REQUEST);
+
+    // Another applier setting the same value shares ownership; changing it conflicts (409
+    // with one FieldManagerConflict cause).
+    let r = patch("?fieldManager=bob", body).await.unwrap();
+    assert_eq!(r.status(), StatusCode::OK);
+    let v: Value = r.json().await.unwrap();
+    assert_eq!(v["metadata"]["managedFields"].as_array().unwrap().len(), 2);
+    let changed = body.replace("some value", "other");
+    let r = patch("?fieldManager=bob", &changed).await.unwrap();
+    assert_eq!(r.status(), StatusCode::CONFLICT);
+    let v: Value = r.json().await.unwrap();
+    assert_eq!(v["reason"], "Conflict");
+    assert_eq!(
+        v["message"],
+        r#"Apply failed with 1 conflict: conflict with "alice": .data.key"#
+    );
+    assert_eq!(
+        v["details"]["causes"],
+        serde_json::json!([{"reason": "FieldManagerConflict", "message": "conflict with \"alice\"", "field": ".data.key"}])
+    );
+    // force: bob alone owns the key; alice's entry has nothing left and goes.
+    let r = patch("?fieldManager=bob&force=true", &changed)
+        .await
+        .unwrap();
+    assert_eq!(r.status(), StatusCode::OK);
+    let v: Value = r.json().await.unwrap();
+    assert_eq!(v["data"]["key"], "other");
+    let mf = v["metadata"]["managedFields"].as_array().unwrap();
+    assert_eq!(mf.len(), 1, "{mf:?}");
+    assert_eq!(mf[0]["manager"], "bob");
+    // managedFields reset by an update writing `[{}]`.
+    let r = c
+        .patch(url.clone())
+        .header("content-type", "application/merge-patch+json")
+        .body(r#"{"metadata":{"managedFields":[{}]}}"#)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), StatusCode::OK);
+    let v: Value = r.json().await.unwrap();
+    assert!(v["metadata"].get("managedFields").is_none(), "{v}");
+    let r = patch("?fieldManager=bob", &changed).await.unwrap();
+    assert_eq!(r.status(), StatusCode::OK);
+
+    // bob drops the key from its configuration: nobody else owns it, it is removed.
+    let r = patch(
+        "?fieldManager=bob",
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm\n  labels:\n    a: b\n",
+    )
+    .await
+    .unwrap();
+    assert_eq!(r.status(), StatusCode::OK);
+    let v: Value = r.json().await.unwrap();
+    assert!(v.get("data").is_none_or(|d| d.get("key").is_none()), "{v}");
+    assert_eq!(v["metadata"]["labels"]["a"], "b");
+}
