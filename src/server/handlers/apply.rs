@@ -30,7 +30,7 @@ pub async fn handle(ctx: &Ctx, part: Part) -> Result<Response<Body>, Status> {
         _ => {
             return Err(Status::unsupported_media_type(
                 "application/apply-patch+yaml",
-                super::patch::accepted(ctx),
+                super::accepted_patch_types(ctx),
             ))
         }
     };

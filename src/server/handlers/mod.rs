@@ -1055,3 +1055,25 @@ pub fn list_body(info: &Resource, items: Vec<Value>, list_meta: Map<String, Valu
         "items": items,
     })
 }
+
+/// kube's supported patch types for built-ins, in its order.
+const ACCEPTED_PATCH: &[&str] = &[
+    "application/json-patch+json",
+    "application/merge-patch+json",
+    "application/strategic-merge-patch+json",
+    "application/apply-patch+yaml",
+];
+/// Custom resources: apply is not served for them yet, so not listed (kube lists it).
+pub(super) const ACCEPTED_PATCH_CUSTOM: &[&str] = &[
+    "application/json-patch+json",
+    "application/merge-patch+json",
+];
+
+/// The patch types this resource accepts.
+pub(super) fn accepted_patch_types(ctx: &Ctx) -> &'static [&'static str] {
+    if ctx.info.strategy.strategic_merge_patch() {
+        ACCEPTED_PATCH
+    } else {
+        ACCEPTED_PATCH_CUSTOM
+    }
+}

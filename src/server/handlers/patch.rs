@@ -10,19 +10,6 @@ use crate::meta::status::Status;
 use crate::registry::store::Part;
 use crate::server::Body;
 
-/// kube's supported patch types for built-ins, in its order.
-const ACCEPTED: &[&str] = &[
-    "application/json-patch+json",
-    "application/merge-patch+json",
-    "application/strategic-merge-patch+json",
-    "application/apply-patch+yaml",
-];
-/// Custom resources: apply is not served for them yet, so not listed (kube lists it).
-const ACCEPTED_CUSTOM: &[&str] = &[
-    "application/json-patch+json",
-    "application/merge-patch+json",
-];
-
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum PatchType {
     Json,
@@ -46,10 +33,18 @@ pub async fn handle(ctx: &Ctx, part: Part) -> Result<Response<Body>, Status> {
         "application/merge-patch+json" => PatchType::Merge,
         "application/strategic-merge-patch+json" => PatchType::Strategic,
         "application/apply-patch+yaml" => return super::apply::handle(ctx, part).await,
-        other => return Err(Status::unsupported_media_type(other, accepted(ctx))),
+        other => {
+            return Err(Status::unsupported_media_type(
+                other,
+                super::accepted_patch_types(ctx),
+            ))
+        }
     };
     if kind == PatchType::Strategic && !ctx.info.strategy.strategic_merge_patch() {
-        return Err(Status::unsupported_media_type(&media, ACCEPTED_CUSTOM));
+        return Err(Status::unsupported_media_type(
+            &media,
+            super::ACCEPTED_PATCH_CUSTOM,
+        ));
     }
     let opts = ctx.write_options("PatchOptions")?;
     let patch: Value = serde_json::from_slice(&ctx.body)
@@ -173,15 +168,6 @@ pub async fn handle(ctx: &Ctx, part: Part) -> Result<Response<Body>, Status> {
     ctx.warn(unknown_warnings);
     ctx.warn_write(&updated, old.as_ref());
     Ok(respond_object(ctx, StatusCode::OK, &updated))
-}
-
-/// The patch types this resource accepts.
-pub(super) fn accepted(ctx: &Ctx) -> &'static [&'static str] {
-    if ctx.info.strategy.strategic_merge_patch() {
-        ACCEPTED
-    } else {
-        ACCEPTED_CUSTOM
-    }
 }
 
 /// Compact JSON with object keys sorted, as Go marshals a decoded document.
