@@ -219,7 +219,16 @@ impl Criteria {
                 });
             }
         }
-        if self.policy == MatchPolicy::Exact {
+        // Equivalent versions share the plural: a rule naming neither it nor `*` matches
+        // none of them, so most requests never look the equivalents up.
+        let plural = a.resource.resource.as_str();
+        if self.policy == MatchPolicy::Exact
+            || !rules.iter().any(|r| {
+                r.resources
+                    .iter()
+                    .any(|x| matches!(x.split('/').next(), Some(p) if p == "*" || p == plural))
+            })
+        {
             return None;
         }
         let eq = equivalents(h, &a.resource, &a.subresource);

@@ -142,11 +142,8 @@ fn limit_secret_references(sa: &Value, pod: &Value) -> Result<(), String> {
     Ok(())
 }
 
-/// `limitEphemeralContainerSecretReferences`: a `pods/ephemeralcontainers` update.
-async fn limit_ephemeral(a: &Attributes, h: &Handle) -> Result<(), Status> {
-    let Some(pod) = a.object.as_ref() else {
-        return Ok(());
-    };
+/// The ServiceAccount a pod names (kube's texts when it names none or a missing one).
+async fn pod_service_account(a: &Attributes, h: &Handle, pod: &Value) -> Result<Value, Status> {
     let name = pod
         .pointer("/spec/serviceAccountName")
         .and_then(Value::as_str)
@@ -157,9 +154,17 @@ async fn limit_ephemeral(a: &Attributes, h: &Handle) -> Result<(), Status> {
             a.namespace, a.name
         )));
     }
-    let Some(sa) = lookup(h, &a.namespace, name).await else {
-        return Err(not_found(a, name));
+    lookup(h, &a.namespace, name)
+        .await
+        .ok_or_else(|| not_found(a, name))
+}
+
+/// `limitEphemeralContainerSecretReferences`: a `pods/ephemeralcontainers` update.
+async fn limit_ephemeral(a: &Attributes, h: &Handle) -> Result<(), Status> {
+    let Some(pod) = a.object.as_ref() else {
+        return Ok(());
     };
+    let sa = pod_service_account(a, h, pod).await?;
     if !enforces_mountable_secrets(&sa) {
         return Ok(());
     }
@@ -169,7 +174,9 @@ async fn limit_ephemeral(a: &Attributes, h: &Handle) -> Result<(), Status> {
         "ephemeralContainers",
         "ephemeral container",
         &listed(&sa, "secrets"),
-        name,
+        pod.pointer("/spec/serviceAccountName")
+            .and_then(Value::as_str)
+            .unwrap_or(""),
     )
     .map_err(|e| a.forbidden(e))
 }
@@ -455,19 +462,7 @@ impl Plugin for ServiceAccount {
         if is_mirror(pod) {
             return validate_mirror(a, pod);
         }
-        let name = pod
-            .pointer("/spec/serviceAccountName")
-            .and_then(Value::as_str)
-            .unwrap_or("");
-        if name.is_empty() {
-            return Err(a.forbidden(format!(
-                "no service account specified for pod {}/{}",
-                a.namespace, a.name
-            )));
-        }
-        let Some(sa) = lookup(h, &a.namespace, name).await else {
-            return Err(not_found(a, name));
-        };
+        let sa = pod_service_account(a, h, pod).await?;
         if enforces_mountable_secrets(&sa) {
             limit_secret_references(&sa, pod).map_err(|e| a.forbidden(e))?;
         }

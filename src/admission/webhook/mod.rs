@@ -158,6 +158,9 @@ struct Source {
 impl Source {
     /// Waits (at most kube's 10 s) for the first full load.
     async fn wait_ready(&self) -> bool {
+        if *self.ready.borrow() {
+            return true;
+        }
         let mut rx = self.ready.subscribe();
         tokio::time::timeout(Duration::from_secs(10), rx.wait_for(|r| *r))
             .await
