@@ -293,18 +293,222 @@ async fn raw_apply_patches() {
     assert_eq!(r.status(), StatusCode::OK);
     let v: Value = r.json().await.unwrap();
     assert!(v["metadata"].get("managedFields").is_none(), "{v}");
+    // An update of an object without entries records none (kube tracks it again from its
+    // next apply).
+    let r = c
+        .patch(url.clone())
+        .header("content-type", "application/merge-patch+json")
+        .body(r#"{"metadata":{"annotations":{"x":"y"}}}"#)
+        .send()
+        .await
+        .unwrap();
+    let v: Value = r.json().await.unwrap();
+    assert!(v["metadata"].get("managedFields").is_none(), "{v}");
+    // The first apply after that: what the object held belongs to `before-first-apply`.
     let r = patch("?fieldManager=bob", &changed).await.unwrap();
     assert_eq!(r.status(), StatusCode::OK);
+    let v: Value = r.json().await.unwrap();
+    let mf = v["metadata"]["managedFields"].as_array().unwrap();
+    assert_eq!(mf.len(), 2, "{mf:?}");
+    assert_eq!(mf[1]["manager"], "before-first-apply");
+    assert_eq!(mf[1]["operation"], "Update");
+    assert_eq!(
+        mf[1]["fieldsV1"],
+        serde_json::json!({"f:data": {".": {}, "f:key": {}}, "f:metadata": {"f:annotations": {".": {}, "f:x": {}}}})
+    );
 
-    // bob drops the key from its configuration: nobody else owns it, it is removed.
-    let r = patch(
-        "?fieldManager=bob",
-        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm\n  labels:\n    a: b\n",
-    )
-    .await
-    .unwrap();
+    // bob drops the key from its configuration: before-first-apply still owns it, so it
+    // stays; once that entry gives it up too (a forced apply by bob takes it, then bob drops
+    // it), nobody owns it and it is removed.
+    let without = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm\n  labels:\n    a: b\n";
+    let r = patch("?fieldManager=bob", without).await.unwrap();
+    assert_eq!(r.status(), StatusCode::OK);
+    let v: Value = r.json().await.unwrap();
+    assert_eq!(v["data"]["key"], "other", "{v}");
+    let forced = changed.replace("other", "third");
+    let r = patch("?fieldManager=bob&force=true", &forced)
+        .await
+        .unwrap();
+    assert_eq!(r.status(), StatusCode::OK);
+    let r = patch("?fieldManager=bob", without).await.unwrap();
     assert_eq!(r.status(), StatusCode::OK);
     let v: Value = r.json().await.unwrap();
     assert!(v.get("data").is_none_or(|d| d.get("key").is_none()), "{v}");
     assert_eq!(v["metadata"]["labels"]["a"], "b");
+}
+
+/// A create records what the object holds relative to the kind's empty object, defaults
+/// included, exactly as kube-apiserver v1.33 records `kubectl create deployment`.
+#[test]
+fn create_records_kube_field_set() {
+    let s = Server::start();
+    s.ok(&["create", "deployment", "web", "--image=nginx"]);
+    let d = get(&s);
+    let mf = d["metadata"]["managedFields"].as_array().unwrap();
+    assert_eq!(mf.len(), 1, "{mf:?}");
+    assert_eq!(mf[0]["manager"], "kubectl-create");
+    assert_eq!(mf[0]["operation"], "Update");
+    let want = serde_json::json!({
+        "f:metadata": {"f:labels": {".": {}, "f:app": {}}},
+        "f:spec": {
+            "f:progressDeadlineSeconds": {},
+            "f:replicas": {},
+            "f:revisionHistoryLimit": {},
+            "f:selector": {},
+            "f:strategy": {
+                "f:rollingUpdate": {".": {}, "f:maxSurge": {}, "f:maxUnavailable": {}},
+                "f:type": {}
+            },
+            "f:template": {
+                "f:metadata": {"f:labels": {".": {}, "f:app": {}}},
+                "f:spec": {
+                    "f:containers": {"k:{\"name\":\"nginx\"}": {
+                        ".": {},
+                        "f:image": {},
+                        "f:imagePullPolicy": {},
+                        "f:name": {},
+                        "f:resources": {},
+                        "f:terminationMessagePath": {},
+                        "f:terminationMessagePolicy": {}
+                    }},
+                    "f:dnsPolicy": {},
+                    "f:restartPolicy": {},
+                    "f:schedulerName": {},
+                    "f:securityContext": {},
+                    "f:terminationGracePeriodSeconds": {}
+                }
+            }
+        }
+    });
+    assert_eq!(mf[0]["fieldsV1"], want, "{}", mf[0]["fieldsV1"]);
+}
+
+/// kubectl's client-side apply → server-side apply → client-side apply, and `kubectl edit`
+/// after an apply, as kube's last-applied manager and updater make them work.
+#[test]
+fn client_side_and_server_side_migration() {
+    let s = Server::start();
+    let f = s.dir.path().join("d.yaml");
+    let path = f.to_str().unwrap();
+    const LAST: &str = "kubectl.kubernetes.io/last-applied-configuration";
+
+    std::fs::write(&f, deployment(2, "nginx:1.27")).unwrap();
+    s.ok(&["apply", "-f", path]);
+    let d = get(&s);
+    assert!(d["metadata"]["annotations"][LAST].is_string());
+    assert_eq!(
+        entries(&d),
+        [("kubectl-client-side-apply".into(), "Update".into())]
+    );
+
+    // Server-side apply of a changed configuration: no conflict with the client-side
+    // applier's fields, and the last-applied annotation follows the new configuration.
+    std::fs::write(&f, deployment(3, "nginx:1.27")).unwrap();
+    s.ok(&["apply", "--server-side", "-f", path]);
+    let d = get(&s);
+    assert_eq!(d["spec"]["replicas"], 3);
+    assert!(
+        entries(&d).contains(&("kubectl".into(), "Apply".into())),
+        "{d}"
+    );
+    let last: Value =
+        serde_json::from_str(d["metadata"]["annotations"][LAST].as_str().unwrap()).unwrap();
+    assert_eq!(last["spec"]["replicas"], 3, "{last}");
+    assert!(d["metadata"]["annotations"][LAST]
+        .as_str()
+        .unwrap()
+        .ends_with('\n'));
+
+    // A field the annotation recorded with another value than the live one still conflicts.
+    s.ok(&["scale", "deployment", "web", "--replicas", "9"]);
+    std::fs::write(&f, deployment(4, "nginx:1.28")).unwrap();
+    let err = s.fails(&["apply", "--server-side", "-f", path]);
+    assert!(
+        err.contains("conflict with \"kubectl\"") && err.contains(".spec.replicas"),
+        "{err}"
+    );
+
+    // Back to client-side apply: kubectl diffs against the annotation the server kept.
+    s.ok(&["apply", "-f", path]);
+    let d = get(&s);
+    assert_eq!(d["spec"]["replicas"], 4);
+    assert_eq!(
+        d["spec"]["template"]["spec"]["containers"][0]["image"],
+        "nginx:1.28"
+    );
+
+    // kubectl edit after the applies: an Update by kubectl-edit owning what it changed.
+    let script = s.dir.path().join("edit.sh");
+    std::fs::write(
+        &script,
+        "#!/bin/sh\nsed -i 's/replicas: 4/replicas: 6/' \"$1\"\n",
+    )
+    .unwrap();
+    std::process::Command::new("chmod")
+        .args(["+x", script.to_str().unwrap()])
+        .status()
+        .unwrap();
+    let out = s.kubectl_env(
+        &["edit", "deployment", "web"],
+        &[("KUBE_EDITOR", script.to_str().unwrap())],
+    );
+    assert!(out.status.success(), "{}", support::stderr(&out));
+    let d = get(&s);
+    assert_eq!(d["spec"]["replicas"], 6);
+    let edit = d["metadata"]["managedFields"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["manager"] == "kubectl-edit")
+        .expect("kubectl-edit entry");
+    assert_eq!(edit["operation"], "Update");
+    assert_eq!(
+        edit["fieldsV1"]["f:spec"]["f:replicas"],
+        serde_json::json!({})
+    );
+}
+
+/// More than ten Update managers: the oldest fold into `ancient-changes`.
+#[tokio::test]
+async fn update_managers_are_capped() {
+    let s = Server::start();
+    let c = s.client();
+    let url = format!("{}/api/v1/namespaces/default/configmaps", s.url);
+    let r = c
+        .post(&url)
+        .query(&[("fieldManager", "m00")])
+        .json(&serde_json::json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "cap"}, "data": {"k00": "v"}}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), StatusCode::CREATED);
+    let mut last = Value::Null;
+    for i in 1..=11 {
+        let r = c
+            .patch(format!("{url}/cap"))
+            .query(&[("fieldManager", format!("m{i:02}"))])
+            .header("content-type", "application/merge-patch+json")
+            .body(format!(r#"{{"data":{{"k{i:02}":"v"}}}}"#))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status(), StatusCode::OK);
+        last = r.json().await.unwrap();
+    }
+    let mf = last["metadata"]["managedFields"].as_array().unwrap();
+    assert_eq!(mf.len(), 10, "{mf:?}");
+    let ancient = mf
+        .iter()
+        .find(|e| e["manager"] == "ancient-changes")
+        .expect("ancient-changes");
+    // Written within the same second: the oldest by name, m00 .. m02, were folded.
+    let keys: Vec<&String> = ancient["fieldsV1"]["f:data"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .collect();
+    assert_eq!(keys, [".", "f:k00", "f:k01", "f:k02"], "{ancient}");
+    assert!(!mf
+        .iter()
+        .any(|e| e["manager"] == "m00" || e["manager"] == "m02"));
 }

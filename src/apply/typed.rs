@@ -263,19 +263,20 @@ fn node_shape<'a>(n: &'a Node, v: Option<&Value>) -> Shape<'a> {
     let ty = n.types.first().copied().unwrap_or("");
     match ty {
         "object" => {
+            let atomic = n.map_type == "atomic";
             if !n.properties.is_empty() {
                 Shape::Struct {
-                    atomic: false,
+                    atomic,
                     schema: Schema::Node(n),
                 }
             } else if let Some(Additional::Schema(s)) = &n.additional {
                 Shape::Map {
-                    atomic: false,
+                    atomic,
                     elem: Schema::Node(s),
                 }
             } else {
                 Shape::Map {
-                    atomic: false,
+                    atomic,
                     elem: Schema::Deduced,
                 }
             }

@@ -1,14 +1,16 @@
-//! `metadata.managedFields` bookkeeping for Update operations (create, update, patch).
+//! `metadata.managedFields` bookkeeping for Update operations (create, update, patch), run by
+//! the store on the object as sent, before the strategy and admission change it (where kube's
+//! handlers run their field manager).
 //!
-//! Each write records, for its field manager, an entry `{manager, operation: "Update",
-//! apiVersion, time, fieldsType: "FieldsV1", fieldsV1}` where fieldsV1 is the set of fields the
-//! manager touched, merged with what it owned before. Updates of built-in objects use
-//! structured-merge ownership from `crate::apply` (other managers, appliers included, lose the
-//! fields the update changes); creates and custom resources still use the approximation here.
+//! Kinds with a schema (built-ins) go through [`crate::apply::manager::FieldManager`]: the
+//! object, defaulted and in its type's JSON form, is compared with the stored one (or, for a
+//! create, with the kind's empty object) and the manager takes every field it set or changed.
+//! [`field_manager`] builds that manager for an endpoint (the resource or a subresource, the
+//! fields it resets, the empty object). Custom resources still use the approximation below.
 
 use serde_json::{json, Map, Value};
 
-use super::object::{meta, meta_mut, WriteOptions};
+use super::object::{meta, meta_mut, Part, WriteOptions};
 use super::resource::Resource;
 
 /// Metadata fields that identify an object or are system-owned: never in a field set.
@@ -25,23 +27,51 @@ const SYSTEM_META: &[&str] = &[
     "selfLink",
 ];
 
-/// kube's `isResetManagedFields`: an object written with `managedFields: [{}]` (or `[]`)
-/// asks for its entries to be dropped; the write's own fields are then recorded afresh.
-pub fn is_reset(obj: &Value) -> bool {
-    match obj
-        .pointer("/metadata/managedFields")
-        .and_then(Value::as_array)
-    {
-        Some(a) => a.is_empty() || (a.len() == 1 && a[0].as_object().is_some_and(Map::is_empty)),
-        None => false,
+use crate::apply::fieldpath::{PathElement, Set};
+pub use crate::apply::manager::is_reset;
+use crate::apply::manager::FieldManager;
+use crate::apply::typed::Schema;
+
+/// The subresource name a write of `part` is recorded under (`None`: not a client's write
+/// of the object, entries kept as they are).
+fn subresource_of(part: Part) -> Option<&'static str> {
+    match part {
+        Part::Main => Some(""),
+        Part::Status => Some("status"),
+        Part::Finalize => Some("finalize"),
+        Part::Approval => Some("approval"),
+        Part::Whole => None,
     }
 }
 
-/// Records an Update by `opts.field_manager` on `obj` (changed relative to `old`).
-pub fn record_update(obj: &mut Value, opts: &WriteOptions, info: &Resource, old: Option<&Value>) {
-    if is_reset(obj) {
-        meta_mut(obj).insert("managedFields".into(), json!([]));
+/// The field manager of `info`'s endpoint `part`, for kinds with a schema (built-ins).
+pub fn field_manager(info: &Resource, part: Part) -> Option<FieldManager<'static>> {
+    let schema = Schema::definition(&info.definition)?;
+    let subresource = subresource_of(part)?;
+    let mut reset = Set::new();
+    if info.has_status && subresource.is_empty() {
+        reset.insert(&[PathElement::field("status")]);
     }
+    let mut zero = json!({});
+    super::encoding::canonicalize_served(info, &mut zero);
+    Some(FieldManager {
+        schema,
+        api_version: info.api_version(),
+        subresource: subresource.to_string(),
+        reset,
+        zero,
+    })
+}
+
+/// Records an Update by `opts.field_manager` on `obj`, written to `part` of the object
+/// `old` (`None`: a create), as kube's field manager does.
+pub fn record_update(
+    obj: &mut Value,
+    opts: &WriteOptions,
+    info: &Resource,
+    part: Part,
+    old: Option<&Value>,
+) {
     let Some(manager) = opts.field_manager.as_deref().filter(|m| !m.is_empty()) else {
         // Keep the previous entries when no manager is known (unless reset).
         if is_reset(obj) {
@@ -53,18 +83,27 @@ pub fn record_update(obj: &mut Value, opts: &WriteOptions, info: &Resource, old:
         }
         return;
     };
-    let api_version = info.api_version();
-    if let (Some(old), Some(schema)) = (
-        old,
-        crate::apply::typed::Schema::definition(&info.definition),
-    ) {
-        if record_update_smd(obj, old, opts, &api_version, manager, schema) {
-            return;
-        }
+    if let Some(fm) = field_manager(info, part) {
+        // Compared as kube compares the decoded Go objects: defaulted, both in the type's JSON
+        // form (the strategy defaults the object itself later, in PrepareFor*).
+        let mut new = obj.clone();
+        info.strategy.default(&mut new);
+        super::encoding::canonicalize(info, &mut new);
+        fm.update(old.unwrap_or(&fm.zero), &mut new, manager, &opts.now);
+        match meta(&new).get("managedFields").cloned() {
+            Some(e) => meta_mut(obj).insert("managedFields".into(), e),
+            None => meta_mut(obj).remove("managedFields"),
+        };
+        return;
     }
+    if is_reset(obj) {
+        meta_mut(obj).insert("managedFields".into(), json!([]));
+    }
+    let api_version = info.api_version();
     let touched = field_set(obj, old, &info.definition);
     let mut entries: Vec<Value> = meta(obj)
         .get("managedFields")
+        .filter(|_| !is_reset(obj))
         .or_else(|| old.and_then(|o| meta(o).get("managedFields")))
         .and_then(Value::as_array)
         .cloned()
@@ -98,67 +137,6 @@ pub fn record_update(obj: &mut Value, opts: &WriteOptions, info: &Resource, old:
     } else {
         meta_mut(obj).insert("managedFields".into(), Value::Array(entries));
     }
-}
-
-/// An update of a built-in object, as kube's field manager records it (structured-merge-diff's
-/// Update: the manager takes over every field it changed or added, other managers lose those
-/// and the removed ones; merged into the manager's previous Update entry; time stamped when
-/// its entry changed). `false` when the objects do not fit the schema (the approximation
-/// below is used then).
-fn record_update_smd(
-    obj: &mut Value,
-    old: &Value,
-    opts: &WriteOptions,
-    api_version: &str,
-    manager: &str,
-    schema: crate::apply::typed::Schema<'static>,
-) -> bool {
-    use crate::apply::{managed_fields, merge};
-    // kube's decodeLiveOrNew: `[]` or `[{}]` resets; entries sent that are empty or do not
-    // decode give way to the live object's; undecodable live entries are dropped.
-    let sent = meta(obj).get("managedFields");
-    let reset = is_reset(obj);
-    let (managers, mut times) = if reset {
-        Default::default()
-    } else {
-        match managed_fields::decode(sent) {
-            Ok((m, t)) if !m.is_empty() => (m, t),
-            _ => managed_fields::decode(meta(old).get("managedFields")).unwrap_or_default(),
-        }
-    };
-    let strip = |v: &Value| {
-        let mut v = v.clone();
-        meta_mut(&mut v).remove("managedFields");
-        v
-    };
-    let (live, new) = (strip(old), strip(obj));
-    let Ok((mut managers, changed)) = merge::update(
-        &live,
-        &new,
-        schema,
-        api_version,
-        managers,
-        manager,
-        "",
-        &crate::apply::fieldpath::Set::new(),
-    ) else {
-        return false;
-    };
-    let id = merge::manager_identifier(manager, merge::Operation::Update, api_version, "");
-    managed_fields::strip_meta(&mut managers, &id);
-    if changed && managers.contains_key(&id) {
-        times.insert(id, opts.now.clone());
-    }
-    times.retain(|k, _| managers.contains_key(k));
-    if managers.is_empty() {
-        meta_mut(obj).remove("managedFields");
-    } else {
-        meta_mut(obj).insert(
-            "managedFields".into(),
-            managed_fields::encode(&managers, &times),
-        );
-    }
-    true
 }
 
 /// What a field is, for the field set: a map (its set holds `.` for the map itself, as kube's

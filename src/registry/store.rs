@@ -545,6 +545,8 @@ impl Store {
             m.insert("uid".into(), json!(uuid::Uuid::new_v4().to_string()));
             m.insert("creationTimestamp".into(), json!(opts.now));
         }
+        // kube's field manager sees the object as decoded, before the strategy and admission.
+        crate::registry::managed::record_update(&mut obj, opts, info, Part::Main, None);
         prepare::prepare_for_create(info, &mut obj);
         drop_empty_meta(&mut obj);
         let name_given = !meta_str(&obj, "name").is_empty();
@@ -597,7 +599,6 @@ impl Store {
         if allocating {
             allocated_at = Some(self.allocate_service(info, &mut obj).await?);
         }
-        crate::registry::managed::record_update(&mut obj, opts, info, None);
         let attempts = if name_given { 1 } else { GENERATE_NAME_RETRIES };
         let mut allocation_retries = 0;
         let mut attempt = 0;
@@ -744,6 +745,8 @@ impl Store {
                 }
                 return Err(Status::stale(scope.gr(), name));
             }
+            // kube's field manager sees the object as sent, before the strategy and admission.
+            crate::registry::managed::record_update(&mut new, opts, info, part, Some(&old));
             if part == Part::Finalize {
                 prepare::prepare_for_finalize(&mut new, &old);
             } else {
@@ -822,7 +825,6 @@ impl Store {
                 Some(charge) => charge(&new, Some(&old)).await?,
                 None => Vec::new(),
             };
-            crate::registry::managed::record_update(&mut new, opts, info, Some(&old));
             crate::registry::encoding::canonicalize(info, &mut new);
             if opts.dry_run {
                 return Ok(new);
@@ -1050,19 +1052,14 @@ pub fn set_precondition_rv(obj: &mut Value, rv: &str) {
 /// timestamps. managedFields count only when `a` carries them (a server-side apply that only
 /// changes ownership, e.g. a second applier sharing a field, is a write).
 fn same_ignoring_bookkeeping(a: &Value, b: &Value) -> bool {
-    let compare_managed = a.pointer("/metadata/managedFields").is_some();
+    // The entries were recorded before: a change of them alone (a reset) is a write.
     let strip = |v: &Value| {
         let mut v = v.clone();
         if let Some(m) = v.get_mut("metadata").and_then(Value::as_object_mut) {
             m.remove("resourceVersion");
-            match m.get_mut("managedFields").and_then(Value::as_array_mut) {
-                Some(entries) if compare_managed => {
-                    for e in entries.iter_mut().filter_map(Value::as_object_mut) {
-                        e.remove("time");
-                    }
-                }
-                _ => {
-                    m.remove("managedFields");
+            if let Some(entries) = m.get_mut("managedFields").and_then(Value::as_array_mut) {
+                for e in entries.iter_mut().filter_map(Value::as_object_mut) {
+                    e.remove("time");
                 }
             }
         }

@@ -71,6 +71,8 @@ pub struct Node {
     pub default: Option<Value>,
     pub list_type: String,
     pub list_map_keys: Vec<String>,
+    /// `x-kubernetes-map-type` (`atomic` or `granular`; empty when absent).
+    pub map_type: String,
     /// `x-kubernetes-validations`, compiled against [`Node::rules_type`].
     pub rules: Vec<super::rule::Rule>,
     /// The CEL type of values here, when the node has rules.
@@ -202,6 +204,11 @@ fn compile_at(v: &Value, depth: usize, rules: bool) -> Node {
         .flatten()
         .filter_map(|s| s.as_str().map(str::to_string))
         .collect();
+    n.map_type = v
+        .get("x-kubernetes-map-type")
+        .and_then(Value::as_str)
+        .unwrap_or("")
+        .to_string();
     n
 }
 

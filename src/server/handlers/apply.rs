@@ -1,23 +1,20 @@
 //! Server-side apply: `PATCH` with `application/apply-patch+yaml` (YAML or JSON body), as
-//! kube-apiserver's apply patcher and field manager handle it, on the main resource of built-in
-//! types. The merge, ownership and conflicts are [`crate::apply::merge`]'s; this module reads
-//! the request (`fieldManager` required, `force`), rejects `managedFields` and a wrong
-//! apiVersion in the body as kube does, creates the object when absent (201), and records the
-//! applier's `managedFields` entry (operation Apply, time when the object changed, the
-//! applier's set without identity fields). The store's Update bookkeeping is bypassed (no
+//! kube-apiserver's apply patcher handles it, on the main resource of built-in types. The
+//! merge, ownership, conflicts and the kubectl migration rules are the field manager's
+//! ([`crate::apply::manager`]); this module reads the request (`fieldManager` required,
+//! `force`), rejects `managedFields` and a wrong apiVersion in the body as kube does, and
+//! creates the object when absent (201). The store's Update bookkeeping is bypassed (no
 //! manager in the write options), so an apply never records an Update entry.
 //!
-//! Not yet: custom resources and `/status` (415 as before), kubectl's last-applied migration
-//! (`before-first-apply`), the cap on Update entries, conversion of other managers' versions.
+//! Not yet: custom resources and `/status` (415 as before), conversion of other managers'
+//! versions.
 
 use http::{Response, StatusCode};
 use serde_json::{json, Value};
 
 use super::{respond_object, Ctx};
-use crate::apply::fieldpath::{PathElement, Set};
-use crate::apply::managed_fields;
-use crate::apply::merge::{self, manager_identifier, ApplyError, Operation};
-use crate::apply::typed::Schema;
+use crate::apply::manager::ManagerError;
+use crate::apply::merge::{self, ApplyError};
 use crate::meta::field_error::FieldError;
 use crate::meta::status::Status;
 use crate::registry::store::Part;
@@ -25,15 +22,12 @@ use crate::server::Body;
 
 pub async fn handle(ctx: &Ctx, part: Part) -> Result<Response<Body>, Status> {
     let definition = ctx.info.definition.clone();
-    let schema = match Schema::definition(&definition) {
-        Some(s) if part == Part::Main && ctx.info.strategy.strategic_merge_patch() => s,
-        _ => {
-            return Err(Status::unsupported_media_type(
-                "application/apply-patch+yaml",
-                super::accepted_patch_types(ctx),
-            ))
-        }
-    };
+    if part != Part::Main || !ctx.info.strategy.strategic_merge_patch() {
+        return Err(Status::unsupported_media_type(
+            "application/apply-patch+yaml",
+            super::accepted_patch_types(ctx),
+        ));
+    }
     let manager = ctx.query.get("fieldManager").unwrap_or("").to_string();
     let mut opts = ctx.write_options("PatchOptions")?;
     if manager.is_empty() {
@@ -78,32 +72,17 @@ pub async fn handle(ctx: &Ctx, part: Part) -> Result<Response<Body>, Status> {
     if config.pointer("/metadata/managedFields").is_some() {
         return Err(Status::bad_request("metadata.managedFields must be nil"));
     }
-    // Fields the main resource resets (kube's ResetFieldsFor): never owned.
-    let mut ignored = Set::new();
-    if ctx.info.has_status {
-        ignored.insert(&[PathElement::field("status")]);
-    }
-    let id = manager_identifier(&manager, Operation::Apply, &want_api, "");
+    let Some(fm) = crate::registry::managed::field_manager(&ctx.info, part) else {
+        return Err(Status::unsupported_media_type(
+            "application/apply-patch+yaml",
+            super::accepted_patch_types(ctx),
+        ));
+    };
     let now = opts.now.clone();
     let run = |live: &Value| -> Result<Value, Status> {
-        let mut live = live.clone();
-        let entries = live
-            .get_mut("metadata")
-            .and_then(Value::as_object_mut)
-            .and_then(|m| m.remove("managedFields"));
-        let (managers, mut times) = managed_fields::decode(entries.as_ref())
-            .map_err(|e| Status::internal(format!("failed to decode managed fields: {e}")))?;
-        let out = merge::apply(
-            &live, &config, schema, &want_api, managers, &manager, "", &ignored, force,
-        )
-        .map_err(apply_status)?;
-        let mut managers = out.managers;
-        managed_fields::strip_meta(&mut managers, &id);
-        if out.changed {
-            times.insert(id.clone(), now.clone());
-        }
-        times.retain(|k, _| managers.contains_key(k));
-        let mut obj = out.object;
+        let mut obj = fm
+            .apply(live, &config, &manager, force, &now)
+            .map_err(apply_status)?;
         strip_nulls(&mut obj);
         let m = crate::registry::store::meta_mut(&mut obj);
         // A resourceVersion in the configuration is a precondition; otherwise none.
@@ -111,12 +90,6 @@ pub async fn handle(ctx: &Ctx, part: Part) -> Result<Response<Body>, Status> {
             Some(rv) => m.insert("resourceVersion".into(), rv.clone()),
             None => m.remove("resourceVersion"),
         };
-        if !managers.is_empty() {
-            m.insert(
-                "managedFields".into(),
-                managed_fields::encode(&managers, &times),
-            );
-        }
         super::check_types(&ctx.info, &obj)?;
         crate::openapi::prune_unknown(&definition, &mut obj);
         if ctx.info.converts() {
@@ -177,7 +150,13 @@ pub async fn handle(ctx: &Ctx, part: Part) -> Result<Response<Body>, Status> {
 }
 
 /// Conflicts are kube's 409 with one `FieldManagerConflict` cause per field and manager.
-fn apply_status(e: ApplyError) -> Status {
+fn apply_status(e: ManagerError) -> Status {
+    let e = match e {
+        ManagerError::Apply(e) => e,
+        ManagerError::Decode(d) => {
+            return Status::internal(format!("failed to decode managed fields: {d}"))
+        }
+    };
     match &e {
         ApplyError::Conflicts(cs) => {
             let causes: Vec<Value> = merge::conflict_causes(cs)
