@@ -512,3 +512,44 @@ async fn update_managers_are_capped() {
         .iter()
         .any(|e| e["manager"] == "m00" || e["manager"] == "m02"));
 }
+
+/// PatchOptions as kube validates them: `force` only with apply, printable field managers.
+#[tokio::test]
+async fn patch_options_are_validated() {
+    let s = Server::start();
+    let c = s.client();
+    let url = format!("{}/api/v1/namespaces/default/configmaps", s.url);
+    let r = c
+        .post(&url)
+        .json(&serde_json::json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "o"}}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), StatusCode::CREATED);
+    let r = c
+        .patch(format!("{url}/o?force=true"))
+        .header("content-type", "application/merge-patch+json")
+        .body(r#"{"data":{"a":"b"}}"#)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), StatusCode::UNPROCESSABLE_ENTITY);
+    let v: Value = r.json().await.unwrap();
+    assert_eq!(
+        v["message"],
+        r#"PatchOptions.meta.k8s.io "" is invalid: force: Forbidden: may not be specified for non-apply patch"#
+    );
+    let r = c
+        .patch(format!("{url}/o?fieldManager=a%07b"))
+        .header("content-type", "application/merge-patch+json")
+        .body(r#"{"data":{"a":"b"}}"#)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), StatusCode::UNPROCESSABLE_ENTITY);
+    let v: Value = r.json().await.unwrap();
+    assert_eq!(
+        v["message"],
+        "PatchOptions.meta.k8s.io \"\" is invalid: fieldManager: Invalid value: \"a\\ab\": invalid character U+0007 (at position 1)"
+    );
+}

@@ -113,27 +113,27 @@ impl Ctx {
             return Err(dry_run_unsupported(options_kind, &quoted));
         }
         let field_manager = match self.query.get("fieldManager") {
-            Some(m) if m.len() > 128 => {
-                return Err(Status::invalid(
-                    options_kind,
-                    "meta.k8s.io",
-                    "",
-                    &[FieldError::too_long("fieldManager", json!(m), 128)],
-                ))
+            Some(m) if m.len() > 128 || m.chars().any(char::is_control) => {
+                // kube's ValidateFieldManager.
+                let mut errs = Vec::new();
+                if m.len() > 128 {
+                    errs.push(FieldError::too_long("fieldManager", json!(m), 128));
+                }
+                for (i, c) in m.char_indices().filter(|(_, c)| c.is_control()) {
+                    errs.push(FieldError::invalid(
+                        "fieldManager",
+                        json!(m),
+                        format!("invalid character U+{:04X} (at position {i})", c as u32),
+                    ));
+                }
+                return Err(Status::invalid(options_kind, "meta.k8s.io", "", &errs));
             }
             Some(m) => Some(m.to_string()),
             None => self
                 .headers
                 .get(header::USER_AGENT)
                 .and_then(|v| v.to_str().ok())
-                .map(|ua| {
-                    ua.split('/')
-                        .next()
-                        .unwrap_or("")
-                        .chars()
-                        .take(128)
-                        .collect()
-                }),
+                .map(manager_from_user_agent),
         };
         let dry_run = !dry.is_empty();
         let operation = match options_kind {
@@ -358,6 +358,22 @@ impl Ctx {
             unknown.join(", ")
         )))
     }
+}
+
+/// kube's `prefixFromUserAgent`: the User-Agent up to its first `/`, printable characters
+/// only, at most 128 bytes (whole characters).
+pub fn manager_from_user_agent(ua: &str) -> String {
+    let mut out = String::new();
+    for c in ua.split('/').next().unwrap_or("").chars() {
+        if c.is_control() {
+            continue;
+        }
+        if out.len() + c.len_utf8() > 128 {
+            break;
+        }
+        out.push(c);
+    }
+    out
 }
 
 /// kube's message for a `dryRun` other than `All` (values already quoted).

@@ -6,6 +6,7 @@ use http::{header, Response, StatusCode};
 use serde_json::Value;
 
 use super::{respond_object, Ctx};
+use crate::meta::field_error::FieldError;
 use crate::meta::status::Status;
 use crate::registry::store::Part;
 use crate::server::Body;
@@ -44,6 +45,17 @@ pub async fn handle(ctx: &Ctx, part: Part) -> Result<Response<Body>, Status> {
         return Err(Status::unsupported_media_type(
             &media,
             super::ACCEPTED_PATCH_CUSTOM,
+        ));
+    }
+    if ctx.query.get("force").is_some() {
+        return Err(Status::invalid(
+            "PatchOptions",
+            "meta.k8s.io",
+            "",
+            &[FieldError::forbidden(
+                "force",
+                "may not be specified for non-apply patch",
+            )],
         ));
     }
     let opts = ctx.write_options("PatchOptions")?;
