@@ -544,6 +544,13 @@ mod tests {
         assert!(yaml_duplicates("a: : :\n  - [").is_empty());
     }
 
+    /// The non-strict YAML decoder (serde_yaml) keeps the last duplicate, as go-yaml does.
+    #[test]
+    fn yaml_values_keep_the_last_duplicate() {
+        let v: Value = serde_yaml::from_str("a: 1\nb: {c: 1}\na: 2\n").unwrap();
+        assert_eq!(v, json!({"a": 2, "b": {"c": 1}}));
+    }
+
     #[test]
     fn go_printing() {
         assert_eq!(
