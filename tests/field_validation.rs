@@ -222,7 +222,16 @@ const CR_INVALID_JSON: &str = r#"
 				"hostPort": 8081,
 				"hostPort": 8082,
 				"unknownNested": "val"
-			}]
+			}],
+		"embeddedObj": {
+			"apiVersion": "v1",
+			"kind": "ConfigMap",
+			"metadata": {
+				"name": "my-cm",
+				"namespace": "my-ns",
+				"unknownEmbeddedMeta": "foo"
+			}
+		}
 	}
 }"#;
 
@@ -246,12 +255,20 @@ spec:
     protocol: TCP
     hostPort: 8081
     hostPort: 8082
-    unknownNested: val";
+    unknownNested: val
+  embeddedObj:
+    apiVersion: v1
+    kind: ConfigMap
+    metadata:
+      name: my-cm
+      namespace: my-ns
+      unknownEmbeddedMeta: foo";
 
 const CR_VALID_JSON: &str = r#"{"apiVersion": "fv.example.com/v1", "kind": "Widget",
     "metadata": {"name": "NAME"},
     "spec": {"cronSpec": "* * * * */5", "knownField1": "val1",
-        "ports": [{"name": "portName", "containerPort": 8080, "protocol": "TCP", "hostPort": 8081}]}}"#;
+        "ports": [{"name": "portName", "containerPort": 8080, "protocol": "TCP", "hostPort": 8081}],
+        "embeddedObj": {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "my-cm"}}}}"#;
 
 const CR_MERGE_PATCH: &str = r#"
 {
@@ -318,6 +335,9 @@ fn widget_crd() -> Value {
                     "spec": {"type": "object", "properties": {
                         "cronSpec": {"type": "string"},
                         "knownField1": {"type": "string"},
+                        "embeddedObj": {"x-kubernetes-embedded-resource": true, "type": "object",
+                            "properties": {"apiversion": {"type": "string"},
+                                "kind": {"type": "string"}, "metadata": {"type": "object"}}},
                         "ports": {"type": "array", "x-kubernetes-list-type": "map",
                             "x-kubernetes-list-map-keys": ["containerPort", "protocol"],
                             "items": {"type": "object", "required": ["containerPort", "protocol"],
@@ -790,10 +810,13 @@ async fn custom_resource_every_body_format_and_patch_type() {
         r#"unknown field "spec.unknown1""#,
         r#"unknown field "spec.unknownDupe""#,
     ];
+    // (a body's embedded object's unknown metadata fields come last)
+    let embedded = r#"unknown field "spec.embeddedObj.metadata.unknownEmbeddedMeta""#;
     let prefix = "Widget in version \"v1\" cannot be handled as a Widget: strict decoding error: ";
     let json_all: Vec<String> = dups
         .iter()
         .chain(unknown.iter())
+        .chain([&embedded])
         .map(|s| s.to_string())
         .collect();
     let yaml = [
@@ -805,9 +828,14 @@ async fn custom_resource_every_body_format_and_patch_type() {
     let yaml_all: Vec<String> = yaml
         .iter()
         .chain(unknown.iter())
+        .chain([&embedded])
         .map(|s| s.to_string())
         .collect();
-    let yaml_strict = format!("{prefix}{}, {}", yaml_lines(&yaml), unknown.join(", "));
+    let yaml_strict = format!(
+        "{prefix}{}, {}, {embedded}",
+        yaml_lines(&yaml),
+        unknown.join(", ")
+    );
     let merge = strings(&[
         r#"duplicate field "spec.unknownDupe""#,
         r#"duplicate field "spec.knownField1""#,

@@ -558,7 +558,81 @@ pub fn prune_custom(info: &Resource, obj: &mut Value) -> Option<Vec<String>> {
         crate::openapi::prune_unknown(OBJECT_META, meta);
     }
     out.extend(pruned.iter().map(|p| format!("unknown field \"{p}\"")));
+    // Then the unknown metadata fields of embedded objects (dropped, as kube's embedded
+    // ObjectMeta coercion drops them).
+    if let Some(schema) = info.schema.as_deref() {
+        embedded_meta(schema, obj, &mut String::new(), true, &mut out, 0);
+    }
     Some(out)
+}
+
+/// The unknown `metadata` fields of the `x-kubernetes-embedded-resource` objects of `v`
+/// (walked along its CRD schema, keys sorted), dropped and reported as
+/// `unknown field "spec.embedded.metadata.x"`.
+fn embedded_meta(
+    schema: &Value,
+    v: &mut Value,
+    path: &mut String,
+    root: bool,
+    out: &mut Vec<String>,
+    depth: usize,
+) {
+    const OBJECT_META: &str = "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta";
+    if depth > 64 {
+        return;
+    }
+    match v {
+        Value::Object(m) => {
+            if !root && schema.get("x-kubernetes-embedded-resource") == Some(&Value::Bool(true)) {
+                if let Some(meta) = m.get_mut("metadata").filter(|x| x.is_object()) {
+                    let at = if path.is_empty() {
+                        "metadata".to_string()
+                    } else {
+                        format!("{path}.metadata")
+                    };
+                    for u in crate::openapi::unknown_fields(OBJECT_META, meta) {
+                        match u.strip_prefix("unknown field \"") {
+                            Some(rest) => out.push(format!("unknown field \"{at}.{rest}")),
+                            None => out.push(u),
+                        }
+                    }
+                    crate::openapi::prune_unknown(OBJECT_META, meta);
+                }
+            }
+            let props = schema.get("properties").and_then(Value::as_object);
+            let extra = schema.get("additionalProperties").filter(|a| a.is_object());
+            let mut keys: Vec<String> = m.keys().cloned().collect();
+            keys.sort();
+            for k in keys {
+                let Some(sub) = props.and_then(|p| p.get(&k)).or(extra) else {
+                    continue;
+                };
+                if root && k == "metadata" {
+                    continue;
+                }
+                let len = path.len();
+                if !path.is_empty() {
+                    path.push('.');
+                }
+                path.push_str(&k);
+                if let Some(x) = m.get_mut(&k) {
+                    embedded_meta(sub, x, path, false, out, depth + 1);
+                }
+                path.truncate(len);
+            }
+        }
+        Value::Array(items) => {
+            if let Some(sub) = schema.get("items") {
+                for (i, x) in items.iter_mut().enumerate() {
+                    let len = path.len();
+                    path.push_str(&format!("[{i}]"));
+                    embedded_meta(sub, x, path, false, out, depth + 1);
+                    path.truncate(len);
+                }
+            }
+        }
+        _ => {}
+    }
 }
 
 /// Rejects values of the wrong JSON type, as kube-apiserver's decode into the Go type does.
