@@ -6,4 +6,5 @@ pub mod field_error;
 pub mod fields;
 pub mod labels;
 pub mod status;
+pub mod strict;
 pub mod validation;

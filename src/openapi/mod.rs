@@ -135,6 +135,13 @@ pub fn unknown_fields(definition: &str, value: &Value) -> Vec<String> {
     unknown::unknown_fields(definition, value)
 }
 
+/// The strict decoding errors of a body read with its duplicate keys kept, against the
+/// built-in definition `definition`: `duplicate field "..."` and `unknown field "..."`
+/// interleaved in document order, as sigs.k8s.io/json reports them decoding into the Go type.
+pub fn strict_errors(definition: &str, node: &crate::meta::strict::Node) -> Vec<String> {
+    unknown::strict_errors(definition, node)
+}
+
 /// Drops every field of `value` that the schema of `definition` does not declare (what
 /// decoding into the Go type does); nothing for unknown definitions.
 pub fn prune_unknown(definition: &str, value: &mut Value) {

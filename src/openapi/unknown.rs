@@ -6,14 +6,22 @@
 //! `[i]` for list items and `.key` for map entries, in document order, de-duplicated, at most
 //! 100 of them.
 //!
-//! Does not know: duplicate fields (the body is already parsed), type mismatches (decoding
-//! reports those), custom resources (their structural schemas live elsewhere), the error
-//! wrapping a request handler adds around these strings.
+//! [`strict_errors`] reads a body parsed with its duplicate keys kept ([`Node`]) the way
+//! sigs.k8s.io/json's strict decoder reads it into the Go type: in document order, a known
+//! field or map key seen twice in one object is `duplicate field "spec.paused"`, a key the type
+//! does not declare is `unknown field "spec.foo"` (its value unread, so a duplicated unknown
+//! field is reported once, as unknown), opaque values (`RawExtension`, `JSON`, `FieldsV1`:
+//! custom unmarshalers) are not looked into.
+//!
+//! Does not know: type mismatches (decoding reports those), custom resources (their
+//! structural schemas live elsewhere), the error wrapping a request handler adds around these
+//! strings.
 
 use serde_json::Value;
 
 use super::schemas;
 use crate::meta::field_error::go_quote;
+use crate::meta::strict::{self, Errors, Node};
 
 /// Upstream stops collecting strict errors after this many.
 const MAX_ERRORS: usize = 100;
@@ -92,6 +100,67 @@ fn walk(schema: &Value, value: &Value, path: &mut String, out: &mut Vec<String>,
                     let len = path.len();
                     path.push_str(&format!("[{i}]"));
                     walk(item, v, path, out, depth + 1);
+                    path.truncate(len);
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+/// The strict decoding errors of `node` against the definition `definition`, duplicates and
+/// unknown fields interleaved in document order (empty if the definition is unknown).
+pub(crate) fn strict_errors(definition: &str, node: &Node) -> Vec<String> {
+    let mut out = Errors::default();
+    if let Some(schema) = schemas::get(definition) {
+        walk_strict(schema, node, &mut String::new(), &mut out, 0);
+    }
+    out.0
+}
+
+fn walk_strict(schema: &Value, node: &Node, path: &mut String, out: &mut Errors, depth: usize) {
+    if depth > MAX_DEPTH || out.full() {
+        return;
+    }
+    let Some(schema) = resolve(schema) else {
+        return;
+    };
+    if schema.get("x-kubernetes-preserve-unknown-fields") == Some(&Value::Bool(true)) {
+        return;
+    }
+    match node {
+        Node::Object(entries) => {
+            let props = schema.get("properties").and_then(Value::as_object);
+            let item = schema.get("additionalProperties").filter(|a| a.is_object());
+            if props.is_none() && item.is_none() {
+                return;
+            }
+            let mut seen = std::collections::HashSet::new();
+            for (k, v) in entries {
+                let len = path.len();
+                strict::push_key(path, k);
+                let sub = match props {
+                    Some(p) => p.get(k),
+                    None => item,
+                };
+                match sub {
+                    Some(s) => {
+                        if !seen.insert(k.as_str()) {
+                            out.push(strict::duplicate(path));
+                        }
+                        walk_strict(s, v, path, out, depth + 1);
+                    }
+                    None => out.push(format!("unknown field {}", go_quote(path))),
+                }
+                path.truncate(len);
+            }
+        }
+        Node::Array(items) => {
+            if let Some(item) = schema.get("items") {
+                for (i, v) in items.iter().enumerate() {
+                    let len = path.len();
+                    strict::push_index(path, i);
+                    walk_strict(item, v, path, out, depth + 1);
                     path.truncate(len);
                 }
             }
@@ -237,6 +306,41 @@ mod tests {
             v,
             json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "x", "labels": {"k": "v"}},
             "spec": {"replicas": 1, "template": {"spec": {"containers": [{"name": "c"}]}}}})
+        );
+    }
+
+    #[test]
+    fn strict_errors_interleave_duplicates_and_unknown_fields() {
+        // kube's field validation integration test body (a Deployment).
+        let body = r#"{"apiVersion": "apps/v1", "kind": "Deployment",
+            "metadata": {"name": "dupename", "name": "x", "labels": {"app": "nginx"}, "unknownMeta": "metaVal"},
+            "spec": {"unknown1": "val1", "unknownDupe": "valDupe", "unknownDupe": "valDupe2",
+                "paused": true, "paused": false,
+                "selector": {"matchLabels": {"app": "nginx"}},
+                "template": {"metadata": {"labels": {"app": "nginx"}}, "spec": {"containers": [{
+                    "name": "nginx", "image": "nginx:latest", "unknownNested": "val1",
+                    "imagePullPolicy": "Always", "imagePullPolicy": "Never"}]}}}}"#;
+        let node = strict::parse_json(body.as_bytes()).unwrap();
+        assert_eq!(
+            strict_errors("io.k8s.api.apps.v1.Deployment", &node),
+            vec![
+                r#"duplicate field "metadata.name""#,
+                r#"unknown field "metadata.unknownMeta""#,
+                r#"unknown field "spec.unknown1""#,
+                r#"unknown field "spec.unknownDupe""#,
+                r#"duplicate field "spec.paused""#,
+                r#"unknown field "spec.template.spec.containers[0].unknownNested""#,
+                r#"duplicate field "spec.template.spec.containers[0].imagePullPolicy""#,
+            ]
+        );
+        // Map keys are checked; opaque values (RawExtension, FieldsV1) are not.
+        let body = r#"{"metadata": {"labels": {"a": "1", "a": "2"},
+            "managedFields": [{"fieldsV1": {"f:a": {}, "f:a": {}}}]},
+            "data": {"x": 1, "x": 2}}"#;
+        let node = strict::parse_json(body.as_bytes()).unwrap();
+        assert_eq!(
+            strict_errors("io.k8s.api.apps.v1.ControllerRevision", &node),
+            vec![r#"duplicate field "metadata.labels.a""#]
         );
     }
 

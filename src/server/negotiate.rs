@@ -115,6 +115,50 @@ pub fn decode_body(content_type: Option<&str>, body: &[u8]) -> Result<Value, Sta
     }
 }
 
+/// A request body decoded for a strict read: the value (the last of duplicate keys kept, as
+/// kube's non-strict decoder keeps it), and what a strict decoder needs besides: the JSON tree
+/// with its duplicate keys, or the duplicate-key errors of a YAML body (go-yaml's lines).
+/// Protobuf bodies have neither (kube's protobuf decoder has no strict mode).
+pub struct Strict {
+    pub value: Value,
+    pub json: Option<crate::meta::strict::Node>,
+    pub yaml_duplicates: Vec<String>,
+}
+
+/// [`decode_body`], keeping what a strict decoder reports.
+pub fn decode_body_strict(content_type: Option<&str>, body: &[u8]) -> Result<Strict, Status> {
+    let media = content_type
+        .unwrap_or("application/json")
+        .split(';')
+        .next()
+        .unwrap_or("")
+        .trim()
+        .to_ascii_lowercase();
+    match media.as_str() {
+        "" | "application/json" | "*/*" => {
+            let node = crate::meta::strict::parse_json(body)
+                .map_err(|e| Status::bad_request(format!("error decoding request body: {e}")))?;
+            Ok(Strict {
+                value: node.clone().into_value(false),
+                json: Some(node),
+                yaml_duplicates: Vec::new(),
+            })
+        }
+        "application/yaml" | "application/x-yaml" | "text/yaml" => Ok(Strict {
+            value: decode_body(content_type, body)?,
+            json: None,
+            yaml_duplicates: std::str::from_utf8(body)
+                .map(crate::meta::strict::yaml_duplicates)
+                .unwrap_or_default(),
+        }),
+        _ => Ok(Strict {
+            value: decode_body(content_type, body)?,
+            json: None,
+            yaml_duplicates: Vec::new(),
+        }),
+    }
+}
+
 /// Serializes a value in the negotiated format.
 pub fn encode(out: Output, v: &Value) -> Vec<u8> {
     match out {

@@ -47,8 +47,7 @@ pub async fn handle(ctx: &Ctx, part: Part) -> Result<Response<Body>, Status> {
         ctx.query.get("force").unwrap_or(""),
         "1" | "t" | "T" | "TRUE" | "true" | "True"
     );
-    let config: Value = serde_yaml::from_slice(&ctx.body)
-        .map_err(|e| Status::bad_request(format!("error decoding YAML: {e}")))?;
+    let config = super::apply_config(ctx)?;
     let config = match config {
         Value::Object(_) => config,
         Value::Null => json!({}),

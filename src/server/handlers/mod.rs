@@ -135,6 +135,18 @@ impl Ctx {
                 .and_then(|v| v.to_str().ok())
                 .map(manager_from_user_agent),
         };
+        if matches!(
+            options_kind,
+            "CreateOptions" | "UpdateOptions" | "PatchOptions"
+        ) {
+            if let Some(v) = self
+                .query
+                .get("fieldValidation")
+                .filter(|v| !matches!(*v, "" | "Strict" | "Warn" | "Ignore"))
+            {
+                return Err(field_validation_unsupported(options_kind, v));
+            }
+        }
         let dry_run = !dry.is_empty();
         let operation = match options_kind {
             "CreateOptions" => admission::Operation::Create,
@@ -230,7 +242,27 @@ impl Ctx {
                 &["application/json", "application/yaml"],
             ));
         }
-        let mut obj = negotiate::decode_body(self.content_type(), &self.body)?;
+        let mode = self.field_validation()?;
+        let decoded = if mode == "Ignore" {
+            negotiate::Strict {
+                value: negotiate::decode_body(self.content_type(), &self.body)?,
+                json: None,
+                yaml_duplicates: Vec::new(),
+            }
+        } else {
+            negotiate::decode_body_strict(self.content_type(), &self.body)?
+        };
+        let negotiate::Strict {
+            value: mut obj,
+            json,
+            yaml_duplicates,
+        } = decoded;
+        // A built-in type decodes a JSON body field by field: an object given twice is decoded
+        // into the first (their fields merge); a custom resource's maps keep the last.
+        let typed = self.info.origin.is_none();
+        if let (Some(node), true) = (&json, typed) {
+            obj = node.clone().into_value(true);
+        }
         if !obj.is_object() {
             return Err(Status::bad_request(
                 "the body of the request was not a JSON object",
@@ -280,8 +312,22 @@ impl Ctx {
                     .get(group, version, &self.info.resource)
             })
             .unwrap_or_else(|| self.info.clone());
+        // Built-ins report duplicates of known fields and unknown fields interleaved in
+        // document order; custom resources every duplicate, then the pruned fields. A YAML
+        // body is converted to JSON (sorted keys, duplicates gone) and checked for duplicate
+        // keys on its own.
+        let walked = json.is_some() && typed;
+        let errors = match json {
+            Some(node) if typed => crate::openapi::strict_errors(&body_res.definition, &node),
+            Some(node) => {
+                let mut dups = crate::meta::strict::Errors::default();
+                node.duplicates(&mut String::new(), &mut dups);
+                dups.0
+            }
+            None => Vec::new(),
+        };
         check_types(&body_res, &obj)?;
-        self.coerce(&body_res, &mut obj)?;
+        self.coerce(&body_res, &mut obj, &yaml_duplicates, errors, walked)?;
         // The store sees objects of the storage version only.
         if body_res.converts() {
             body_res.strategy.to_storage(&mut obj)?;
@@ -327,36 +373,53 @@ impl Ctx {
         });
     }
 
-    /// The `fieldValidation` directive (`Warn` when absent).
+    /// The `fieldValidation` directive (`Warn` when absent or empty); any other value is
+    /// kube's 422 for the verb's options (`write_options` checks it first).
     pub fn field_validation(&self) -> Result<&str, Status> {
-        match self.query.get("fieldValidation").unwrap_or("Warn") {
+        match self.query.get("fieldValidation").unwrap_or("") {
+            "" => Ok("Warn"),
             mode @ ("Strict" | "Warn" | "Ignore") => Ok(mode),
-            other => Err(Status::bad_request(format!(
-                "fieldValidation parameter unsupported: {other}"
-            ))),
+            other => Err(field_validation_unsupported(
+                match self.ri.verb {
+                    "update" => "UpdateOptions",
+                    "patch" => "PatchOptions",
+                    _ => "CreateOptions",
+                },
+                other,
+            )),
         }
     }
 
     /// Drops the fields of a decoded body that its resource does not declare and reports them
-    /// per `fieldValidation`: Strict rejects them (400), Warn (the default) warns, Ignore says
-    /// nothing. Custom resources are pruned by their strategy (unknown metadata fields are
-    /// reported first, then the pruned paths); built-ins along their OpenAPI definition.
-    fn coerce(&self, info: &Resource, obj: &mut Value) -> Result<(), Status> {
+    /// with the body's other strict decoding errors per `fieldValidation`: Strict rejects them
+    /// (400), Warn (the default) warns (one warning per problem, one per YAML line), Ignore
+    /// says nothing. `yaml` are a YAML body's duplicate keys (first, as kube's YAML decoder
+    /// reports them), `errors` the JSON body's duplicates (a built-in's interleaved with its
+    /// unknown fields, already complete when `walked`); the unknown fields are then a custom resource's
+    /// (unknown `metadata` fields, then the pruned paths) or, for other bodies of a built-in,
+    /// those along its OpenAPI definition in sorted key order (kube reads a YAML body converted
+    /// to JSON with sorted keys).
+    fn coerce(
+        &self,
+        info: &Resource,
+        obj: &mut Value,
+        yaml: &[String],
+        mut errors: Vec<String>,
+        walked: bool,
+    ) -> Result<(), Status> {
         let mode = self.field_validation()?;
-        let unknown = unknown_and_pruned(info, obj);
-        if mode == "Ignore" || unknown.is_empty() {
-            return Ok(());
-        }
-        if mode == "Warn" {
-            self.warn(unknown);
-            return Ok(());
-        }
-        let kind = &info.kind;
-        Err(Status::bad_request(format!(
-            "{kind} in version {:?} cannot be handled as a {kind}: strict decoding error: {}",
-            info.version,
-            unknown.join(", ")
-        )))
+        let unknown = if walked {
+            crate::openapi::prune_unknown(&info.definition, obj);
+            Vec::new()
+        } else if info.origin.is_none() {
+            let unknown = crate::openapi::unknown_fields(&info.definition, &sorted_keys(obj));
+            crate::openapi::prune_unknown(&info.definition, obj);
+            unknown
+        } else {
+            unknown_and_pruned(info, obj)
+        };
+        errors.extend(unknown);
+        report_strict(self, mode, info, yaml, errors)
     }
 }
 
@@ -374,6 +437,93 @@ pub fn manager_from_user_agent(ua: &str) -> String {
         out.push(c);
     }
     out
+}
+
+/// An apply patch's configuration (YAML or JSON, read as YAML), with its duplicate keys
+/// reported per `fieldValidation` as kube's apply patcher does: Strict is a 400 naming go-yaml's
+/// lines, Warn one warning per line. (kube checks after merging, so an apply that fails
+/// otherwise reports that first; here the check comes first.)
+pub(super) fn apply_config(ctx: &Ctx) -> Result<Value, Status> {
+    let config: Value = serde_yaml::from_slice(&ctx.body)
+        .map_err(|e| Status::bad_request(format!("error decoding YAML: {e}")))?;
+    let mode = ctx.field_validation()?;
+    if mode == "Ignore" {
+        return Ok(config);
+    }
+    let dups = std::str::from_utf8(&ctx.body)
+        .map(crate::meta::strict::yaml_duplicates)
+        .unwrap_or_default();
+    if dups.is_empty() {
+        return Ok(config);
+    }
+    if mode == "Strict" {
+        return Err(Status::bad_request(format!(
+            "error strict decoding YAML: error converting YAML to JSON: {}",
+            crate::meta::strict::yaml_error(&dups)
+        )));
+    }
+    ctx.warn(dups);
+    Ok(config)
+}
+
+/// Reports a decoded body's strict decoding errors per `mode`: Warn warns once per problem
+/// (a YAML body's duplicate keys one per line), Strict is kube's 400 naming them all.
+fn report_strict(
+    ctx: &Ctx,
+    mode: &str,
+    info: &Resource,
+    yaml: &[String],
+    errors: Vec<String>,
+) -> Result<(), Status> {
+    if mode == "Ignore" || (yaml.is_empty() && errors.is_empty()) {
+        return Ok(());
+    }
+    if mode == "Warn" {
+        ctx.warn(yaml.iter().cloned().chain(errors).collect());
+        return Ok(());
+    }
+    let mut parts = Vec::new();
+    if !yaml.is_empty() {
+        parts.push(crate::meta::strict::yaml_error(yaml));
+    }
+    parts.extend(errors);
+    let kind = &info.kind;
+    Err(Status::bad_request(format!(
+        "{kind} in version {:?} cannot be handled as a {kind}: strict decoding error: {}",
+        info.version,
+        parts.join(", ")
+    )))
+}
+
+/// A copy of `v` with every object's keys sorted, as Go marshals a decoded map.
+pub fn sorted_keys(v: &Value) -> Value {
+    match v {
+        Value::Object(m) => {
+            let mut keys: Vec<&String> = m.keys().collect();
+            keys.sort();
+            Value::Object(
+                keys.into_iter()
+                    .map(|k| (k.clone(), sorted_keys(&m[k.as_str()])))
+                    .collect(),
+            )
+        }
+        Value::Array(a) => Value::Array(a.iter().map(sorted_keys).collect()),
+        other => other.clone(),
+    }
+}
+
+/// kube's `ValidateFieldValidation` error for a directive it does not know.
+pub fn field_validation_unsupported(options_kind: &str, value: &str) -> Status {
+    Status::invalid(
+        options_kind,
+        "meta.k8s.io",
+        "",
+        &[FieldError::not_supported(
+            "fieldValidation",
+            json!(value),
+            &["", "Ignore", "Strict", "Warn"],
+        )],
+    )
 }
 
 /// kube's message for a `dryRun` other than `All` (values already quoted).
@@ -424,7 +574,81 @@ pub fn prune_custom(info: &Resource, obj: &mut Value) -> Option<Vec<String>> {
         crate::openapi::prune_unknown(OBJECT_META, meta);
     }
     out.extend(pruned.iter().map(|p| format!("unknown field \"{p}\"")));
+    // Then the unknown metadata fields of embedded objects (dropped, as kube's embedded
+    // ObjectMeta coercion drops them).
+    if let Some(schema) = info.schema.as_deref() {
+        embedded_meta(schema, obj, &mut String::new(), true, &mut out, 0);
+    }
     Some(out)
+}
+
+/// The unknown `metadata` fields of the `x-kubernetes-embedded-resource` objects of `v`
+/// (walked along its CRD schema, keys sorted), dropped and reported as
+/// `unknown field "spec.embedded.metadata.x"`.
+fn embedded_meta(
+    schema: &Value,
+    v: &mut Value,
+    path: &mut String,
+    root: bool,
+    out: &mut Vec<String>,
+    depth: usize,
+) {
+    const OBJECT_META: &str = "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta";
+    if depth > 64 {
+        return;
+    }
+    match v {
+        Value::Object(m) => {
+            if !root && schema.get("x-kubernetes-embedded-resource") == Some(&Value::Bool(true)) {
+                if let Some(meta) = m.get_mut("metadata").filter(|x| x.is_object()) {
+                    let at = if path.is_empty() {
+                        "metadata".to_string()
+                    } else {
+                        format!("{path}.metadata")
+                    };
+                    for u in crate::openapi::unknown_fields(OBJECT_META, meta) {
+                        match u.strip_prefix("unknown field \"") {
+                            Some(rest) => out.push(format!("unknown field \"{at}.{rest}")),
+                            None => out.push(u),
+                        }
+                    }
+                    crate::openapi::prune_unknown(OBJECT_META, meta);
+                }
+            }
+            let props = schema.get("properties").and_then(Value::as_object);
+            let extra = schema.get("additionalProperties").filter(|a| a.is_object());
+            let mut keys: Vec<String> = m.keys().cloned().collect();
+            keys.sort();
+            for k in keys {
+                let Some(sub) = props.and_then(|p| p.get(&k)).or(extra) else {
+                    continue;
+                };
+                if root && k == "metadata" {
+                    continue;
+                }
+                let len = path.len();
+                if !path.is_empty() {
+                    path.push('.');
+                }
+                path.push_str(&k);
+                if let Some(x) = m.get_mut(&k) {
+                    embedded_meta(sub, x, path, false, out, depth + 1);
+                }
+                path.truncate(len);
+            }
+        }
+        Value::Array(items) => {
+            if let Some(sub) = schema.get("items") {
+                for (i, x) in items.iter_mut().enumerate() {
+                    let len = path.len();
+                    path.push_str(&format!("[{i}]"));
+                    embedded_meta(sub, x, path, false, out, depth + 1);
+                    path.truncate(len);
+                }
+            }
+        }
+        _ => {}
+    }
 }
 
 /// Rejects values of the wrong JSON type, as kube-apiserver's decode into the Go type does.

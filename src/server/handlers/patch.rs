@@ -1,6 +1,14 @@
 //! PATCH with the four patch types: JSON patch (RFC 6902), JSON merge patch (RFC 7386),
 //! strategic merge patch (built-in types, by their patch strategies) and server-side apply
 //! (`application/apply-patch+yaml`, built-in types' main resource for now; see [`apply`]).
+//!
+//! `fieldValidation` as kube's patchers: under Strict or Warn the patch itself is read
+//! strictly (a merge or strategic patch: every duplicate field; a JSON patch: unknown and
+//! duplicate fields of its operations, `json patch unknown field "[0].foo"`), then the patched
+//! object's unknown fields (JSON and merge patch: as the patched document decodes, keys sorted;
+//! strategic merge patch: sorted, as kube's unstructured converter reports them; custom
+//! resources: unknown metadata fields, then the pruned paths). Strict refuses them with kube's
+//! 422 about the `patch`, Warn warns once per problem.
 
 use http::{header, Response, StatusCode};
 use serde_json::Value;
@@ -8,6 +16,7 @@ use serde_json::Value;
 use super::{respond_object, Ctx};
 use crate::meta::field_error::FieldError;
 use crate::meta::status::Status;
+use crate::meta::strict::{self, Errors, Node};
 use crate::registry::store::Part;
 use crate::server::Body;
 
@@ -59,8 +68,25 @@ pub async fn handle(ctx: &Ctx, part: Part) -> Result<Response<Body>, Status> {
         ));
     }
     let opts = ctx.write_options("PatchOptions")?;
-    let patch: Value = serde_json::from_slice(&ctx.body)
-        .map_err(|e| Status::bad_request(format!("error decoding patch: {e}")))?;
+    let mode = ctx.field_validation()?;
+    // Strict and Warn read the patch keeping its duplicate keys.
+    let (patch, patch_errors) = if mode == "Ignore" {
+        let patch: Value = serde_json::from_slice(&ctx.body)
+            .map_err(|e| Status::bad_request(format!("error decoding patch: {e}")))?;
+        (patch, Vec::new())
+    } else {
+        let node = strict::parse_json(&ctx.body)
+            .map_err(|e| Status::bad_request(format!("error decoding patch: {e}")))?;
+        let errors = match kind {
+            PatchType::Json => json_patch_errors(&node),
+            _ => {
+                let mut e = Errors::default();
+                node.duplicates(&mut String::new(), &mut e);
+                e.0
+            }
+        };
+        (node.into_value(false), errors)
+    };
     let json_patch = if kind == PatchType::Json {
         Some(
             serde_json::from_value::<json_patch::Patch>(patch.clone())
@@ -75,7 +101,6 @@ pub async fn handle(ctx: &Ctx, part: Part) -> Result<Response<Body>, Status> {
         None
     };
     let definition = ctx.info.definition.as_str();
-    let mode = ctx.field_validation()?;
     let mut unknown_warnings = Vec::new();
     let mut old = None;
     let updated = ctx
@@ -147,28 +172,53 @@ pub async fn handle(ctx: &Ctx, part: Part) -> Result<Response<Body>, Status> {
             }
             super::check_types(&ctx.info, &out)?;
             let patched = out.clone();
-            match super::prune_custom(&ctx.info, &mut out) {
-                None => crate::openapi::prune_unknown(definition, &mut out),
-                Some(unknown) if unknown.is_empty() || mode == "Ignore" => {}
+            let unknown = match super::prune_custom(&ctx.info, &mut out) {
+                Some(unknown) => unknown,
+                None => {
+                    let unknown = if mode == "Ignore" {
+                        Vec::new()
+                    } else if kind == PatchType::Strategic {
+                        // (kube's unstructured converter sorts what it finds)
+                        let mut u = crate::openapi::unknown_fields(definition, &out);
+                        u.sort();
+                        u
+                    } else {
+                        crate::openapi::unknown_fields(definition, &super::sorted_keys(&out))
+                    };
+                    crate::openapi::prune_unknown(definition, &mut out);
+                    unknown
+                }
+            };
+            let mut errors = Errors(patch_errors.clone());
+            for u in unknown {
+                errors.push(u);
+            }
+            match mode {
+                _ if errors.0.is_empty() || mode == "Ignore" => {}
                 // (warned now, as kube's decoder does before admission's and the
                 // strategy's warnings; again after the write, which repeats nothing)
-                Some(unknown) if mode == "Warn" => {
-                    ctx.warn(unknown.clone());
-                    unknown_warnings = unknown;
+                "Warn" => {
+                    ctx.warn(errors.0.clone());
+                    unknown_warnings = errors.0;
                 }
                 // kube's patcher: the strict decoding errors of the patched object are a 422
-                // about the patch, with the patched document as Go marshals it.
-                Some(unknown) => {
+                // about the patch, with the patched document as Go marshals it (a strategic
+                // merge patch: the patch, as Go prints a map).
+                _ => {
+                    let value = match kind {
+                        PatchType::Strategic => strict::go_print(&patch),
+                        _ => sorted_json(&patched),
+                    };
                     return Err(Status::invalid(
                         "",
                         "",
                         "",
                         &[crate::meta::field_error::FieldError::invalid(
                             "patch",
-                            sorted_json(&patched),
-                            format!("strict decoding error: {}", unknown.join(", ")),
+                            value,
+                            format!("strict decoding error: {}", errors.0.join(", ")),
                         )],
-                    ))
+                    ));
                 }
             }
             if ctx.info.converts() {
@@ -180,6 +230,41 @@ pub async fn handle(ctx: &Ctx, part: Part) -> Result<Response<Body>, Status> {
     ctx.warn(unknown_warnings);
     ctx.warn_write(&updated, old.as_ref());
     Ok(respond_object(ctx, StatusCode::OK, &updated))
+}
+
+/// The strict errors of a JSON patch's operations (`{op, path, from, value}`, the value an
+/// untyped map), prefixed as kube prefixes them: `json patch unknown field "[0].foo"`.
+fn json_patch_errors(node: &Node) -> Vec<String> {
+    let mut out = Errors::default();
+    if let Node::Array(ops) = node {
+        for (i, op) in ops.iter().enumerate() {
+            let Node::Object(entries) = op else { continue };
+            let mut seen = std::collections::HashSet::new();
+            for (k, v) in entries {
+                let mut path = String::new();
+                strict::push_index(&mut path, i);
+                strict::push_key(&mut path, k);
+                if !matches!(k.as_str(), "op" | "path" | "from" | "value") {
+                    out.push(format!(
+                        "json patch unknown field {}",
+                        crate::meta::field_error::go_quote(&path)
+                    ));
+                    continue;
+                }
+                if !seen.insert(k.as_str()) {
+                    out.push(format!("json patch {}", strict::duplicate(&path)));
+                }
+                if k == "value" {
+                    let mut inner = Errors::default();
+                    v.duplicates(&mut path, &mut inner);
+                    for e in inner.0 {
+                        out.push(format!("json patch {e}"));
+                    }
+                }
+            }
+        }
+    }
+    out.0
 }
 
 /// Compact JSON with object keys sorted, as Go marshals a decoded document.
