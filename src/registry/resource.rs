@@ -89,8 +89,8 @@ pub struct Resource {
     /// Table columns from a custom resource version's `additionalPrinterColumns`; `None`:
     /// the strategy's printer.
     pub printer_columns: Option<Arc<PrinterColumns>>,
-    /// The `Warning` every request to this version gets (a custom resource version marked
-    /// `deprecated`).
+    /// The `Warning` every request to this version gets (a deprecated built-in kind, a custom
+    /// resource version marked `deprecated`).
     pub deprecation_warning: Option<String>,
     /// Per-resource behaviour.
     pub strategy: Arc<dyn Strategy>,
@@ -154,7 +154,9 @@ impl Resource {
             origin: None,
             terminating: false,
             printer_columns: None,
-            deprecation_warning: None,
+            deprecation_warning: strategy
+                .deprecation()
+                .map(|d| d.warning(&api_version(info.group, info.version), info.kind)),
             strategy,
         }
     }
@@ -198,5 +200,13 @@ impl Resource {
     /// Serves this verb.
     pub fn has_verb(&self, verb: &str) -> bool {
         self.verbs.iter().any(|v| v == verb)
+    }
+}
+
+fn api_version(group: &str, version: &str) -> String {
+    if group.is_empty() {
+        version.to_string()
+    } else {
+        format!("{group}/{version}")
     }
 }

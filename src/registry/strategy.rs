@@ -71,6 +71,39 @@ impl From<ConversionError> for crate::meta::status::Status {
     }
 }
 
+/// A deprecated kind's lifecycle: deprecated since, removed in (`None`: no removal planned, as
+/// for GA kinds) and its replacement (`discovery.k8s.io/v1 EndpointSlice`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Deprecation {
+    pub since: (u32, u32),
+    pub removed: Option<(u32, u32)>,
+    pub replacement: Option<&'static str>,
+}
+
+impl Deprecation {
+    /// kube's `deprecation.WarningMessage` for `api_version` and `kind`.
+    pub fn warning(&self, api_version: &str, kind: &str) -> String {
+        let mut s = format!(
+            "{api_version} {kind} is deprecated in v{}.{}+",
+            self.since.0, self.since.1
+        );
+        if let Some((major, minor)) = self.removed {
+            s.push_str(&format!(", unavailable in v{major}.{minor}+"));
+        }
+        if let Some(r) = self.replacement {
+            s.push_str(&format!("; use {r}"));
+        }
+        s
+    }
+
+    /// The `removed_release` label and audit annotation (`""` when no removal is planned).
+    pub fn removed_release(&self) -> String {
+        self.removed
+            .map(|(major, minor)| format!("{major}.{minor}"))
+            .unwrap_or_default()
+    }
+}
+
 /// Per-resource behaviour. Every method has kube's generic default.
 pub trait Strategy: Send + Sync {
     /// The component that creates objects of this kind also reports their status (nodes,
@@ -177,6 +210,12 @@ pub trait Strategy: Send + Sync {
     /// claim one resets only the spec).
     fn status_metadata(&self) -> &'static [&'static str] {
         &[]
+    }
+
+    /// The API lifecycle of this kind when its version is deprecated (kube's generated
+    /// `APILifecycleDeprecated` / `Removed` / `Replacement`).
+    fn deprecation(&self) -> Option<Deprecation> {
+        None
     }
 
     /// PrepareForUpdate of the CSR `/approval` subresource beyond keeping all but the

@@ -85,6 +85,8 @@ pub struct Ctx {
     pub now: String,
     /// `Warning` headers to send with the response (e.g. unknown fields under Warn).
     pub warnings: Arc<std::sync::Mutex<Vec<String>>>,
+    /// The request's audit annotations (admission's and the handler's).
+    pub audit: admission::AuditAnnotations,
 }
 
 impl Ctx {
@@ -194,7 +196,7 @@ impl Ctx {
             store: self.app.store.clone(),
             authz: Some(self.app.authz.clone()),
             warnings: admission::Warnings(self.warnings.clone()),
-            audit: Default::default(),
+            audit: self.audit.clone(),
         };
         let (mutate, validate, charge) = chain.callbacks(base, handle);
         let admit: crate::registry::object::Admit = match rbac {
@@ -420,6 +422,32 @@ impl Ctx {
         };
         errors.extend(unknown);
         report_strict(self, mode, info, yaml, errors)
+    }
+}
+
+/// A request to a deprecated version: kube's `apiserver_requested_deprecated_apis` gauge and
+/// the `k8s.io/deprecated` / `k8s.io/removed-release` audit annotations.
+fn deprecated_request(ctx: &Ctx) {
+    let removed = ctx
+        .info
+        .strategy
+        .deprecation()
+        .map(|d| d.removed_release())
+        .unwrap_or_default();
+    let labels = [
+        ("group", ctx.info.group.clone()),
+        ("version", ctx.info.version.clone()),
+        ("resource", ctx.info.resource.clone()),
+        (
+            "subresource",
+            ctx.ri.subresource.clone().unwrap_or_default(),
+        ),
+        ("removed_release", removed.clone()),
+    ];
+    metrics::gauge!("apiserver_requested_deprecated_apis", &labels).set(1.0);
+    let _ = ctx.audit.add("k8s.io/deprecated", "true");
+    if !removed.is_empty() {
+        let _ = ctx.audit.add("k8s.io/removed-release", removed);
     }
 }
 
@@ -1176,7 +1204,11 @@ async fn route_inner(
         warnings: Arc::new(std::sync::Mutex::new(
             info.deprecation_warning.iter().cloned().collect(),
         )),
+        audit: Default::default(),
     };
+    if info.deprecation_warning.is_some() {
+        deprecated_request(&ctx);
+    }
     let sub = ctx.ri.subresource.clone();
     let extra = |e: Extra| info.strategy.extras().contains(&e);
     let warnings = |resp: Result<Response<Body>, Status>, ctx: &Ctx| {

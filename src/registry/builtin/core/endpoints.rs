@@ -12,6 +12,15 @@ use crate::registry::table::{printers, Printer};
 pub struct Endpoints;
 
 impl Strategy for Endpoints {
+    /// kube v1.33 deprecates v1 Endpoints for EndpointSlices (no removal planned).
+    fn deprecation(&self) -> Option<crate::registry::strategy::Deprecation> {
+        Some(crate::registry::strategy::Deprecation {
+            since: (1, 33),
+            removed: None,
+            replacement: Some("discovery.k8s.io/v1 EndpointSlice"),
+        })
+    }
+
     fn allow_create_on_update(&self) -> bool {
         true
     }
