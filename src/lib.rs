@@ -93,6 +93,8 @@ pub struct Config {
     pub snapshot_count: u64,
     /// `--snapshot-catchup-entries`: log entries kept behind a snapshot.
     pub snapshot_catchup_entries: u64,
+    /// `--runtime-config` as given (kube's syntax; empty: every built-in served).
+    pub runtime_config: String,
 }
 
 /// The admission flags, checked when the server starts.
@@ -143,6 +145,7 @@ impl Config {
             peer_dial: BTreeMap::new(),
             snapshot_count: 10_000,
             snapshot_catchup_entries: 1_000,
+            runtime_config: String::new(),
         }
     }
 }
@@ -321,7 +324,11 @@ pub async fn run(
     .await
     .map_err(|e| anyhow::anyhow!("opening the replicated store: {e}"))?;
     registry::builtin::core::pod_validation::set_allow_privileged(cfg.allow_privileged);
-    let registry = Arc::new(registry::builtin::registry());
+    let runtime_config = registry::runtime_config::RuntimeConfig::parse(
+        &cfg.runtime_config,
+        &registry::builtin::resources(),
+    )?;
+    let registry = Arc::new(registry::builtin::registry_with(&runtime_config));
     let store = registry::store::Store::new(kv.clone(), registry.clone());
     let openapi_docs = Arc::new(openapi::Documents::default());
     // Build the OpenAPI documents off the request path (about half a second in debug builds),

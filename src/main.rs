@@ -219,6 +219,10 @@ enum Command {
         /// `securityContext.privileged` are refused otherwise, as kube-apiserver's default).
         #[arg(long)]
         allow_privileged: bool,
+        /// Built-in group versions and resources to serve, as kube-apiserver's flag:
+        /// `api/all=false,v1=true,apps/v1`, `batch/v1=false`, `batch/v1/cronjobs=false`.
+        #[arg(long, default_value = "")]
+        runtime_config: String,
         /// Admission plugins to enable besides the default ones (comma list, any order).
         #[arg(long, value_delimiter = ',')]
         enable_admission_plugins: Vec<String>,
@@ -432,6 +436,7 @@ fn main() -> anyhow::Result<()> {
             request_timeout,
             min_request_timeout,
             allow_privileged,
+            runtime_config,
             enable_admission_plugins,
             disable_admission_plugins,
             admission_control_config_file,
@@ -456,6 +461,7 @@ fn main() -> anyhow::Result<()> {
                     compaction_window,
                     snapshot_count,
                     snapshot_catchup_entries,
+                    runtime_config,
                     shutdown_delay,
                     peer_listen,
                     peer_advertise,

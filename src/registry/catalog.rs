@@ -146,6 +146,9 @@ pub struct Registry {
     changes: tokio::sync::watch::Sender<u64>,
     /// Serializes writers (readers never take it).
     write: std::sync::Mutex<()>,
+    /// Built-ins `--runtime-config` turned off: not served, still known to the registry's
+    /// own loops.
+    hidden: Vec<Arc<Resource>>,
 }
 
 impl std::fmt::Debug for Registry {
@@ -167,13 +170,21 @@ fn describe(r: &Resource) -> String {
 impl Registry {
     /// A registry serving `builtins`, which can never be removed.
     pub fn new(builtins: Vec<Resource>) -> Registry {
-        let all: Vec<Arc<Resource>> = builtins.into_iter().map(Arc::new).collect();
+        Registry::serving(builtins, |_| true)
+    }
+
+    /// A registry serving the `builtins` for which `enabled` holds; the others stay known
+    /// to [`Registry::builtin`] only (`--runtime-config`).
+    pub fn serving(builtins: Vec<Resource>, enabled: impl Fn(&Resource) -> bool) -> Registry {
+        let (all, hidden): (Vec<Arc<Resource>>, Vec<Arc<Resource>>) =
+            builtins.into_iter().map(Arc::new).partition(|r| enabled(r));
         let n = all.len();
         Registry {
             current: ArcSwap::from_pointee(Catalog::new(1, all)),
             builtins: n,
             changes: tokio::sync::watch::channel(1).0,
             write: std::sync::Mutex::new(()),
+            hidden,
         }
     }
 
@@ -189,9 +200,16 @@ impl Registry {
 
     /// A built-in resource the caller knows is served (a programming error otherwise).
     pub fn builtin(&self, group: &str, version: &str, resource: &str) -> Arc<Resource> {
-        self.get(group, version, resource).unwrap_or_else(|| {
-            panic!("built-in resource {group}/{version}/{resource} is registered")
-        })
+        self.get(group, version, resource)
+            .or_else(|| {
+                self.hidden
+                    .iter()
+                    .find(|r| r.group == group && r.version == version && r.resource == resource)
+                    .cloned()
+            })
+            .unwrap_or_else(|| {
+                panic!("built-in resource {group}/{version}/{resource} is registered")
+            })
     }
 
     /// The generation of the current catalog.

@@ -22,6 +22,7 @@ pub mod quota;
 pub mod resource;
 pub mod resource_info;
 pub mod resources;
+pub mod runtime_config;
 pub mod store;
 pub mod strategy;
 pub mod table;

@@ -14,7 +14,9 @@ pub struct Server {
     pub port: u16,
     pub url: String,
     pub kubeconfig: PathBuf,
-    extra_args: Vec<String>,
+    /// The flags the binary gets besides the data folder and address (a restart uses them
+    /// as they are then).
+    pub extra_args: Vec<String>,
     /// A command the binary runs under (e.g. `prlimit --nofile=256:256`).
     wrapper: Vec<String>,
     /// Where the server's stderr goes (inherited when unset).

@@ -131,3 +131,8 @@ pub fn resources() -> Vec<Resource> {
 pub fn registry() -> Registry {
     Registry::new(resources())
 }
+
+/// A registry serving the built-in resources `--runtime-config` leaves on.
+pub fn registry_with(rc: &crate::registry::runtime_config::RuntimeConfig) -> Registry {
+    Registry::serving(resources(), |r| rc.enabled(r))
+}
