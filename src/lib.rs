@@ -93,6 +93,8 @@ pub struct Config {
     pub snapshot_count: u64,
     /// `--snapshot-catchup-entries`: log entries kept behind a snapshot.
     pub snapshot_catchup_entries: u64,
+    /// `--event-ttl`: how long an Event lives after its last write.
+    pub event_ttl: Duration,
     /// `--runtime-config` as given (kube's syntax; empty: every built-in served).
     pub runtime_config: String,
 }
@@ -146,6 +148,7 @@ impl Config {
             snapshot_count: 10_000,
             snapshot_catchup_entries: 1_000,
             runtime_config: String::new(),
+            event_ttl: Duration::from_secs(3600),
         }
     }
 }
@@ -329,7 +332,10 @@ pub async fn run(
         &registry::builtin::resources(),
     )?;
     let registry = Arc::new(registry::builtin::registry_with(&runtime_config));
-    let store = registry::store::Store::new(kv.clone(), registry.clone());
+    let store =
+        registry::store::Store::new(kv.clone(), registry.clone()).with_event_ttl(cfg.event_ttl);
+    // Events expire as under etcd leases; storage's own duty, not a `--controllers` loop.
+    let ttl_expiry = Some(tokio::spawn(registry::ttl::run(kv.clone())));
     let openapi_docs = Arc::new(openapi::Documents::default());
     // Build the OpenAPI documents off the request path (about half a second in debug builds),
     // at start and again after every registry change (bursts of changes coalesce), so that
@@ -599,6 +605,7 @@ pub async fn run(
         crd_establishing,
         crd_finalizing,
         encryption_reload,
+        ttl_expiry,
     ]
     .into_iter()
     .flatten()

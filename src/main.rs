@@ -219,6 +219,9 @@ enum Command {
         /// `securityContext.privileged` are refused otherwise, as kube-apiserver's default).
         #[arg(long)]
         allow_privileged: bool,
+        /// How long Events are kept after their last write (kube's `--event-ttl`).
+        #[arg(long, default_value = "1h", value_parser = parse_duration)]
+        event_ttl: Duration,
         /// Built-in group versions and resources to serve, as kube-apiserver's flag:
         /// `api/all=false,v1=true,apps/v1`, `batch/v1=false`, `batch/v1/cronjobs=false`.
         #[arg(long, default_value = "")]
@@ -437,6 +440,7 @@ fn main() -> anyhow::Result<()> {
             min_request_timeout,
             allow_privileged,
             runtime_config,
+            event_ttl,
             enable_admission_plugins,
             disable_admission_plugins,
             admission_control_config_file,
@@ -462,6 +466,7 @@ fn main() -> anyhow::Result<()> {
                     snapshot_count,
                     snapshot_catchup_entries,
                     runtime_config,
+                    event_ttl,
                     shutdown_delay,
                     peer_listen,
                     peer_advertise,

@@ -26,6 +26,7 @@ pub mod runtime_config;
 pub mod store;
 pub mod strategy;
 pub mod table;
+pub mod ttl;
 
 pub use catalog::{Catalog, Registry};
 pub use resource::Resource;

@@ -227,6 +227,8 @@ pub struct Store {
     /// Service creates on this replica allocate one at a time (no lost races among
     /// themselves); across replicas the write's range compare decides.
     allocations: std::sync::Arc<tokio::sync::Mutex<()>>,
+    /// How long an expiring object (an Event) lives after its last write.
+    ttl: Duration,
 }
 
 impl Store {
@@ -235,7 +237,21 @@ impl Store {
             kv,
             registry,
             allocations: Default::default(),
+            ttl: Duration::from_secs(3600),
         }
+    }
+
+    /// The store with `--event-ttl` set to `ttl`.
+    pub fn with_event_ttl(mut self, ttl: Duration) -> Store {
+        self.ttl = ttl;
+        self
+    }
+
+    /// The time index write for an expiring object's write (none for the others).
+    fn ttl_ops(&self, info: &Resource, key: &[u8]) -> Option<Op> {
+        info.strategy
+            .expires()
+            .then(|| super::ttl::index_op(key, self.ttl))
     }
 
     pub fn kv(&self) -> &Kv {
@@ -634,10 +650,12 @@ impl Store {
                     rev,
                 });
             }
+            let ttl = self.ttl_ops(info, &key);
             let mut success = vec![Op::Put {
                 value: encode(&key, &obj)?,
                 key,
             }];
+            success.extend(ttl);
             add_charges(&charged, &mut compares, &mut success)?;
             let resp = self
                 .kv
@@ -834,6 +852,7 @@ impl Store {
                 key: scope.key(name),
                 value: encode(&scope.key(name), &new)?,
             }];
+            success.extend(self.ttl_ops(info, &scope.key(name)));
             add_charges(&charged, &mut compares, &mut success)?;
             let resp = self
                 .kv

@@ -212,6 +212,12 @@ pub trait Strategy: Send + Sync {
         &[]
     }
 
+    /// Objects of this kind expire `--event-ttl` after their last write ([`super::ttl`]),
+    /// as kube stores Events under an etcd lease.
+    fn expires(&self) -> bool {
+        false
+    }
+
     /// The API lifecycle of this kind when its version is deprecated (kube's generated
     /// `APILifecycleDeprecated` / `Removed` / `Replacement`).
     fn deprecation(&self) -> Option<Deprecation> {

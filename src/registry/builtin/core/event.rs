@@ -15,6 +15,10 @@ use crate::registry::table::{printers, Printer};
 pub struct Events;
 
 impl Strategy for Events {
+    fn expires(&self) -> bool {
+        true
+    }
+
     fn allow_create_on_update(&self) -> bool {
         true
     }

@@ -44,6 +44,10 @@ fn rename(obj: &mut Value, api_version: &str, to_core: bool) {
 }
 
 impl Strategy for Events {
+    fn expires(&self) -> bool {
+        true
+    }
+
     fn allow_create_on_update(&self) -> bool {
         true
     }
