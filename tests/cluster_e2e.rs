@@ -950,7 +950,7 @@ fn gc_create(c: &Cluster, file: &str, items: Vec<serde_json::Value>) {
     let path = c.dir().join(file);
     let list = serde_json::json!({"apiVersion": "v1", "kind": "List", "items": items});
     std::fs::write(&path, list.to_string()).unwrap();
-    c.retry(&["create", "-f", path.to_str().unwrap()], |o| {
+    c.retry(&["create", "-n", "gc", "-f", path.to_str().unwrap()], |o| {
         stderr(o).contains("AlreadyExists")
     });
 }
