@@ -6,8 +6,8 @@
 //! body, a ReplicationController's default); dependents whose owner's uid does not match;
 //! references across namespaces (the `OwnerRefInvalidNamespace` Event; absent owners for
 //! namespaced dependents, unresolvable ones for cluster-scoped dependents); the 422 texts of
-//! ownerReferences validation; custom resources as owners and as dependents. Every wait is
-//! bounded.
+//! ownerReferences validation; custom resources as owners and as dependents; a cycle of
+//! blocking owners deleted in the foreground. Every wait is bounded.
 
 mod support;
 
@@ -586,4 +586,43 @@ async fn custom_resources_as_owners_and_dependents() {
     gone(&s, &c, &format!("{widgets}/owner")).await;
     s.ok(&["delete", "configmap", "widget-owner"]);
     gone(&s, &c, &format!("{widgets}/dependent")).await;
+}
+
+#[tokio::test]
+async fn foreground_cycles_end() {
+    // A owns B and B owns A, both blocking: deleting A in the foreground ends with both gone
+    // (B stops blocking A before it is deleted in the foreground itself).
+    let s = Server::start();
+    let c = s.client();
+    const CMS: &str = "/api/v1/namespaces/default/configmaps";
+    let a = create(&s, &c, CMS, json!({"metadata": {"name": "a"}})).await;
+    let b = create(
+        &s,
+        &c,
+        CMS,
+        json!({"metadata": {"name": "b",
+            "ownerReferences": [owner_ref("v1", "ConfigMap", "a", &uid(&a), true)]}}),
+    )
+    .await;
+    let r = s
+        .json(
+            &c,
+            Method::PATCH,
+            &format!("{CMS}/a"),
+            Some(json!({"metadata": {"ownerReferences": [owner_ref("v1", "ConfigMap", "b", &uid(&b), true)]}})),
+        )
+        .await;
+    assert_eq!(r.code, StatusCode::OK, "{}", r.body);
+    stays(&s, &c, &format!("{CMS}/a")).await;
+    let r = s
+        .json(
+            &c,
+            Method::DELETE,
+            &format!("{CMS}/a"),
+            Some(json!({"propagationPolicy": "Foreground"})),
+        )
+        .await;
+    assert_eq!(r.code, StatusCode::OK, "{}", r.body);
+    gone(&s, &c, &format!("{CMS}/a")).await;
+    gone(&s, &c, &format!("{CMS}/b")).await;
 }

@@ -9,7 +9,8 @@
 //!   name with another uid), is deleted (`propagationPolicy` Background, or the object's own
 //!   `orphan` / `foregroundDeletion` finalizer); references to absent owners or to owners
 //!   waiting for their dependents are removed while a live owner remains; when its only owners
-//!   wait for their dependents and it has dependents itself, it is deleted in the foreground;
+//!   wait for their dependents and it has dependents itself, it is deleted in the foreground
+//!   (first unblocking its own references when one of its dependents waits too: a cycle);
 //! - an owner being deleted with `foregroundDeletion` waits until no dependent whose reference
 //!   sets `blockOwnerDeletion` remains (those are deleted first), then loses the finalizer and
 //!   the store removes it;
@@ -454,7 +455,25 @@ impl Term {
                 _ => Ok(Outcome::Done),
             };
         }
-        let policy = if !waiting.is_empty() && lock(&self.graph).has_dependents(&latest.uid) {
+        let (has_dependents, cycle) = {
+            let g = lock(&self.graph);
+            let deps = g.dependents(&latest.uid);
+            (
+                !deps.is_empty(),
+                deps.iter().any(|d| d.deleting_dependents()),
+            )
+        };
+        if !waiting.is_empty() && has_dependents && cycle {
+            // An owner and a dependent both wait for their dependents: this object stops
+            // blocking its owners before it is deleted in the foreground, so a cycle cannot
+            // wait forever (kube's unblockOwnerReferences).
+            match self.unblock_references(info, &latest).await {
+                Err(e) if !settled(&e) => return Err(e),
+                Err(_) => return Ok(Outcome::Done),
+                Ok(()) => {}
+            }
+        }
+        let policy = if !waiting.is_empty() && has_dependents {
             "Foreground"
         } else if latest.orphan {
             "Orphan"
@@ -531,6 +550,23 @@ impl Term {
                 });
                 if refs.is_empty() {
                     m.as_object_mut().map(|m| m.remove("ownerReferences"));
+                }
+            }
+        })
+        .await
+    }
+
+    /// Sets `blockOwnerDeletion: false` on every reference of the object that blocks.
+    async fn unblock_references(&self, info: &Resource, node: &Node) -> Result<(), Status> {
+        self.rewrite(info, node, |next| {
+            if let Some(refs) = next["metadata"]
+                .get_mut("ownerReferences")
+                .and_then(Value::as_array_mut)
+            {
+                for r in refs {
+                    if r.get("blockOwnerDeletion").and_then(Value::as_bool) == Some(true) {
+                        r["blockOwnerDeletion"] = json!(false);
+                    }
                 }
             }
         })
