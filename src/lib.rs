@@ -468,6 +468,10 @@ pub async fn run(
         ))),
         _ => None,
     };
+    let garbage_collector = cfg
+        .controllers
+        .contains(&"garbage-collector")
+        .then(|| tokio::spawn(controllers::gc::run(store.clone(), app.watch.clone())));
     let ns_controller = cfg.controllers.contains(&"namespace").then(|| {
         tokio::spawn(controllers::namespace::run(
             store.clone(),
@@ -596,6 +600,7 @@ pub async fn run(
     }
     for c in [
         ns_controller,
+        garbage_collector,
         volume_protection,
         quota_controller,
         token_loops,

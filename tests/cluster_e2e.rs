@@ -927,3 +927,241 @@ fn quota_is_exact_across_replicas() {
         written.elapsed()
     );
 }
+
+/// Objects of `kind` in namespace `gc` through the load balancer, by name.
+fn gc_objects(c: &Cluster, kind: &str) -> BTreeMap<String, serde_json::Value> {
+    let out = c.retry(&["get", kind, "-n", "gc", "-o", "json"], |_| false);
+    let list: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    list["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| {
+            (
+                i["metadata"]["name"].as_str().unwrap().to_string(),
+                i.clone(),
+            )
+        })
+        .collect()
+}
+
+/// Creates the objects of `items` (a List) through the load balancer.
+fn gc_create(c: &Cluster, file: &str, items: Vec<serde_json::Value>) {
+    let path = c.dir().join(file);
+    let list = serde_json::json!({"apiVersion": "v1", "kind": "List", "items": items});
+    std::fs::write(&path, list.to_string()).unwrap();
+    c.retry(&["create", "-n", "gc", "-f", path.to_str().unwrap()], |o| {
+        stderr(o).contains("AlreadyExists")
+    });
+}
+
+/// Cascading deletion in all three modes across a leader kill: three Deployment → 3
+/// ReplicaSets → 2 Pods chains are deleted in the background, in the foreground (one pod
+/// held by a finalizer, so the cascade is pending when the leader dies) and orphaning, and
+/// the leader is killed at once. The new leader's collector finishes every cascade: nothing
+/// of the background chain is left, the foreground owners go once the held pod is released,
+/// the orphaned ReplicaSets and Pods stay without references to the deleted owner, a
+/// bystander chain is untouched, and a ReplicaSet re-created under a collected name (a new
+/// uid) is not deleted by any retried write.
+#[test]
+fn garbage_collection_survives_a_leader_kill() {
+    use serde_json::json;
+    if Command::new("haproxy").arg("-v").output().is_err() {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "CI is set but haproxy is missing (.ci/run installs it)"
+        );
+        eprintln!("SKIPPED: haproxy is not installed (apt-get install haproxy)");
+        return;
+    }
+    let n = if replicas_supported() { 3 } else { 1 };
+    let c = Cluster::up(n);
+    c.ok(&["create", "namespace", "gc"]);
+    let template = |app: &str| {
+        json!({"metadata": {"labels": {"app": app}},
+            "spec": {"containers": [{"name": "c", "image": "nginx:1"}]}})
+    };
+    let owner_ref = |kind: &str, o: &serde_json::Value| {
+        json!({"apiVersion": o["apiVersion"], "kind": kind, "name": o["metadata"]["name"],
+            "uid": o["metadata"]["uid"], "controller": true, "blockOwnerDeletion": true})
+    };
+    let chains = ["bg", "fg", "or", "keep"];
+    gc_create(
+        &c,
+        "deployments.json",
+        chains
+            .iter()
+            .map(|d| {
+                json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": d},
+                    "spec": {"selector": {"matchLabels": {"app": d}}, "template": template(d)}})
+            })
+            .collect(),
+    );
+    let deployments = gc_objects(&c, "deployments");
+    let mut rs = Vec::new();
+    for d in chains {
+        for i in 0..3 {
+            rs.push(json!({"apiVersion": "apps/v1", "kind": "ReplicaSet",
+                "metadata": {"name": format!("{d}-{i}"),
+                    "ownerReferences": [owner_ref("Deployment", &deployments[d])]},
+                "spec": {"selector": {"matchLabels": {"app": d}}, "template": template(d)}}));
+        }
+    }
+    gc_create(&c, "replicasets.json", rs);
+    let replicasets = gc_objects(&c, "replicasets");
+    let mut pods = Vec::new();
+    for (name, r) in &replicasets {
+        for j in 0..2 {
+            let mut p = json!({"apiVersion": "v1", "kind": "Pod",
+                "metadata": {"name": format!("{name}-{j}"),
+                    "ownerReferences": [owner_ref("ReplicaSet", r)]},
+                "spec": {"containers": [{"name": "c", "image": "nginx:1"}]}});
+            if name == "fg-0" && j == 0 {
+                p["metadata"]["finalizers"] = json!(["example.com/hold"]);
+            }
+            pods.push(p);
+        }
+    }
+    gc_create(&c, "pods.json", pods);
+    assert_eq!(gc_objects(&c, "pods").len(), 24);
+
+    let leader = (1..=n)
+        .find_map(|i| c.status(i).and_then(|s| s["leader"].as_u64()))
+        .expect("a leader") as usize;
+    for args in [
+        vec!["delete", "deployment", "bg", "-n", "gc", "--wait=false"],
+        vec![
+            "delete",
+            "deployment",
+            "fg",
+            "-n",
+            "gc",
+            "--cascade=foreground",
+            "--wait=false",
+        ],
+        vec![
+            "delete",
+            "deployment",
+            "or",
+            "-n",
+            "gc",
+            "--cascade=orphan",
+            "--wait=false",
+        ],
+    ] {
+        c.ok(&args);
+    }
+    if n >= 3 {
+        c.kill9(leader);
+        eprintln!("killed leader {leader} with three cascades pending");
+    }
+
+    // Every cascade finishes under the new leader (bounded).
+    let deadline = Instant::now() + Duration::from_secs(90);
+    loop {
+        let (d, r, p) = (
+            gc_objects(&c, "deployments"),
+            gc_objects(&c, "replicasets"),
+            gc_objects(&c, "pods"),
+        );
+        let names = |m: &BTreeMap<String, serde_json::Value>, prefix: &str| {
+            m.keys()
+                .filter(|k| k.starts_with(prefix))
+                .cloned()
+                .collect::<Vec<_>>()
+        };
+        let bg_done =
+            !d.contains_key("bg") && names(&r, "bg-").is_empty() && names(&p, "bg-").is_empty();
+        let or_done = !d.contains_key("or")
+            && names(&r, "or-").len() == 3
+            && names(&r, "or-")
+                .iter()
+                .all(|k| r[k]["metadata"].get("ownerReferences").is_none());
+        // Foreground: only the held pod is left below the owners, which wait for it.
+        let fg_pending = names(&p, "fg-") == ["fg-0-0"]
+            && names(&r, "fg-") == ["fg-0"]
+            && d.get("fg").is_some_and(|o| {
+                o["metadata"]["deletionTimestamp"].is_string()
+                    && o["metadata"]["finalizers"] == json!(["foregroundDeletion"])
+            });
+        if bg_done && or_done && fg_pending {
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "cascades unfinished after the leader kill: background {bg_done}, orphan {or_done}, \
+             foreground pending {fg_pending}: {:?} {:?} {:?}",
+            d.keys().collect::<Vec<_>>(),
+            r.keys().collect::<Vec<_>>(),
+            p.keys().collect::<Vec<_>>()
+        );
+        std::thread::sleep(Duration::from_millis(500));
+    }
+    c.retry(
+        &[
+            "patch",
+            "pod",
+            "fg-0-0",
+            "-n",
+            "gc",
+            "--type=merge",
+            "-p",
+            r#"{"metadata":{"finalizers":null}}"#,
+        ],
+        |_| false,
+    );
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        let left: Vec<String> = ["deployments", "replicasets", "pods"]
+            .iter()
+            .flat_map(|k| gc_objects(&c, k).into_keys())
+            .filter(|k| k.starts_with("fg"))
+            .collect();
+        if left.is_empty() {
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the foreground cascade never finished: {left:?}"
+        );
+        std::thread::sleep(Duration::from_millis(500));
+    }
+
+    // Nothing deleted that should stay: the orphans and the bystander chain.
+    let (d, r, p) = (
+        gc_objects(&c, "deployments"),
+        gc_objects(&c, "replicasets"),
+        gc_objects(&c, "pods"),
+    );
+    assert_eq!(d.keys().collect::<Vec<_>>(), ["keep"]);
+    assert_eq!(
+        r.keys().collect::<Vec<_>>(),
+        ["keep-0", "keep-1", "keep-2", "or-0", "or-1", "or-2"]
+    );
+    assert_eq!(p.len(), 12, "{:?}", p.keys().collect::<Vec<_>>());
+    for (name, pod) in &p {
+        assert!(pod["metadata"].get("deletionTimestamp").is_none(), "{name}");
+        assert_eq!(
+            pod["metadata"]["ownerReferences"][0]["uid"],
+            r[&name[..name.len() - 2]]["metadata"]["uid"],
+            "{name}"
+        );
+    }
+    for k in ["keep-0", "keep-1", "keep-2"] {
+        assert_eq!(
+            r[k]["metadata"]["ownerReferences"][0]["uid"],
+            d["keep"]["metadata"]["uid"]
+        );
+    }
+    // A ReplicaSet made again under a collected name is a new object: left alone.
+    gc_create(
+        &c,
+        "again.json",
+        vec![
+            json!({"apiVersion": "apps/v1", "kind": "ReplicaSet", "metadata": {"name": "bg-0"},
+            "spec": {"selector": {"matchLabels": {"app": "bg"}}, "template": template("bg")}}),
+        ],
+    );
+    std::thread::sleep(Duration::from_secs(3));
+    assert!(gc_objects(&c, "replicasets").contains_key("bg-0"));
+}

@@ -1,6 +1,6 @@
 //! In-process control loops that only the Raft leader runs (namespace deletion, CRD
-//! establishment, token loops, ClusterRole aggregation, volume protection; the garbage collector and others
-//! later), plus the one loop every replica runs: serving the established custom resource
+//! establishment, token loops, ClusterRole aggregation, volume protection, the garbage
+//! collector), plus the one loop every replica runs: serving the established custom resource
 //! definitions (`crd::serve`). They talk to the registry as a client would; leadership
 //! is re-checked on every pass so a new leader takes over by itself. `--controllers` picks which
 //! run (kube-controller-manager's syntax), so an operator running a real controller-manager can
@@ -9,6 +9,7 @@
 pub mod bootstrap;
 pub mod bootstrap_tokens;
 pub mod crd;
+pub mod gc;
 pub mod namespace;
 pub mod rbac;
 pub mod resourcequota;
@@ -77,6 +78,7 @@ pub const KNOWN: &[&str] = &[
     "bootstrapsigner",
     "pvc-protection",
     "pv-protection",
+    "garbage-collector",
 ];
 /// The loops `*` does not turn on (kube-controller-manager's disabled-by-default ones).
 pub const OFF_BY_DEFAULT: &[&str] = &["tokencleaner", "bootstrapsigner"];
@@ -127,7 +129,8 @@ mod tests {
                 "serviceaccount",
                 "root-ca-cert-publisher",
                 "pvc-protection",
-                "pv-protection"
+                "pv-protection",
+                "garbage-collector"
             ]
         );
         assert_eq!(
@@ -140,7 +143,8 @@ mod tests {
                 "serviceaccount-token",
                 "serviceaccount",
                 "root-ca-cert-publisher",
-                "pvc-protection"
+                "pvc-protection",
+                "garbage-collector"
             ]
         );
         assert!(super::parse_enabled("").unwrap().is_empty());

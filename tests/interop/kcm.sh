@@ -148,7 +148,7 @@ trap 'exit 130' INT TERM
 rafter_args=${RAFTER_ARGS:-}
 own_controllers="Rafter's own namespace controller also runs (rafter serve has no --controllers flag)"
 if "$rafter" serve --help | grep -q -- '--controllers'; then
-  want=${RAFTER_CONTROLLERS:-'*,-namespace'}
+  want=${RAFTER_CONTROLLERS:-'*,-namespace,-garbage-collector'}
   if "$rafter" serve --controllers "$want" --help >/dev/null 2>&1; then
     rafter_args="$rafter_args --controllers=$want"
     own_controllers="rafter serve --controllers=$want"
