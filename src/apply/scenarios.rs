@@ -1,0 +1,405 @@
+//! The data-driven table of server-side apply scenarios: every YAML file under
+//! `tests/data/apply/` is a topic (a schema and named scenarios), each scenario a sequence of
+//! steps `(manager, operation Apply|Update, apiVersion, subresource, force, body)` with the
+//! expected object, `managedFields` (each manager's `fieldsV1`) and conflicts after any step.
+//! The expectations are structured-merge-diff's own test cases (`merge/*_test.go`, restated
+//! on CRD-form schemas or built-in kinds) and kube's behaviour (its apply integration tests,
+//! the SSA seed's flows).
+//!
+//! File format (see `tests/data/apply/README.md`):
+//!
+//! ```yaml
+//! schema: {openAPIV3Schema: {...}}      # or {builtin: apps/v1 Deployment}
+//! apiVersion: v1                        # default for steps (a manager's recorded version)
+//! scenarios:
+//! - name: apply_twice
+//!   source: SMD merge/leaf_test.go apply_twice
+//!   known: why this differs from kube   # optional: a known difference, expected to fail
+//!   steps:
+//!   - {manager: default, operation: Apply, config: {numeric: 1}}
+//!   - manager: controller
+//!     operation: Update
+//!     object: {numeric: 2}
+//!     expect:
+//!       object: {numeric: 2}
+//!       managedFields: {default: {}, controller: {"f:numeric": {}}}
+//!       conflicts: ['conflict with "controller" using v1: .numeric']
+//! ```
+//!
+//! `managedFields` lists every manager that owns something (an empty `{}` set is an entry that
+//! must not exist); keys are manager names, or `name Apply` / `name Update` / `name/status`
+//! when a name has several entries; a value with a `fieldsV1` key may also pin `apiVersion`.
+//! `conflicts` is kube's whole message (a string) or its causes (`conflict with ...: path`, any
+//! order). `error` expects a non-conflict failure containing the text. A scenario marked
+//! `known` must fail (the runner says so when it starts passing).
+//!
+//! Steps drive [`super::merge::apply`] and [`super::merge::update`] with the objects and the
+//! managers carried from step to step. Every failure of every file is reported at once, with
+//! the file, scenario, step and a diff.
+#![cfg(test)]
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use super::fieldpath::{path_string, Set};
+use super::merge::{self, conflict_causes, ApplyError, Managers, Operation};
+use super::typed::{json_equal, Schema};
+use crate::registry::custom::node::{self, Node};
+
+/// A topic's schema, owned (CRD node) or static (built-in).
+enum TopicSchema {
+    Custom(Box<Node>),
+    Builtin(Schema<'static>),
+}
+
+impl TopicSchema {
+    fn parse(v: &Value) -> Result<TopicSchema, String> {
+        if let Some(s) = v.get("openAPIV3Schema") {
+            return Ok(TopicSchema::Custom(Box::new(node::compile(s))));
+        }
+        if let Some(b) = v.get("builtin").and_then(Value::as_str) {
+            let (gv, kind) = b
+                .split_once(' ')
+                .ok_or_else(|| format!("builtin {b:?}: want `group/version Kind`"))?;
+            let (group, version) = gv.rsplit_once('/').unwrap_or(("", gv));
+            return Schema::builtin(group, version, kind)
+                .map(TopicSchema::Builtin)
+                .ok_or_else(|| format!("no built-in {b:?}"));
+        }
+        Err("schema: want openAPIV3Schema or builtin".into())
+    }
+
+    fn view(&self) -> Schema<'_> {
+        match self {
+            TopicSchema::Custom(n) => Schema::CustomRoot(n),
+            TopicSchema::Builtin(s) => *s,
+        }
+    }
+}
+
+fn files() -> Vec<PathBuf> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/apply");
+    let mut out: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "yaml"))
+        .collect();
+    out.sort();
+    out
+}
+
+fn s<'v>(v: &'v Value, k: &str) -> &'v str {
+    v.get(k).and_then(Value::as_str).unwrap_or("")
+}
+
+fn yaml(v: &Value) -> String {
+    serde_yaml::to_string(v).unwrap_or_else(|_| v.to_string())
+}
+
+/// The state between steps.
+struct State {
+    object: Value,
+    managers: Managers,
+}
+
+/// One step: applies it to `st`, then checks its expectations. Errors are the report lines.
+fn run_step(
+    schema: Schema<'_>,
+    default_version: &str,
+    st: &mut State,
+    step: &Value,
+) -> Result<(), String> {
+    let manager = s(step, "manager");
+    let version = match s(step, "apiVersion") {
+        "" => default_version,
+        v => v,
+    };
+    let subresource = s(step, "subresource");
+    let force = step.get("force").and_then(Value::as_bool).unwrap_or(false);
+    let body = step
+        .get("config")
+        .or_else(|| step.get("object"))
+        .cloned()
+        .map(|b| {
+            if b.is_null() {
+                serde_json::json!({})
+            } else {
+                b
+            }
+        })
+        .ok_or("step without config/object")?;
+    let none = Set::new();
+    let res = match s(step, "operation") {
+        "Apply" => merge::apply(
+            &st.object,
+            &body,
+            schema,
+            version,
+            st.managers.clone(),
+            manager,
+            subresource,
+            &none,
+            force,
+        )
+        .map(|o| (o.object, o.managers)),
+        "Update" => merge::update(
+            &st.object,
+            &body,
+            schema,
+            version,
+            st.managers.clone(),
+            manager,
+            subresource,
+            &none,
+        )
+        .map(|(m, _)| (body.clone(), m)),
+        op => return Err(format!("operation {op:?}: want Apply or Update")),
+    };
+    let expect = step.get("expect").cloned().unwrap_or(Value::Null);
+    let mut problems = Vec::new();
+    match res {
+        Ok((o, m)) => {
+            st.object = o;
+            st.managers = m;
+            if let Some(c) = expect.get("conflicts") {
+                problems.push(format!("no conflict; wanted {}", yaml(c).trim_end()));
+            }
+            if let Some(e) = expect.get("error") {
+                problems.push(format!("no error; wanted {e}"));
+            }
+        }
+        Err(ApplyError::Conflicts(cs)) => match expect.get("conflicts") {
+            Some(Value::String(want)) => {
+                let got = ApplyError::Conflicts(cs).to_string();
+                if &got != want {
+                    problems.push(format!("conflict message\n  got:  {got}\n  want: {want}"));
+                }
+            }
+            Some(Value::Array(want)) => {
+                let mut got: Vec<String> = conflict_causes(&cs)
+                    .into_iter()
+                    .map(|(m, f)| format!("{m}: {f}"))
+                    .collect();
+                let mut want: Vec<String> = want
+                    .iter()
+                    .map(|w| w.as_str().unwrap_or("").into())
+                    .collect();
+                got.sort();
+                want.sort();
+                if got != want {
+                    problems.push(format!("conflicts\n  got:  {got:?}\n  want: {want:?}"));
+                }
+            }
+            _ => problems.push(format!("unexpected {}", ApplyError::Conflicts(cs))),
+        },
+        Err(e) => match expect.get("error").and_then(Value::as_str) {
+            Some(want) if e.to_string().contains(want) => {}
+            _ => problems.push(format!("unexpected error: {e}")),
+        },
+    }
+    if let Some(want) = expect.get("object") {
+        if !json_equal(&st.object, want) {
+            problems.push(format!(
+                "object\n--- got\n{}--- want\n{}",
+                yaml(&st.object),
+                yaml(want)
+            ));
+        }
+    }
+    if let Some(want) = expect.get("managedFields") {
+        problems.extend(check_managed(&st.managers, want));
+    }
+    if problems.is_empty() {
+        Ok(())
+    } else {
+        Err(problems.join("\n"))
+    }
+}
+
+/// Which entry a `managedFields` key names: (manager, operation, subresource).
+fn entry_key(k: &str) -> (String, Option<Operation>, String) {
+    let (k, sub) = k.split_once('/').unwrap_or((k, ""));
+    let (name, op) = match k.rsplit_once(' ') {
+        Some((n, "Apply")) => (n, Some(Operation::Apply)),
+        Some((n, "Update")) => (n, Some(Operation::Update)),
+        _ => (k, None),
+    };
+    (name.to_string(), op, sub.to_string())
+}
+
+fn check_managed(managers: &Managers, want: &Value) -> Vec<String> {
+    let mut problems = Vec::new();
+    let Some(want) = want.as_object() else {
+        return vec!["managedFields: want a map of manager to fieldsV1".into()];
+    };
+    let mut matched: BTreeMap<&str, ()> = BTreeMap::new();
+    for (k, w) in want {
+        let (name, op, sub) = entry_key(k);
+        let (fields, version) = match w.get("fieldsV1") {
+            Some(f) => (f, w.get("apiVersion").and_then(Value::as_str)),
+            None => (w, None),
+        };
+        let want_set = match Set::from_json(fields) {
+            Ok(s) => s,
+            Err(e) => {
+                problems.push(format!("managedFields[{k}]: bad fieldsV1: {}", e.0));
+                continue;
+            }
+        };
+        let found: Vec<(&String, &merge::Owned)> = managers
+            .iter()
+            .filter(|(_, o)| {
+                o.manager == name && op.is_none_or(|op| o.operation == op) && o.subresource == sub
+            })
+            .collect();
+        match found.as_slice() {
+            [] if want_set.is_empty() => {}
+            [] => problems.push(format!(
+                "managedFields[{k}]: no entry; want {}",
+                want_set.to_json()
+            )),
+            [(id, o)] => {
+                matched.insert(id.as_str(), ());
+                if o.set != want_set {
+                    problems.push(format!(
+                        "managedFields[{k}]\n  got:  {}\n  want: {}\n  missing: {:?}\n  extra: {:?}",
+                        o.set.to_json(),
+                        want_set.to_json(),
+                        want_set.difference(&o.set).paths().iter().map(|p| path_string(p)).collect::<Vec<_>>(),
+                        o.set.difference(&want_set).paths().iter().map(|p| path_string(p)).collect::<Vec<_>>(),
+                    ));
+                }
+                if let Some(v) = version {
+                    if o.api_version != v {
+                        problems.push(format!(
+                            "managedFields[{k}]: apiVersion {}, want {v}",
+                            o.api_version
+                        ));
+                    }
+                }
+            }
+            many => problems.push(format!(
+                "managedFields[{k}]: {} entries match; name the operation",
+                many.len()
+            )),
+        }
+    }
+    for (id, o) in managers {
+        if !matched.contains_key(id.as_str()) {
+            problems.push(format!(
+                "managedFields: unexpected entry {id}: {}",
+                o.set.to_json()
+            ));
+        }
+    }
+    problems
+}
+
+/// Runs one scenario; `Err` is the report.
+fn run_scenario(schema: Schema<'_>, default_version: &str, sc: &Value) -> Result<(), String> {
+    let mut st = State {
+        object: sc
+            .get("live")
+            .cloned()
+            .unwrap_or_else(|| serde_json::json!({})),
+        managers: Managers::new(),
+    };
+    let steps = sc
+        .get("steps")
+        .and_then(Value::as_array)
+        .ok_or("no steps")?;
+    for (i, step) in steps.iter().enumerate() {
+        run_step(schema, default_version, &mut st, step).map_err(|e| {
+            format!(
+                "step {i} ({} {}): {e}",
+                s(step, "manager"),
+                s(step, "operation")
+            )
+        })?;
+    }
+    Ok(())
+}
+
+/// Runs every scenario of one file: (passed, known differences, failure reports).
+fn run_file(path: &Path) -> (usize, usize, Vec<String>) {
+    let name = path.file_name().unwrap().to_string_lossy().to_string();
+    let text = std::fs::read_to_string(path).unwrap();
+    let doc: Value = match serde_yaml::from_str(&text) {
+        Ok(d) => d,
+        Err(e) => return (0, 0, vec![format!("{name}: {e}")]),
+    };
+    let schema = match doc.get("schema").map(TopicSchema::parse) {
+        Some(Ok(s)) => Some(s),
+        Some(Err(e)) => return (0, 0, vec![format!("{name}: {e}")]),
+        None => None,
+    };
+    let version = match s(&doc, "apiVersion") {
+        "" => "v1",
+        v => v,
+    };
+    let (mut passed, mut known, mut failures) = (0, 0, Vec::new());
+    let scenarios = doc
+        .get("scenarios")
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
+    let mut seen = std::collections::BTreeSet::new();
+    for sc in &scenarios {
+        let sname = s(sc, "name");
+        if !seen.insert(sname.to_string()) {
+            failures.push(format!("{name}: duplicate scenario name {sname:?}"));
+        }
+        let own = match sc.get("schema").map(TopicSchema::parse) {
+            Some(Ok(s)) => Some(s),
+            Some(Err(e)) => {
+                failures.push(format!("{name}: {sname}: {e}"));
+                continue;
+            }
+            None => None,
+        };
+        let Some(schema) = own.as_ref().or(schema.as_ref()) else {
+            failures.push(format!("{name}: {sname}: no schema"));
+            continue;
+        };
+        let res = run_scenario(schema.view(), version, sc);
+        match (res, sc.get("known").and_then(Value::as_str)) {
+            (Ok(()), None) => passed += 1,
+            (Err(_), Some(_)) => known += 1,
+            (Ok(()), Some(_)) => failures.push(format!(
+                "{name}: {sname}: marked known but passes; drop `known`"
+            )),
+            (Err(e), None) => failures.push(format!("{name}: {sname}: {e}")),
+        }
+    }
+    if scenarios.is_empty() {
+        failures.push(format!("{name}: no scenarios"));
+    }
+    (passed, known, failures)
+}
+
+#[test]
+fn apply_scenarios() {
+    let mut failures = Vec::new();
+    let (mut passed, mut known) = (0, 0);
+    let files = files();
+    assert!(!files.is_empty(), "no scenario files");
+    for f in &files {
+        let (p, k, fs) = run_file(f);
+        passed += p;
+        known += k;
+        failures.extend(fs);
+    }
+    eprintln!(
+        "apply scenarios: {passed} passed, {known} known differences, {} failed, {} files",
+        failures.len(),
+        files.len()
+    );
+    assert!(
+        failures.is_empty(),
+        "{} failing scenarios:\n\n{}",
+        failures.len(),
+        failures.join("\n\n")
+    );
+}
