@@ -24,7 +24,7 @@ use serde_json::{Map, Value};
 use super::fieldpath::{go_quote, path_string, Path, PathElement, Set};
 use super::typed::{
     compare, ensure_named_fields_are_members, json_equal, list_item_element, remove_items,
-    to_field_set, ListRel, Schema, Shape, TypeError,
+    to_field_set, validate, ListRel, Schema, Shape, TypeError,
 };
 
 /// Apply or Update.
@@ -411,6 +411,7 @@ pub fn apply(
     force: bool,
 ) -> Result<Outcome, ApplyError> {
     let id = manager_identifier(manager, Operation::Apply, api_version, subresource);
+    validate(config, schema)?;
     let merged = merge_values(live, config, schema)?;
     let last = managers.get(&id).map(|o| o.set.clone());
     let set = to_field_set(config, schema)?.recursive_difference(ignored);

@@ -393,11 +393,19 @@ fn fs_walk(v: &Value, schema: Schema<'_>, path: &mut Path, out: &mut Set) -> Res
                 }
                 return Ok(());
             };
+            // SMD v4.6: a duplicated item is owned by its key alone, never its fields.
+            let mut pes = Vec::with_capacity(items.len());
             for (i, item) in items.iter().enumerate() {
                 let pe = list_item_element(&schema, &rel, elem, item)
                     .map_err(|m| type_error(path, format!("element {i}: {m}")))?;
-                path.push(pe);
-                fs_walk(item, elem, path, out)?;
+                pes.push(pe);
+            }
+            let duplicated = |pe: &PathElement| pes.iter().filter(|p| *p == pe).count() > 1;
+            for (pe, item) in pes.iter().zip(items) {
+                path.push(pe.clone());
+                if !duplicated(pe) {
+                    fs_walk(item, elem, path, out)?;
+                }
                 out.insert(path);
                 path.pop();
             }
@@ -542,20 +550,52 @@ fn cmp_walk(
                         }
                         Ok(out)
                     };
-                let li = index(la)?;
-                let ri = index(ra)?;
-                for (pe, rv) in &ri {
-                    let lv = li.iter().find(|(p, _)| p == pe).map(|(_, v)| v);
-                    path.push(pe.clone());
-                    cmp_walk(lv, Some(rv), elem, path, c)?;
-                    path.pop();
-                }
-                for (pe, lv) in &li {
-                    if !ri.iter().any(|(p, _)| p == pe) {
-                        path.push(pe.clone());
-                        cmp_walk(Some(lv), None, elem, path, c)?;
-                        path.pop();
+                // Items grouped by element (SMD v4.6 keeps duplicates), in first-seen order:
+                // the live side's, then the new side's own.
+                let li = group(index(la)?);
+                let ri = group(index(ra)?);
+                let mut pes: Vec<&PathElement> = li.iter().map(|(p, _)| p).collect();
+                for (pe, _) in &ri {
+                    if !li.iter().any(|(p, _)| p == pe) {
+                        pes.push(pe);
                     }
+                }
+                let get = |g: &'_ [(PathElement, Vec<Value>)], pe: &PathElement| {
+                    g.iter()
+                        .find(|(p, _)| p == pe)
+                        .map(|(_, v)| v.clone())
+                        .unwrap_or_default()
+                };
+                for pe in pes {
+                    let (l, r) = (get(&li, pe), get(&ri, pe));
+                    path.push(pe.clone());
+                    match (l.len(), r.len()) {
+                        // one to one
+                        (0..=1, 0..=1) => cmp_walk(l.first(), r.first(), elem, path, c)?,
+                        // duplicates on both sides: compared as an atomic list of them
+                        (2.., 2..) => {
+                            let same = l.len() == r.len()
+                                && l.iter().zip(&r).all(|(a, b)| json_equal(a, b));
+                            if !same {
+                                c.modified.insert(path);
+                            }
+                        }
+                        // duplicates gone: the new item is added, the duplicate marker removed
+                        (2.., _) => {
+                            if let Some(r0) = r.first() {
+                                cmp_walk(None, Some(r0), elem, path, c)?;
+                            }
+                            c.removed.insert(path);
+                        }
+                        // new duplicates: the old item is removed, the marker added
+                        (_, _) => {
+                            if let Some(l0) = l.first() {
+                                cmp_walk(Some(l0), None, elem, path, c)?;
+                            }
+                            c.added.insert(path);
+                        }
+                    }
+                    path.pop();
                 }
             }
         }
@@ -596,6 +636,67 @@ fn cmp_walk(
         }
     }
     Ok(())
+}
+
+/// Items by path element, duplicates together, in first-seen order.
+fn group(items: Vec<(PathElement, Value)>) -> Vec<(PathElement, Vec<Value>)> {
+    let mut out: Vec<(PathElement, Vec<Value>)> = Vec::new();
+    for (pe, v) in items {
+        match out.iter_mut().find(|(p, _)| *p == pe) {
+            Some((_, vs)) => vs.push(v),
+            None => out.push((pe, vec![v])),
+        }
+    }
+    out
+}
+
+/// Checks that a configuration fits the schema's list rules as SMD's validation does for an
+/// applied object: every associative list item has its key, and no key repeats (only live
+/// objects may hold duplicates).
+pub fn validate(v: &Value, schema: Schema<'_>) -> Result<(), TypeError> {
+    let mut path = Path::new();
+    validate_at(v, schema, &mut path)
+}
+
+fn validate_at(v: &Value, schema: Schema<'_>, path: &mut Path) -> Result<(), TypeError> {
+    match schema.shape(Some(v)) {
+        Shape::Leaf => Ok(()),
+        Shape::List { rel, elem } => {
+            let Value::Array(items) = v else {
+                return Ok(());
+            };
+            if rel == ListRel::Atomic {
+                return Ok(());
+            }
+            let mut seen: Vec<PathElement> = Vec::with_capacity(items.len());
+            for (i, item) in items.iter().enumerate() {
+                let pe = list_item_element(&schema, &rel, elem, item)
+                    .map_err(|m| type_error(path, format!("element {i}: {m}")))?;
+                if seen.contains(&pe) {
+                    return Err(type_error(path, format!("duplicate entries for key {pe}")));
+                }
+                path.push(pe.clone());
+                validate_at(item, elem, path)?;
+                path.pop();
+                seen.push(pe);
+            }
+            Ok(())
+        }
+        Shape::Map { atomic, .. } | Shape::Struct { atomic, .. } => {
+            let Value::Object(m) = v else {
+                return Ok(());
+            };
+            if atomic {
+                return Ok(());
+            }
+            for (k, cv) in m {
+                path.push(PathElement::Field(k.clone()));
+                validate_at(cv, schema.field(k), path)?;
+                path.pop();
+            }
+            Ok(())
+        }
+    }
 }
 
 /// `v` without the items of `to_remove` (SMD's `RemoveItems`). `None` when nothing remains of
