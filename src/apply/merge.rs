@@ -188,7 +188,12 @@ fn merge_at(
     match schema.shape(Some(r)) {
         Shape::Leaf => Ok(Some(r.clone())),
         Shape::List { rel, elem } => {
-            let (Some(la), Some(ra)) = (l.as_array(), r.as_array()) else {
+            // SMD: a null side is an empty list (a null configuration keeps the live items)
+            let empty = Vec::new();
+            let (Some(la), Some(ra)) = (
+                l.as_array().or(l.is_null().then_some(&empty)),
+                r.as_array().or(r.is_null().then_some(&empty)),
+            ) else {
                 return Ok(Some(r.clone()));
             };
             if rel == ListRel::Atomic || (la.is_empty() && ra.is_empty()) {
@@ -197,7 +202,12 @@ fn merge_at(
             merge_lists(la, ra, &rel, elem, schema, path).map(|v| Some(Value::Array(v)))
         }
         Shape::Map { atomic, .. } | Shape::Struct { atomic, .. } => {
-            let (Some(lm), Some(rm)) = (l.as_object(), r.as_object()) else {
+            // SMD: a null side is an empty map (a null configuration keeps the live fields)
+            let empty = Map::new();
+            let (Some(lm), Some(rm)) = (
+                l.as_object().or(l.is_null().then_some(&empty)),
+                r.as_object().or(r.is_null().then_some(&empty)),
+            ) else {
                 return Ok(Some(r.clone()));
             };
             if atomic || (lm.is_empty() && rm.is_empty()) {

@@ -700,7 +700,8 @@ fn validate_at(v: &Value, schema: Schema<'_>, path: &mut Path) -> Result<(), Typ
 }
 
 /// `v` without the items of `to_remove` (SMD's `RemoveItems`). `None` when nothing remains of
-/// a value that had something removed (SMD leaves a null there; typed objects drop it).
+/// a value that had something removed; inside a map or list SMD leaves a null there (a map
+/// entry whose children were all removed stays, as null, for whoever owns the entry).
 pub fn remove_items(v: &Value, to_remove: &Set, schema: Schema<'_>) -> Option<Value> {
     match schema.shape(Some(v)) {
         Shape::Leaf => Some(v.clone()),
@@ -722,9 +723,7 @@ pub fn remove_items(v: &Value, to_remove: &Set, schema: Schema<'_>) -> Option<Va
                 }
                 match to_remove.child(&pe) {
                     Some(sub) if !sub.is_empty() => {
-                        if let Some(x) = remove_items(item, sub, elem) {
-                            out.push(x)
-                        }
+                        out.push(remove_items(item, sub, elem).unwrap_or(Value::Null))
                     }
                     _ => out.push(item.clone()),
                 }
@@ -746,9 +745,8 @@ pub fn remove_items(v: &Value, to_remove: &Set, schema: Schema<'_>) -> Option<Va
                 }
                 match to_remove.child(&pe) {
                     Some(sub) if !sub.is_empty() => {
-                        if let Some(x) = remove_items(cv, sub, schema.field(k)) {
-                            out.insert(k.clone(), x);
-                        }
+                        let x = remove_items(cv, sub, schema.field(k)).unwrap_or(Value::Null);
+                        out.insert(k.clone(), x);
                     }
                     _ => {
                         out.insert(k.clone(), cv.clone());
@@ -951,9 +949,10 @@ mod tests {
         ]);
         let r = remove_items(&o, &rm, deploy()).unwrap();
         assert!(r["spec"].get("replicas").is_none());
-        assert!(r["metadata"].get("labels").is_none());
+        // SMD leaves a null where every child of a map entry or field was removed
+        assert_eq!(r["metadata"].get("labels"), Some(&Value::Null));
         let c = &r["spec"]["template"]["spec"]["containers"][0];
-        assert!(c.get("ports").is_none());
+        assert_eq!(c.get("ports"), Some(&Value::Null));
         assert_eq!(c["image"], "nginx:1.14.2");
     }
 
