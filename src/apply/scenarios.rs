@@ -15,6 +15,8 @@
 //! - name: apply_twice
 //!   source: SMD merge/leaf_test.go apply_twice
 //!   known: why this differs from kube   # optional: a known difference, expected to fail
+//!   live: {...}                         # optional: the object before the first step
+//!   schema/apiVersion: ...              # optional: this scenario's own
 //!   steps:
 //!   - {manager: default, operation: Apply, config: {numeric: 1}}
 //!   - manager: controller
@@ -362,6 +364,10 @@ fn run_file(path: &Path) -> (usize, usize, Vec<String>) {
         let Some(schema) = own.as_ref().or(schema.as_ref()) else {
             failures.push(format!("{name}: {sname}: no schema"));
             continue;
+        };
+        let version = match s(sc, "apiVersion") {
+            "" => version,
+            v => v,
         };
         let res = run_scenario(schema.view(), version, sc);
         match (res, sc.get("known").and_then(Value::as_str)) {
