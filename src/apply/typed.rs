@@ -157,8 +157,10 @@ impl<'a> Schema<'a> {
                     },
                 }
             }
+            // SMD deduces no type for null (or absent) values; its handlers try the map
+            // first, so a deduced null merges and compares as an empty map.
             Schema::Deduced => match v {
-                Some(Value::Object(_)) => Shape::Map {
+                Some(Value::Object(_) | Value::Null) | None => Shape::Map {
                     atomic: false,
                     elem: Schema::Deduced,
                 },
