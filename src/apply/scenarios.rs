@@ -17,6 +17,7 @@
 //!   known: why this differs from kube   # optional: a known difference, expected to fail
 //!   live: {...}                         # optional: the object before the first step
 //!   schema/apiVersion: ...              # optional: this scenario's own
+//!   ignored: [[status]]                 # optional: fields never owned (reset fields)
 //!   steps:
 //!   - {manager: default, operation: Apply, config: {numeric: 1}}
 //!   - manager: controller
@@ -45,7 +46,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use super::fieldpath::{path_string, Set};
+use super::fieldpath::{path_string, PathElement, Set};
 use super::merge::{self, conflict_causes, ApplyError, Managers, Operation};
 use super::typed::{json_equal, Schema};
 use crate::registry::custom::node::{self, Node};
@@ -110,6 +111,7 @@ struct State {
 fn run_step(
     schema: Schema<'_>,
     default_version: &str,
+    ignored: &Set,
     st: &mut State,
     step: &Value,
 ) -> Result<(), String> {
@@ -132,7 +134,6 @@ fn run_step(
             }
         })
         .ok_or("step without config/object")?;
-    let none = Set::new();
     let res = match s(step, "operation") {
         "Apply" => merge::apply(
             &st.object,
@@ -142,7 +143,7 @@ fn run_step(
             st.managers.clone(),
             manager,
             subresource,
-            &none,
+            ignored,
             force,
         )
         .map(|o| (o.object, o.managers)),
@@ -154,7 +155,7 @@ fn run_step(
             st.managers.clone(),
             manager,
             subresource,
-            &none,
+            ignored,
         )
         .map(|(m, _)| (body.clone(), m)),
         op => return Err(format!("operation {op:?}: want Apply or Update")),
@@ -312,8 +313,20 @@ fn run_scenario(schema: Schema<'_>, default_version: &str, sc: &Value) -> Result
         .get("steps")
         .and_then(Value::as_array)
         .ok_or("no steps")?;
+    // Fields never owned (kube's reset fields, SMD's IgnoredFields): paths of field names.
+    let mut ignored = Set::new();
+    for p in sc.get("ignored").and_then(Value::as_array).into_iter().flatten() {
+        let path: Vec<PathElement> = p
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(Value::as_str)
+            .map(PathElement::field)
+            .collect();
+        ignored.insert(&path);
+    }
     for (i, step) in steps.iter().enumerate() {
-        run_step(schema, default_version, &mut st, step).map_err(|e| {
+        run_step(schema, default_version, &ignored, &mut st, step).map_err(|e| {
             format!(
                 "step {i} ({} {}): {e}",
                 s(step, "manager"),
