@@ -36,9 +36,13 @@
 //! order). `error` expects a non-conflict failure containing the text. A scenario marked
 //! `known` must fail (the runner says so when it starts passing).
 //!
-//! Steps drive [`super::merge::apply`] and [`super::merge::update`] with the objects and the
-//! managers carried from step to step. Every failure of every file is reported at once, with
-//! the file, scenario, step and a diff.
+//! Steps drive the whole pipeline, kube's field manager chain ([`super::manager`]) over the
+//! merge and ownership rules: each object carries its `metadata.managedFields` to the next
+//! step (an Update step may send its own, e.g. `[{}]` to reset them), with one second of
+//! `time` per step. `managers` lists the entries in kube's order (`name Operation[/sub]`).
+//! The kind's empty object is `{}` (Update steps compare with the previous object, as SMD's
+//! tests do). Every failure of every file is reported at once, with the file, scenario, step
+//! and a diff.
 #![cfg(test)]
 
 use std::collections::BTreeMap;
@@ -47,6 +51,8 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 use super::fieldpath::{path_string, PathElement, Set};
+use super::managed_fields;
+use super::manager::{FieldManager, ManagerError};
 use super::merge::{self, conflict_causes, ApplyError, Managers, Operation};
 use super::typed::{json_equal, Schema};
 use crate::registry::custom::node::{self, Node};
@@ -101,26 +107,47 @@ fn yaml(v: &Value) -> String {
     serde_yaml::to_string(v).unwrap_or_else(|_| v.to_string())
 }
 
-/// The state between steps.
+/// The object between steps; it carries its `metadata.managedFields`.
 struct State {
     object: Value,
-    managers: Managers,
 }
 
-/// One step: applies it to `st`, then checks its expectations. Errors are the report lines.
+/// The object without `managedFields` (and without a `metadata` left empty by that, unless
+/// `want` has one), for comparing with an expected object.
+fn without_entries(v: &Value, want: &Value) -> Value {
+    let mut v = v.clone();
+    if let Some(o) = v.as_object_mut() {
+        if let Some(m) = o.get_mut("metadata").and_then(Value::as_object_mut) {
+            m.remove("managedFields");
+            if m.is_empty() && want.get("metadata").is_none() {
+                o.remove("metadata");
+            }
+        }
+    }
+    v
+}
+
+/// One step: runs it through kube's field manager chain ([`FieldManager`]), then checks its
+/// expectations. Errors are the report lines.
 fn run_step(
     schema: Schema<'_>,
     default_version: &str,
     ignored: &Set,
     st: &mut State,
-    step: &Value,
+    (i, step): (usize, &Value),
 ) -> Result<(), String> {
     let manager = s(step, "manager");
     let version = match s(step, "apiVersion") {
         "" => default_version,
         v => v,
     };
-    let subresource = s(step, "subresource");
+    let fm = FieldManager {
+        schema,
+        api_version: version.to_string(),
+        subresource: s(step, "subresource").to_string(),
+        reset: ignored.clone(),
+        zero: serde_json::json!({}),
+    };
     let force = step.get("force").and_then(Value::as_bool).unwrap_or(false);
     let body = step
         .get("config")
@@ -134,38 +161,22 @@ fn run_step(
             }
         })
         .ok_or("step without config/object")?;
+    // one second per step, so entries sort by step as kube sorts them by time
+    let now = format!("2026-01-01T00:{:02}:{:02}Z", i / 60, i % 60);
     let res = match s(step, "operation") {
-        "Apply" => merge::apply(
-            &st.object,
-            &body,
-            schema,
-            version,
-            st.managers.clone(),
-            manager,
-            subresource,
-            ignored,
-            force,
-        )
-        .map(|o| (o.object, o.managers)),
-        "Update" => merge::update(
-            &st.object,
-            &body,
-            schema,
-            version,
-            st.managers.clone(),
-            manager,
-            subresource,
-            ignored,
-        )
-        .map(|(m, _)| (body.clone(), m)),
+        "Apply" => fm.apply(&st.object, &body, manager, force, &now),
+        "Update" => {
+            let mut new = body.clone();
+            fm.update(&st.object, &mut new, manager, &now);
+            Ok(new)
+        }
         op => return Err(format!("operation {op:?}: want Apply or Update")),
     };
     let expect = step.get("expect").cloned().unwrap_or(Value::Null);
     let mut problems = Vec::new();
     match res {
-        Ok((o, m)) => {
+        Ok(o) => {
             st.object = o;
-            st.managers = m;
             if let Some(c) = expect.get("conflicts") {
                 problems.push(format!("no conflict; wanted {}", yaml(c).trim_end()));
             }
@@ -173,7 +184,7 @@ fn run_step(
                 problems.push(format!("no error; wanted {e}"));
             }
         }
-        Err(ApplyError::Conflicts(cs)) => match expect.get("conflicts") {
+        Err(ManagerError::Apply(ApplyError::Conflicts(cs))) => match expect.get("conflicts") {
             Some(Value::String(want)) => {
                 let got = ApplyError::Conflicts(cs).to_string();
                 if &got != want {
@@ -203,16 +214,47 @@ fn run_step(
         },
     }
     if let Some(want) = expect.get("object") {
-        if !json_equal(&st.object, want) {
+        let got = without_entries(&st.object, want);
+        if !json_equal(&got, want) {
             problems.push(format!(
                 "object\n--- got\n{}--- want\n{}",
-                yaml(&st.object),
+                yaml(&got),
                 yaml(want)
             ));
         }
     }
     if let Some(want) = expect.get("managedFields") {
-        problems.extend(check_managed(&st.managers, want));
+        let entries = st.object.pointer("/metadata/managedFields");
+        match managed_fields::decode(entries) {
+            Ok((managers, _)) => problems.extend(check_managed(&managers, want)),
+            Err(e) => problems.push(format!("managedFields do not decode: {e}")),
+        }
+    }
+    if let Some(want) = expect.get("managers") {
+        // the entries' order as kube sorts them: "name Operation[/subresource]"
+        let got: Vec<String> = st
+            .object
+            .pointer("/metadata/managedFields")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .map(|e| {
+                let mut n = format!("{} {}", s(e, "manager"), s(e, "operation"));
+                if !s(e, "subresource").is_empty() {
+                    n = format!("{n}/{}", s(e, "subresource"));
+                }
+                n
+            })
+            .collect();
+        let want: Vec<String> = want
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(|w| w.as_str().unwrap_or("").to_string())
+            .collect();
+        if got != want {
+            problems.push(format!("managers\n  got:  {got:?}\n  want: {want:?}"));
+        }
     }
     if problems.is_empty() {
         Ok(())
@@ -307,7 +349,6 @@ fn run_scenario(schema: Schema<'_>, default_version: &str, sc: &Value) -> Result
             .get("live")
             .cloned()
             .unwrap_or_else(|| serde_json::json!({})),
-        managers: Managers::new(),
     };
     let steps = sc
         .get("steps")
@@ -315,7 +356,12 @@ fn run_scenario(schema: Schema<'_>, default_version: &str, sc: &Value) -> Result
         .ok_or("no steps")?;
     // Fields never owned (kube's reset fields, SMD's IgnoredFields): paths of field names.
     let mut ignored = Set::new();
-    for p in sc.get("ignored").and_then(Value::as_array).into_iter().flatten() {
+    for p in sc
+        .get("ignored")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
         let path: Vec<PathElement> = p
             .as_array()
             .into_iter()
@@ -326,7 +372,7 @@ fn run_scenario(schema: Schema<'_>, default_version: &str, sc: &Value) -> Result
         ignored.insert(&path);
     }
     for (i, step) in steps.iter().enumerate() {
-        run_step(schema, default_version, &ignored, &mut st, step).map_err(|e| {
+        run_step(schema, default_version, &ignored, &mut st, (i, step)).map_err(|e| {
             format!(
                 "step {i} ({} {}): {e}",
                 s(step, "manager"),
