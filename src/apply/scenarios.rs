@@ -17,7 +17,8 @@
 //!   known: why this differs from kube   # optional: a known difference, expected to fail
 //!   live: {...}                         # optional: the object before the first step
 //!   schema/apiVersion: ...              # optional: this scenario's own
-//!   ignored: [[status]]                 # optional: fields never owned (reset fields)
+//!   ignored: [[status]]                 # optional: fields never owned (reset fields);
+//!                                       # a step may have its own (a subresource's)
 //!   steps:
 //!   - {manager: default, operation: Apply, config: {numeric: 1}}
 //!   - manager: controller
@@ -145,7 +146,10 @@ fn run_step(
         schema,
         api_version: version.to_string(),
         subresource: s(step, "subresource").to_string(),
-        reset: ignored.clone(),
+        reset: match step.get("ignored") {
+            Some(p) => paths(p),
+            None => ignored.clone(),
+        },
         zero: serde_json::json!({}),
     };
     let force = step.get("force").and_then(Value::as_bool).unwrap_or(false);
@@ -342,6 +346,22 @@ fn check_managed(managers: &Managers, want: &Value) -> Vec<String> {
     problems
 }
 
+/// Fields never owned (kube's reset fields, SMD's IgnoredFields), as lists of field names.
+fn paths(v: &Value) -> Set {
+    let mut set = Set::new();
+    for p in v.as_array().into_iter().flatten() {
+        let path: Vec<PathElement> = p
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(Value::as_str)
+            .map(PathElement::field)
+            .collect();
+        set.insert(&path);
+    }
+    set
+}
+
 /// Runs one scenario; `Err` is the report.
 fn run_scenario(schema: Schema<'_>, default_version: &str, sc: &Value) -> Result<(), String> {
     let mut st = State {
@@ -354,23 +374,7 @@ fn run_scenario(schema: Schema<'_>, default_version: &str, sc: &Value) -> Result
         .get("steps")
         .and_then(Value::as_array)
         .ok_or("no steps")?;
-    // Fields never owned (kube's reset fields, SMD's IgnoredFields): paths of field names.
-    let mut ignored = Set::new();
-    for p in sc
-        .get("ignored")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-    {
-        let path: Vec<PathElement> = p
-            .as_array()
-            .into_iter()
-            .flatten()
-            .filter_map(Value::as_str)
-            .map(PathElement::field)
-            .collect();
-        ignored.insert(&path);
-    }
+    let ignored = sc.get("ignored").map(paths).unwrap_or_default();
     for (i, step) in steps.iter().enumerate() {
         run_step(schema, default_version, &ignored, &mut st, (i, step)).map_err(|e| {
             format!(
