@@ -31,10 +31,11 @@
 //! ```
 //!
 //! `managedFields` lists every manager that owns something (an empty `{}` set is an entry that
-//! must not exist); keys are manager names, or `name Apply` / `name Update` / `name/status`
+//! must not exist); keys are manager names, narrowed as `name[ Apply|Update][/status]` or
+//! `name[ Apply|Update]@apps/v1[ /status]`
 //! when a name has several entries; a value with a `fieldsV1` key may also pin `apiVersion`.
 //! `conflicts` is kube's whole message (a string) or its causes (`conflict with ...: path`, any
-//! order). `error` expects a non-conflict failure containing the text. A scenario marked
+//! order; `[]`: none). `error` expects a non-conflict failure containing the text. A scenario marked
 //! `known` must fail (the runner says so when it starts passing).
 //!
 //! Steps drive the whole pipeline, kube's field manager chain ([`super::manager`]) over the
@@ -181,7 +182,11 @@ fn run_step(
     match res {
         Ok(o) => {
             st.object = o;
-            if let Some(c) = expect.get("conflicts") {
+            // `conflicts: []` says none are expected
+            if let Some(c) = expect
+                .get("conflicts")
+                .filter(|c| c.as_array().is_none_or(|a| !a.is_empty()))
+            {
                 problems.push(format!("no conflict; wanted {}", yaml(c).trim_end()));
             }
             if let Some(e) = expect.get("error") {
@@ -267,15 +272,38 @@ fn run_step(
     }
 }
 
-/// Which entry a `managedFields` key names: (manager, operation, subresource).
-fn entry_key(k: &str) -> (String, Option<Operation>, String) {
-    let (k, sub) = k.split_once('/').unwrap_or((k, ""));
+/// Which entries a `managedFields` key names: `name[ Apply|Update][/subresource]`, or with a
+/// version `name[ Apply|Update]@apiVersion[ /subresource]`.
+struct EntryKey {
+    name: String,
+    op: Option<Operation>,
+    version: Option<String>,
+    sub: String,
+}
+
+fn entry_key(k: &str) -> EntryKey {
+    // versions hold slashes: `name Update@apps/v1 /status` then
+    let (k, version, sub) = match k.split_once('@') {
+        Some((k, rest)) => {
+            let (v, sub) = rest.split_once(" /").unwrap_or((rest, ""));
+            (k, Some(v.to_string()), sub)
+        }
+        None => {
+            let (k, sub) = k.split_once('/').unwrap_or((k, ""));
+            (k, None, sub)
+        }
+    };
     let (name, op) = match k.rsplit_once(' ') {
         Some((n, "Apply")) => (n, Some(Operation::Apply)),
         Some((n, "Update")) => (n, Some(Operation::Update)),
         _ => (k, None),
     };
-    (name.to_string(), op, sub.to_string())
+    EntryKey {
+        name: name.to_string(),
+        op,
+        version,
+        sub: sub.to_string(),
+    }
 }
 
 fn check_managed(managers: &Managers, want: &Value) -> Vec<String> {
@@ -285,7 +313,7 @@ fn check_managed(managers: &Managers, want: &Value) -> Vec<String> {
     };
     let mut matched: BTreeMap<&str, ()> = BTreeMap::new();
     for (k, w) in want {
-        let (name, op, sub) = entry_key(k);
+        let key = entry_key(k);
         let (fields, version) = match w.get("fieldsV1") {
             Some(f) => (f, w.get("apiVersion").and_then(Value::as_str)),
             None => (w, None),
@@ -300,7 +328,10 @@ fn check_managed(managers: &Managers, want: &Value) -> Vec<String> {
         let found: Vec<(&String, &merge::Owned)> = managers
             .iter()
             .filter(|(_, o)| {
-                o.manager == name && op.is_none_or(|op| o.operation == op) && o.subresource == sub
+                o.manager == key.name
+                    && key.op.is_none_or(|op| o.operation == op)
+                    && key.version.as_ref().is_none_or(|v| &o.api_version == v)
+                    && o.subresource == key.sub
             })
             .collect();
         match found.as_slice() {
