@@ -23,8 +23,8 @@ use serde_json::{Map, Value};
 
 use super::fieldpath::{go_quote, path_string, Path, PathElement, Set};
 use super::typed::{
-    compare, ensure_named_fields_are_members, json_equal, list_item_element, remove_items,
-    to_field_set, validate, ListRel, Schema, Shape, TypeError,
+    compare, ensure_named_fields_are_members, json_equal, list_item_element, reconcile_with_schema,
+    remove_items, to_field_set, validate, ListRel, Schema, Shape, TypeError,
 };
 
 /// Apply or Update.
@@ -405,6 +405,16 @@ fn reassign(
     Ok(cmp)
 }
 
+/// SMD's `reconcileManagedFieldsWithSchemaChanges`: every manager's set brought in line with
+/// the current schema (fields since made atomic are owned whole).
+fn reconcile_managers(managers: &mut Managers, schema: Schema<'_>) {
+    for o in managers.values_mut() {
+        if let Some(s) = reconcile_with_schema(&o.set, schema) {
+            o.set = s;
+        }
+    }
+}
+
 /// An Apply of `config` by `manager` (identifier from [`manager_identifier`] with
 /// [`Operation::Apply`]) onto `live` (`{}` when creating). `ignored`: fields that are reset
 /// (e.g. `status` on the main resource) and never owned.
@@ -421,6 +431,7 @@ pub fn apply(
     force: bool,
 ) -> Result<Outcome, ApplyError> {
     let id = manager_identifier(manager, Operation::Apply, api_version, subresource);
+    reconcile_managers(&mut managers, schema);
     validate(config, schema)?;
     let merged = merge_values(live, config, schema)?;
     let last = managers.get(&id).map(|o| o.set.clone());
@@ -499,6 +510,7 @@ pub fn update(
 ) -> Result<(Managers, bool), ApplyError> {
     // kube runs SMD's Update as a temporary manager, then folds it into the real one.
     const SELF: &str = "current-operation";
+    reconcile_managers(&mut managers, schema);
     let cmp = reassign(live, new, schema, ignored, &mut managers, SELF, true)?;
     let set = cmp.modified.union(&cmp.added).recursive_difference(ignored);
     if set.is_empty() {

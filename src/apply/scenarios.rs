@@ -19,6 +19,7 @@
 //!   schema/apiVersion: ...              # optional: this scenario's own
 //!   ignored: [[status]]                 # optional: fields never owned (reset fields);
 //!                                       # a step may have its own (a subresource's)
+//!   steps: [{schema: ..., ...}]         # a step's schema holds from that step on
 //!   steps:
 //!   - {manager: default, operation: Apply, config: {numeric: 1}}
 //!   - manager: controller
@@ -406,14 +407,17 @@ fn run_scenario(schema: Schema<'_>, default_version: &str, sc: &Value) -> Result
         .and_then(Value::as_array)
         .ok_or("no steps")?;
     let ignored = sc.get("ignored").map(paths).unwrap_or_default();
+    // A step's `schema` replaces the schema from that step on (SMD's ChangeParser: the
+    // resource's schema changed between writes).
+    let mut changed: Vec<TopicSchema> = Vec::new();
     for (i, step) in steps.iter().enumerate() {
-        run_step(schema, default_version, &ignored, &mut st, (i, step)).map_err(|e| {
-            format!(
-                "step {i} ({} {}): {e}",
-                s(step, "manager"),
-                s(step, "operation")
-            )
-        })?;
+        let what = || format!("step {i} ({} {})", s(step, "manager"), s(step, "operation"));
+        if let Some(v) = step.get("schema") {
+            changed.push(TopicSchema::parse(v).map_err(|e| format!("{}: {e}", what()))?);
+        }
+        let schema = changed.last().map(TopicSchema::view).unwrap_or(schema);
+        run_step(schema, default_version, &ignored, &mut st, (i, step))
+            .map_err(|e| format!("{}: {e}", what()))?;
     }
     Ok(())
 }

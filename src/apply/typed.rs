@@ -465,6 +465,92 @@ pub fn ensure_named_fields_are_members(set: &Set, schema: Schema<'_>) -> Set {
     out
 }
 
+/// SMD's `ReconcileFieldSetWithSchema`: a set recorded before a struct, map or list became
+/// atomic owns the atomic value itself instead of its former children (atomic to granular is
+/// left as it is, as SMD leaves it). `None` when nothing changes. Schema-less (deduced) maps
+/// are not reconciled.
+pub fn reconcile_with_schema(set: &Set, schema: Schema<'_>) -> Option<Set> {
+    let (mut remove, mut add) = (Set::new(), Set::new());
+    let mut path = Path::new();
+    reconcile_walk(Some(set), false, schema, &mut path, &mut remove, &mut add);
+    if remove.is_empty() && add.is_empty() {
+        return None;
+    }
+    Some(set.recursive_difference(&remove).union(&add))
+}
+
+/// `at`: the sub-set at `path`, if any; `member_only`: whether `path` is a member with no
+/// children (already owned as a whole).
+fn reconcile_walk(
+    at: Option<&Set>,
+    member_only: bool,
+    schema: Schema<'_>,
+    path: &mut Path,
+    remove: &mut Set,
+    add: &mut Set,
+) {
+    match schema.shape(None) {
+        Shape::Leaf => {}
+        Shape::Map {
+            elem: Schema::Deduced,
+            ..
+        } => {}
+        Shape::Map { atomic, .. } | Shape::Struct { atomic, .. } => {
+            if !member_only && atomic {
+                if at.is_some_and(|s| !s.is_empty()) {
+                    remove.insert(path);
+                    add.insert(path);
+                }
+                return;
+            }
+            if let Some(set) = at {
+                reconcile_children(set, schema, path, remove, add);
+            }
+        }
+        Shape::List { rel, .. } => {
+            if !member_only && rel == ListRel::Atomic {
+                remove.insert(path);
+                add.insert(path);
+                return;
+            }
+            if let Some(set) = at {
+                reconcile_children(set, schema, path, remove, add);
+            }
+        }
+    }
+}
+
+/// The children of a reconciled set: sub-sets that are not members first, then members (with
+/// their sub-set when they have one), as SMD visits them.
+fn reconcile_children(
+    set: &Set,
+    schema: Schema<'_>,
+    path: &mut Path,
+    remove: &mut Set,
+    add: &mut Set,
+) {
+    for (pe, sub) in set.children() {
+        if !set.has_member(pe) {
+            path.push(pe.clone());
+            reconcile_walk(Some(sub), false, schema.child(pe, None), path, remove, add);
+            path.pop();
+        }
+    }
+    for pe in set.members() {
+        let sub = set.child(pe);
+        path.push(pe.clone());
+        reconcile_walk(
+            sub,
+            sub.is_none(),
+            schema.child(pe, None),
+            path,
+            remove,
+            add,
+        );
+        path.pop();
+    }
+}
+
 /// What changed between two objects (SMD's `Comparison`).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Comparison {
