@@ -130,6 +130,48 @@ fn without_entries(v: &Value, want: &Value) -> Value {
     v
 }
 
+/// Keys a document level may have: anything else is a typo that would silently check nothing.
+fn unknown_keys(v: &Value, allowed: &[&str], what: &str) -> Result<(), String> {
+    let bad: Vec<&String> = v
+        .as_object()
+        .into_iter()
+        .flat_map(|m| m.keys())
+        .filter(|k| !allowed.contains(&k.as_str()))
+        .collect();
+    if bad.is_empty() {
+        Ok(())
+    } else {
+        Err(format!(
+            "{what}: unknown keys {bad:?} (allowed: {allowed:?})"
+        ))
+    }
+}
+
+const FILE_KEYS: &[&str] = &["schema", "apiVersion", "scenarios"];
+const SCENARIO_KEYS: &[&str] = &[
+    "name",
+    "source",
+    "known",
+    "schema",
+    "apiVersion",
+    "live",
+    "ignored",
+    "steps",
+];
+const STEP_KEYS: &[&str] = &[
+    "manager",
+    "operation",
+    "force",
+    "apiVersion",
+    "subresource",
+    "config",
+    "object",
+    "schema",
+    "ignored",
+    "expect",
+];
+const EXPECT_KEYS: &[&str] = &["object", "managedFields", "managers", "conflicts", "error"];
+
 /// One step: runs it through kube's field manager chain ([`FieldManager`]), then checks its
 /// expectations. Errors are the report lines.
 fn run_step(
@@ -139,6 +181,10 @@ fn run_step(
     st: &mut State,
     (i, step): (usize, &Value),
 ) -> Result<(), String> {
+    unknown_keys(step, STEP_KEYS, "step")?;
+    if let Some(e) = step.get("expect") {
+        unknown_keys(e, EXPECT_KEYS, "expect")?;
+    }
     let manager = s(step, "manager");
     let version = match s(step, "apiVersion") {
         "" => default_version,
@@ -396,6 +442,10 @@ fn paths(v: &Value) -> Set {
 
 /// Runs one scenario; `Err` is the report.
 fn run_scenario(schema: Schema<'_>, default_version: &str, sc: &Value) -> Result<(), String> {
+    unknown_keys(sc, SCENARIO_KEYS, "scenario")?;
+    if s(sc, "source").is_empty() {
+        return Err("no source: name the SMD test case or kube behaviour it restates".into());
+    }
     let mut st = State {
         object: sc
             .get("live")
@@ -430,6 +480,9 @@ fn run_file(path: &Path) -> (usize, usize, Vec<String>) {
         Ok(d) => d,
         Err(e) => return (0, 0, vec![format!("{name}: {e}")]),
     };
+    if let Err(e) = unknown_keys(&doc, FILE_KEYS, "file") {
+        return (0, 0, vec![format!("{name}: {e}")]);
+    }
     let schema = match doc.get("schema").map(TopicSchema::parse) {
         Some(Ok(s)) => Some(s),
         Some(Err(e)) => return (0, 0, vec![format!("{name}: {e}")]),
