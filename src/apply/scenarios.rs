@@ -16,36 +16,35 @@
 //!   source: SMD merge/leaf_test.go apply_twice
 //!   known: why this differs from kube   # optional: a known difference, expected to fail
 //!   live: {...}                         # optional: the object before the first step
-//!   schema/apiVersion: ...              # optional: this scenario's own
-//!   ignored: [[status]]                 # optional: fields never owned (reset fields);
-//!                                       # a step may have its own (a subresource's)
-//!   steps: [{schema: ..., ...}]         # a step's schema holds from that step on
+//!   schema: ...                         # optional: this scenario's own (and apiVersion)
+//!   ignored: [[status]]                 # optional: fields never owned (reset fields)
 //!   steps:
 //!   - {manager: default, operation: Apply, config: {numeric: 1}}
 //!   - manager: controller
-//!     operation: Update
-//!     object: {numeric: 2}
+//!     operation: Update                 # also: apiVersion, subresource, force, ignored,
+//!     object: {numeric: 2}              # and schema (which holds from this step on)
 //!     expect:
 //!       object: {numeric: 2}
 //!       managedFields: {default: {}, controller: {"f:numeric": {}}}
+//!       managers: [default Apply, controller Update]
 //!       conflicts: ['conflict with "controller" using v1: .numeric']
 //! ```
 //!
 //! `managedFields` lists every manager that owns something (an empty `{}` set is an entry that
 //! must not exist); keys are manager names, narrowed as `name[ Apply|Update][/status]` or
-//! `name[ Apply|Update]@apps/v1[ /status]`
-//! when a name has several entries; a value with a `fieldsV1` key may also pin `apiVersion`.
-//! `conflicts` is kube's whole message (a string) or its causes (`conflict with ...: path`, any
-//! order; `[]`: none). `error` expects a non-conflict failure containing the text. A scenario marked
-//! `known` must fail (the runner says so when it starts passing).
+//! `name[ Apply|Update]@apps/v1[ /status]` when a name has several entries; a value with a
+//! `fieldsV1` key may also pin `apiVersion`. `managers` is the entries' order as kube sorts
+//! them. `conflicts` is kube's whole message (a string) or its causes (`conflict with ...:
+//! path`, any order; `[]`: none). `error` expects a non-conflict failure containing the text. A
+//! scenario marked `known` must fail (the runner says so when it starts passing); unknown keys
+//! and scenarios without a `source` are failures.
 //!
 //! Steps drive the whole pipeline, kube's field manager chain ([`super::manager`]) over the
 //! merge and ownership rules: each object carries its `metadata.managedFields` to the next
 //! step (an Update step may send its own, e.g. `[{}]` to reset them), with one second of
-//! `time` per step. `managers` lists the entries in kube's order (`name Operation[/sub]`).
-//! The kind's empty object is `{}` (Update steps compare with the previous object, as SMD's
-//! tests do). Every failure of every file is reported at once, with the file, scenario, step
-//! and a diff.
+//! `time` per step. The kind's empty object is `{}` (Update steps compare with the previous
+//! object, as SMD's tests do). Every failure of every file is reported at once, with the file,
+//! scenario, step and a diff.
 #![cfg(test)]
 
 use std::collections::BTreeMap;
