@@ -23,8 +23,8 @@ use serde_json::{Map, Value};
 
 use super::fieldpath::{go_quote, path_string, Path, PathElement, Set};
 use super::typed::{
-    compare, ensure_named_fields_are_members, json_equal, list_item_element, remove_items,
-    to_field_set, ListRel, Schema, Shape, TypeError,
+    compare, ensure_named_fields_are_members, json_equal, list_item_element, reconcile_with_schema,
+    remove_items, to_field_set, validate, ListRel, Schema, Shape, TypeError,
 };
 
 /// Apply or Update.
@@ -188,7 +188,12 @@ fn merge_at(
     match schema.shape(Some(r)) {
         Shape::Leaf => Ok(Some(r.clone())),
         Shape::List { rel, elem } => {
-            let (Some(la), Some(ra)) = (l.as_array(), r.as_array()) else {
+            // SMD: a null side is an empty list (a null configuration keeps the live items)
+            let empty = Vec::new();
+            let (Some(la), Some(ra)) = (
+                l.as_array().or(l.is_null().then_some(&empty)),
+                r.as_array().or(r.is_null().then_some(&empty)),
+            ) else {
                 return Ok(Some(r.clone()));
             };
             if rel == ListRel::Atomic || (la.is_empty() && ra.is_empty()) {
@@ -197,7 +202,12 @@ fn merge_at(
             merge_lists(la, ra, &rel, elem, schema, path).map(|v| Some(Value::Array(v)))
         }
         Shape::Map { atomic, .. } | Shape::Struct { atomic, .. } => {
-            let (Some(lm), Some(rm)) = (l.as_object(), r.as_object()) else {
+            // SMD: a null side is an empty map (a null configuration keeps the live fields)
+            let empty = Map::new();
+            let (Some(lm), Some(rm)) = (
+                l.as_object().or(l.is_null().then_some(&empty)),
+                r.as_object().or(r.is_null().then_some(&empty)),
+            ) else {
                 return Ok(Some(r.clone()));
             };
             if atomic || (lm.is_empty() && rm.is_empty()) {
@@ -395,6 +405,16 @@ fn reassign(
     Ok(cmp)
 }
 
+/// SMD's `reconcileManagedFieldsWithSchemaChanges`: every manager's set brought in line with
+/// the current schema (fields since made atomic are owned whole).
+fn reconcile_managers(managers: &mut Managers, schema: Schema<'_>) {
+    for o in managers.values_mut() {
+        if let Some(s) = reconcile_with_schema(&o.set, schema) {
+            o.set = s;
+        }
+    }
+}
+
 /// An Apply of `config` by `manager` (identifier from [`manager_identifier`] with
 /// [`Operation::Apply`]) onto `live` (`{}` when creating). `ignored`: fields that are reset
 /// (e.g. `status` on the main resource) and never owned.
@@ -411,6 +431,8 @@ pub fn apply(
     force: bool,
 ) -> Result<Outcome, ApplyError> {
     let id = manager_identifier(manager, Operation::Apply, api_version, subresource);
+    reconcile_managers(&mut managers, schema);
+    validate(config, schema)?;
     let merged = merge_values(live, config, schema)?;
     let last = managers.get(&id).map(|o| o.set.clone());
     let set = to_field_set(config, schema)?.recursive_difference(ignored);
@@ -488,6 +510,7 @@ pub fn update(
 ) -> Result<(Managers, bool), ApplyError> {
     // kube runs SMD's Update as a temporary manager, then folds it into the real one.
     const SELF: &str = "current-operation";
+    reconcile_managers(&mut managers, schema);
     let cmp = reassign(live, new, schema, ignored, &mut managers, SELF, true)?;
     let set = cmp.modified.union(&cmp.added).recursive_difference(ignored);
     if set.is_empty() {

@@ -6,11 +6,13 @@
 //! the kubectl last-applied migration, the cap on Update entries). Everything here is pure:
 //! values in, values or errors out. It knows nothing about HTTP, storage, admission or
 //! validation; schema facts come from [`crate::openapi::facts`] and custom resources' schema
-//! nodes.
+//! nodes. The scenario table (`scenarios`, test-only) runs the YAML scenarios of
+//! `tests/data/apply/`.
 
 pub mod fieldpath;
 pub mod managed_fields;
 pub mod manager;
 pub mod merge;
+mod scenarios;
 pub mod strategic;
 pub mod typed;

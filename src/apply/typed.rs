@@ -157,8 +157,10 @@ impl<'a> Schema<'a> {
                     },
                 }
             }
+            // SMD deduces no type for null (or absent) values; its handlers try the map
+            // first, so a deduced null merges and compares as an empty map.
             Schema::Deduced => match v {
-                Some(Value::Object(_)) => Shape::Map {
+                Some(Value::Object(_) | Value::Null) | None => Shape::Map {
                     atomic: false,
                     elem: Schema::Deduced,
                 },
@@ -393,11 +395,19 @@ fn fs_walk(v: &Value, schema: Schema<'_>, path: &mut Path, out: &mut Set) -> Res
                 }
                 return Ok(());
             };
+            // SMD v4.6: a duplicated item is owned by its key alone, never its fields.
+            let mut pes = Vec::with_capacity(items.len());
             for (i, item) in items.iter().enumerate() {
                 let pe = list_item_element(&schema, &rel, elem, item)
                     .map_err(|m| type_error(path, format!("element {i}: {m}")))?;
-                path.push(pe);
-                fs_walk(item, elem, path, out)?;
+                pes.push(pe);
+            }
+            let duplicated = |pe: &PathElement| pes.iter().filter(|p| *p == pe).count() > 1;
+            for (pe, item) in pes.iter().zip(items) {
+                path.push(pe.clone());
+                if !duplicated(pe) {
+                    fs_walk(item, elem, path, out)?;
+                }
                 out.insert(path);
                 path.pop();
             }
@@ -453,6 +463,92 @@ pub fn ensure_named_fields_are_members(set: &Set, schema: Schema<'_>) -> Set {
         out.insert_child(pe.clone(), ensure_named_fields_are_members(child, cs));
     }
     out
+}
+
+/// SMD's `ReconcileFieldSetWithSchema`: a set recorded before a struct, map or list became
+/// atomic owns the atomic value itself instead of its former children (atomic to granular is
+/// left as it is, as SMD leaves it). `None` when nothing changes. Schema-less (deduced) maps
+/// are not reconciled.
+pub fn reconcile_with_schema(set: &Set, schema: Schema<'_>) -> Option<Set> {
+    let (mut remove, mut add) = (Set::new(), Set::new());
+    let mut path = Path::new();
+    reconcile_walk(Some(set), false, schema, &mut path, &mut remove, &mut add);
+    if remove.is_empty() && add.is_empty() {
+        return None;
+    }
+    Some(set.recursive_difference(&remove).union(&add))
+}
+
+/// `at`: the sub-set at `path`, if any; `member_only`: whether `path` is a member with no
+/// children (already owned as a whole).
+fn reconcile_walk(
+    at: Option<&Set>,
+    member_only: bool,
+    schema: Schema<'_>,
+    path: &mut Path,
+    remove: &mut Set,
+    add: &mut Set,
+) {
+    match schema.shape(None) {
+        Shape::Leaf => {}
+        Shape::Map {
+            elem: Schema::Deduced,
+            ..
+        } => {}
+        Shape::Map { atomic, .. } | Shape::Struct { atomic, .. } => {
+            if !member_only && atomic {
+                if at.is_some_and(|s| !s.is_empty()) {
+                    remove.insert(path);
+                    add.insert(path);
+                }
+                return;
+            }
+            if let Some(set) = at {
+                reconcile_children(set, schema, path, remove, add);
+            }
+        }
+        Shape::List { rel, .. } => {
+            if !member_only && rel == ListRel::Atomic {
+                remove.insert(path);
+                add.insert(path);
+                return;
+            }
+            if let Some(set) = at {
+                reconcile_children(set, schema, path, remove, add);
+            }
+        }
+    }
+}
+
+/// The children of a reconciled set: sub-sets that are not members first, then members (with
+/// their sub-set when they have one), as SMD visits them.
+fn reconcile_children(
+    set: &Set,
+    schema: Schema<'_>,
+    path: &mut Path,
+    remove: &mut Set,
+    add: &mut Set,
+) {
+    for (pe, sub) in set.children() {
+        if !set.has_member(pe) {
+            path.push(pe.clone());
+            reconcile_walk(Some(sub), false, schema.child(pe, None), path, remove, add);
+            path.pop();
+        }
+    }
+    for pe in set.members() {
+        let sub = set.child(pe);
+        path.push(pe.clone());
+        reconcile_walk(
+            sub,
+            sub.is_none(),
+            schema.child(pe, None),
+            path,
+            remove,
+            add,
+        );
+        path.pop();
+    }
 }
 
 /// What changed between two objects (SMD's `Comparison`).
@@ -542,20 +638,52 @@ fn cmp_walk(
                         }
                         Ok(out)
                     };
-                let li = index(la)?;
-                let ri = index(ra)?;
-                for (pe, rv) in &ri {
-                    let lv = li.iter().find(|(p, _)| p == pe).map(|(_, v)| v);
-                    path.push(pe.clone());
-                    cmp_walk(lv, Some(rv), elem, path, c)?;
-                    path.pop();
-                }
-                for (pe, lv) in &li {
-                    if !ri.iter().any(|(p, _)| p == pe) {
-                        path.push(pe.clone());
-                        cmp_walk(Some(lv), None, elem, path, c)?;
-                        path.pop();
+                // Items grouped by element (SMD v4.6 keeps duplicates), in first-seen order:
+                // the live side's, then the new side's own.
+                let li = group(index(la)?);
+                let ri = group(index(ra)?);
+                let mut pes: Vec<&PathElement> = li.iter().map(|(p, _)| p).collect();
+                for (pe, _) in &ri {
+                    if !li.iter().any(|(p, _)| p == pe) {
+                        pes.push(pe);
                     }
+                }
+                let get = |g: &'_ [(PathElement, Vec<Value>)], pe: &PathElement| {
+                    g.iter()
+                        .find(|(p, _)| p == pe)
+                        .map(|(_, v)| v.clone())
+                        .unwrap_or_default()
+                };
+                for pe in pes {
+                    let (l, r) = (get(&li, pe), get(&ri, pe));
+                    path.push(pe.clone());
+                    match (l.len(), r.len()) {
+                        // one to one
+                        (0..=1, 0..=1) => cmp_walk(l.first(), r.first(), elem, path, c)?,
+                        // duplicates on both sides: compared as an atomic list of them
+                        (2.., 2..) => {
+                            let same = l.len() == r.len()
+                                && l.iter().zip(&r).all(|(a, b)| json_equal(a, b));
+                            if !same {
+                                c.modified.insert(path);
+                            }
+                        }
+                        // duplicates gone: the new item is added, the duplicate marker removed
+                        (2.., _) => {
+                            if let Some(r0) = r.first() {
+                                cmp_walk(None, Some(r0), elem, path, c)?;
+                            }
+                            c.removed.insert(path);
+                        }
+                        // new duplicates: the old item is removed, the marker added
+                        (_, _) => {
+                            if let Some(l0) = l.first() {
+                                cmp_walk(Some(l0), None, elem, path, c)?;
+                            }
+                            c.added.insert(path);
+                        }
+                    }
+                    path.pop();
                 }
             }
         }
@@ -598,8 +726,70 @@ fn cmp_walk(
     Ok(())
 }
 
+/// Items by path element, duplicates together, in first-seen order.
+fn group(items: Vec<(PathElement, Value)>) -> Vec<(PathElement, Vec<Value>)> {
+    let mut out: Vec<(PathElement, Vec<Value>)> = Vec::new();
+    for (pe, v) in items {
+        match out.iter_mut().find(|(p, _)| *p == pe) {
+            Some((_, vs)) => vs.push(v),
+            None => out.push((pe, vec![v])),
+        }
+    }
+    out
+}
+
+/// Checks that a configuration fits the schema's list rules as SMD's validation does for an
+/// applied object: every associative list item has its key, and no key repeats (only live
+/// objects may hold duplicates).
+pub fn validate(v: &Value, schema: Schema<'_>) -> Result<(), TypeError> {
+    let mut path = Path::new();
+    validate_at(v, schema, &mut path)
+}
+
+fn validate_at(v: &Value, schema: Schema<'_>, path: &mut Path) -> Result<(), TypeError> {
+    match schema.shape(Some(v)) {
+        Shape::Leaf => Ok(()),
+        Shape::List { rel, elem } => {
+            let Value::Array(items) = v else {
+                return Ok(());
+            };
+            if rel == ListRel::Atomic {
+                return Ok(());
+            }
+            let mut seen: Vec<PathElement> = Vec::with_capacity(items.len());
+            for (i, item) in items.iter().enumerate() {
+                let pe = list_item_element(&schema, &rel, elem, item)
+                    .map_err(|m| type_error(path, format!("element {i}: {m}")))?;
+                if seen.contains(&pe) {
+                    return Err(type_error(path, format!("duplicate entries for key {pe}")));
+                }
+                path.push(pe.clone());
+                validate_at(item, elem, path)?;
+                path.pop();
+                seen.push(pe);
+            }
+            Ok(())
+        }
+        Shape::Map { atomic, .. } | Shape::Struct { atomic, .. } => {
+            let Value::Object(m) = v else {
+                return Ok(());
+            };
+            if atomic {
+                return Ok(());
+            }
+            for (k, cv) in m {
+                path.push(PathElement::Field(k.clone()));
+                validate_at(cv, schema.field(k), path)?;
+                path.pop();
+            }
+            Ok(())
+        }
+    }
+}
+
 /// `v` without the items of `to_remove` (SMD's `RemoveItems`). `None` when nothing remains of
-/// a value that had something removed (SMD leaves a null there; typed objects drop it).
+/// a value that had something removed; inside a map or list SMD leaves a null there (a map
+/// entry whose children were all removed stays, as null, for whoever owns the entry).
 pub fn remove_items(v: &Value, to_remove: &Set, schema: Schema<'_>) -> Option<Value> {
     match schema.shape(Some(v)) {
         Shape::Leaf => Some(v.clone()),
@@ -621,9 +811,7 @@ pub fn remove_items(v: &Value, to_remove: &Set, schema: Schema<'_>) -> Option<Va
                 }
                 match to_remove.child(&pe) {
                     Some(sub) if !sub.is_empty() => {
-                        if let Some(x) = remove_items(item, sub, elem) {
-                            out.push(x)
-                        }
+                        out.push(remove_items(item, sub, elem).unwrap_or(Value::Null))
                     }
                     _ => out.push(item.clone()),
                 }
@@ -645,9 +833,8 @@ pub fn remove_items(v: &Value, to_remove: &Set, schema: Schema<'_>) -> Option<Va
                 }
                 match to_remove.child(&pe) {
                     Some(sub) if !sub.is_empty() => {
-                        if let Some(x) = remove_items(cv, sub, schema.field(k)) {
-                            out.insert(k.clone(), x);
-                        }
+                        let x = remove_items(cv, sub, schema.field(k)).unwrap_or(Value::Null);
+                        out.insert(k.clone(), x);
                     }
                     _ => {
                         out.insert(k.clone(), cv.clone());
@@ -850,9 +1037,10 @@ mod tests {
         ]);
         let r = remove_items(&o, &rm, deploy()).unwrap();
         assert!(r["spec"].get("replicas").is_none());
-        assert!(r["metadata"].get("labels").is_none());
+        // SMD leaves a null where every child of a map entry or field was removed
+        assert_eq!(r["metadata"].get("labels"), Some(&Value::Null));
         let c = &r["spec"]["template"]["spec"]["containers"][0];
-        assert!(c.get("ports").is_none());
+        assert_eq!(c.get("ports"), Some(&Value::Null));
         assert_eq!(c["image"], "nginx:1.14.2");
     }
 
