@@ -357,7 +357,7 @@ fn set_last_applied(obj: &mut Value, config: &Value) {
     {
         a.remove(LAST_APPLIED);
     }
-    let text = format!("{}\n", sorted(&cfg));
+    let text = format!("{}\n", crate::meta::sorted_keys(&cfg));
     let annotations = meta_mut(obj)
         .entry("annotations")
         .or_insert_with(|| json!({}));
@@ -372,26 +372,6 @@ fn set_last_applied(obj: &mut Value, config: &Value) {
     if size > ANNOTATIONS_LIMIT {
         a.remove(LAST_APPLIED);
     }
-}
-
-/// JSON with every object's keys sorted, as Go's `encoding/json` writes a map.
-fn sorted(v: &Value) -> String {
-    fn sort(v: &Value) -> Value {
-        match v {
-            Value::Object(m) => {
-                let mut keys: Vec<&String> = m.keys().collect();
-                keys.sort();
-                let mut out = Map::new();
-                for k in keys {
-                    out.insert(k.clone(), sort(&m[k]));
-                }
-                Value::Object(out)
-            }
-            Value::Array(a) => Value::Array(a.iter().map(sort).collect()),
-            other => other.clone(),
-        }
-    }
-    sort(v).to_string()
 }
 
 /// kube's `capUpdateManagers`: beyond [`MAX_UPDATE_MANAGERS`] Update entries, the oldest (by

@@ -523,22 +523,7 @@ fn report_strict(
     )))
 }
 
-/// A copy of `v` with every object's keys sorted, as Go marshals a decoded map.
-pub fn sorted_keys(v: &Value) -> Value {
-    match v {
-        Value::Object(m) => {
-            let mut keys: Vec<&String> = m.keys().collect();
-            keys.sort();
-            Value::Object(
-                keys.into_iter()
-                    .map(|k| (k.clone(), sorted_keys(&m[k.as_str()])))
-                    .collect(),
-            )
-        }
-        Value::Array(a) => Value::Array(a.iter().map(sorted_keys).collect()),
-        other => other.clone(),
-    }
-}
+pub use crate::meta::sorted_keys;
 
 /// kube's `ValidateFieldValidation` error for a directive it does not know.
 pub fn field_validation_unsupported(options_kind: &str, value: &str) -> Status {

@@ -207,7 +207,7 @@ pub async fn handle(ctx: &Ctx, part: Part) -> Result<Response<Body>, Status> {
                 _ => {
                     let value = match kind {
                         PatchType::Strategic => strict::go_print(&patch),
-                        _ => sorted_json(&patched),
+                        _ => crate::meta::sorted_keys(&patched).to_string(),
                     };
                     return Err(Status::invalid(
                         "",
@@ -265,26 +265,6 @@ fn json_patch_errors(node: &Node) -> Vec<String> {
         }
     }
     out.0
-}
-
-/// Compact JSON with object keys sorted, as Go marshals a decoded document.
-fn sorted_json(v: &Value) -> String {
-    fn sort(v: &Value) -> Value {
-        match v {
-            Value::Object(m) => {
-                let mut keys: Vec<&String> = m.keys().collect();
-                keys.sort();
-                Value::Object(
-                    keys.into_iter()
-                        .map(|k| (k.clone(), sort(&m[k.as_str()])))
-                        .collect(),
-                )
-            }
-            Value::Array(a) => Value::Array(a.iter().map(sort).collect()),
-            other => other.clone(),
-        }
-    }
-    sort(v).to_string()
 }
 
 /// Strategic merge patch errors carry kube-apiserver's status code.
