@@ -10,6 +10,7 @@
 
 use serde_json::{json, Map, Value};
 
+use super::object::Part;
 use super::table::{self, Printer};
 use crate::meta::field_error::FieldError;
 
@@ -338,9 +339,38 @@ pub trait Strategy: Send + Sync {
         &[]
     }
 
+    /// kube's `GetResetFields` of the endpoint `part`: the fields its writes reset (they keep
+    /// the stored value whatever is sent), as paths of field names. A write's field managers
+    /// never own them and never conflict over them. The default is what kube's strategies
+    /// reset for a resource with a status subresource (`has_status`): the resource itself
+    /// resets `status`, the status endpoint `spec`; nothing otherwise.
+    fn reset_fields(&self, part: Part, has_status: bool) -> ResetFields {
+        default_reset_fields(part, has_status)
+    }
+
+    /// The structural schema objects of this resource (a custom resource version) are
+    /// merged, owned and compared with in server-side apply and managedFields; `None` for
+    /// built-ins, whose schema comes from their OpenAPI definition.
+    fn structural_schema(&self) -> Option<&super::custom::node::Node> {
+        None
+    }
+
     /// The Table printer (kube-apiserver's `TableConvertor`).
     fn printer(&self) -> Printer {
         table::DEFAULT
+    }
+}
+
+/// Paths of field names (`[["spec"], ["metadata", "labels"]]`).
+pub type ResetFields = &'static [&'static [&'static str]];
+
+/// [`Strategy::reset_fields`]'s default: `status` for the resource itself when it has a
+/// status subresource, `spec` for the status endpoint.
+pub fn default_reset_fields(part: Part, has_status: bool) -> ResetFields {
+    match part {
+        Part::Main if has_status => &[&["status"]],
+        Part::Status => &[&["spec"]],
+        _ => &[],
     }
 }
 

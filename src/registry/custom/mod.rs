@@ -158,6 +158,11 @@ impl Strategy for CustomResources {
         &self.field_paths
     }
 
+    /// This version's schema: the one kube builds the version's apply type converter from.
+    fn structural_schema(&self) -> Option<&Node> {
+        Some(self.schema())
+    }
+
     fn default(&self, obj: &mut Value) {
         default::apply(obj, self.schema());
     }
