@@ -13,6 +13,7 @@ pub mod fieldpath;
 pub mod managed_fields;
 pub mod manager;
 pub mod merge;
+pub mod scale;
 mod scenarios;
 pub mod strategic;
 pub mod typed;
