@@ -2,11 +2,13 @@
 //! the store on the object as sent, before the strategy and admission change it (where kube's
 //! handlers run their field manager).
 //!
-//! Kinds with a schema (built-ins) go through [`crate::apply::manager::FieldManager`]: the
+//! Kinds with a schema go through [`crate::apply::manager::FieldManager`]: the
 //! object, defaulted and in its type's JSON form, is compared with the stored one (or, for a
 //! create, with the kind's empty object) and the manager takes every field it set or changed.
+//! Custom resources go through it too, with their version's structural schema.
 //! [`field_manager`] builds that manager for an endpoint (the resource or a subresource, the
-//! fields it resets, the empty object). Custom resources still use the approximation below.
+//! fields its strategy resets, the empty object). Kinds without either schema keep the
+//! approximation below.
 
 use serde_json::{json, Map, Value};
 
@@ -44,16 +46,29 @@ fn subresource_of(part: Part) -> Option<&'static str> {
     }
 }
 
-/// The field manager of `info`'s endpoint `part`, for kinds with a schema (built-ins).
-pub fn field_manager(info: &Resource, part: Part) -> Option<FieldManager<'static>> {
-    let schema = Schema::definition(&info.definition)?;
+/// The field manager of `info`'s endpoint `part`: the schema (a built-in's OpenAPI definition,
+/// or a custom resource version's structural schema), the fields the endpoint resets (the
+/// strategy's [`reset_fields`](super::strategy::Strategy::reset_fields)) and the kind's empty
+/// object. `None` for a kind without a schema or a write that is not a client's.
+pub fn field_manager(info: &Resource, part: Part) -> Option<FieldManager<'_>> {
     let subresource = subresource_of(part)?;
+    let (schema, zero) = match info.strategy.structural_schema() {
+        // kube's unstructured creator: an empty object of the kind.
+        Some(node) => (
+            Schema::CustomRoot(node),
+            json!({"apiVersion": info.api_version(), "kind": info.kind}),
+        ),
+        None => {
+            let mut zero = json!({});
+            super::encoding::canonicalize_served(info, &mut zero);
+            (Schema::definition(&info.definition)?, zero)
+        }
+    };
     let mut reset = Set::new();
-    if info.has_status && subresource.is_empty() {
-        reset.insert(&[PathElement::field("status")]);
+    for path in info.strategy.reset_fields(part, info.has_status) {
+        let path: Vec<PathElement> = path.iter().map(|f| PathElement::field(f)).collect();
+        reset.insert(&path);
     }
-    let mut zero = json!({});
-    super::encoding::canonicalize_served(info, &mut zero);
     Some(FieldManager {
         schema,
         api_version: info.api_version(),
