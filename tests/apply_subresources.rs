@@ -240,6 +240,32 @@ async fn custom_resources_merge_by_their_schema() {
     );
     assert_eq!(r.body["spec"]["extra"], json!({"free": {"y": 1}}));
 
+    // A create is an Update from the empty object: the creator owns what it sent, defaults
+    // included, with kube's `.` for every struct and item it added.
+    let r = s
+        .json(
+            &c,
+            Method::POST,
+            &format!("{WIDGETS}?fieldManager=creator"),
+            Some(
+                json!({"apiVersion": "apply.example.com/v1", "kind": "Widget",
+                "metadata": {"name": "w2", "labels": {"a": "b"}},
+                "spec": {"replicas": 2, "ports": [{"port": 1}]}}),
+            ),
+        )
+        .await;
+    assert_eq!(r.code.as_u16(), 201, "{}", r.body);
+    assert_eq!(
+        entries(&r.body),
+        [
+            json!({"manager": "creator", "operation": "Update", "apiVersion": "apply.example.com/v1",
+            "time?": true, "fieldsType": "FieldsV1", "fieldsV1": {
+                "f:metadata": {"f:labels": {".": {}, "f:a": {}}},
+                "f:spec": {".": {}, "f:replicas": {}, "f:ports": {".": {},
+                    "k:{\"port\":1,\"protocol\":\"TCP\"}": {".": {}, "f:port": {}, "f:protocol": {}}}}}})
+        ]
+    );
+
     // A merge patch is an Update: carol takes replicas over, and alice's next apply of
     // another value conflicts with her.
     let r = patch(
