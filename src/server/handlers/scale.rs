@@ -118,7 +118,7 @@ pub async fn handle(ctx: &Ctx, verb: &str) -> Result<Response<Body>, Status> {
             let body: Value = if verb == "update" {
                 crate::server::negotiate::decode_body(ctx.content_type(), &ctx.body)?
             } else if apply {
-                apply_config(ctx)?
+                scale_config(ctx)?
             } else {
                 serde_json::from_slice(&ctx.body)
                     .map_err(|e| Status::bad_request(format!("error decoding patch: {e}")))?
@@ -239,8 +239,9 @@ fn scale_field_manager(info: &Resource) -> Option<FieldManager<'static>> {
     })
 }
 
-/// An apply body for the Scale, checked as kube's field manager checks one.
-fn apply_config(ctx: &Ctx) -> Result<Value, Status> {
+/// An apply body for the Scale, read and checked as the apply handler reads and kube's field
+/// manager checks one.
+fn scale_config(ctx: &Ctx) -> Result<Value, Status> {
     if ctx.query.get("fieldManager").unwrap_or("").is_empty() {
         return Err(Status::invalid(
             "PatchOptions",
@@ -252,8 +253,7 @@ fn apply_config(ctx: &Ctx) -> Result<Value, Status> {
             )],
         ));
     }
-    let config: Value = serde_yaml::from_slice(&ctx.body)
-        .map_err(|e| Status::bad_request(format!("error decoding YAML: {e}")))?;
+    let config = super::apply_config(ctx)?;
     let config = match config {
         Value::Object(_) => config,
         Value::Null => json!({}),
