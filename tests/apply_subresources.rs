@@ -692,3 +692,90 @@ async fn scale_writes_own_the_parents_replicas() {
             "subresource": "status"})
     );
 }
+
+/// A definition with two versions (conversion `None`) whose schemas read `spec.items`
+/// differently: a map-list by name at v1, an atomic list at v2.
+fn gadget_crd() -> Value {
+    let items = |map: bool| {
+        let mut l = json!({"type": "array", "items": {"type": "object", "required": ["name"], "properties": {
+            "name": {"type": "string"}, "v": {"type": "integer"}}}});
+        if map {
+            l["x-kubernetes-list-type"] = json!("map");
+            l["x-kubernetes-list-map-keys"] = json!(["name"]);
+        }
+        json!({"openAPIV3Schema": {"type": "object", "properties": {"spec": {
+            "type": "object", "properties": {"items": l}}}}})
+    };
+    json!({"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+        "metadata": {"name": "gadgets.apply.example.com"},
+        "spec": {"group": "apply.example.com", "scope": "Namespaced",
+            "names": {"plural": "gadgets", "singular": "gadget", "kind": "Gadget"},
+            "versions": [
+                {"name": "v1", "served": true, "storage": true, "schema": items(true)},
+                {"name": "v2", "served": true, "storage": false, "schema": items(false)}]}})
+}
+
+#[tokio::test]
+async fn other_managers_are_compared_at_their_versions() {
+    let s = Server::start();
+    let c = s.client();
+    let r = s.json(&c, Method::POST, CRDS, Some(gadget_crd())).await;
+    assert_eq!(r.code.as_u16(), 201, "{}", r.body);
+    let v1 = "/apis/apply.example.com/v1/namespaces/default/gadgets";
+    let v2 = "/apis/apply.example.com/v2/namespaces/default/gadgets";
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    while s.json(&c, Method::GET, v2, None).await.code.as_u16() != 200 {
+        assert!(std::time::Instant::now() < deadline, "gadgets never served");
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    let body = |version: &str, v: u32| {
+        format!("apiVersion: apply.example.com/{version}\nkind: Gadget\nmetadata:\n  name: g\nspec:\n  items:\n  - name: a\n    v: {v}\n")
+    };
+    let r = patch(
+        &s,
+        &c,
+        &format!("{v1}/g?fieldManager=alice"),
+        APPLY,
+        &body("v1", 1),
+    )
+    .await;
+    assert_eq!(r.code.as_u16(), 201, "{}", r.body);
+    // At v2 the list is atomic, but alice's entry is read at v1, where bob changes her item's
+    // value: kube's versioned comparison finds the conflict at her version.
+    let r = patch(
+        &s,
+        &c,
+        &format!("{v2}/g?fieldManager=bob"),
+        APPLY,
+        &body("v2", 2),
+    )
+    .await;
+    assert_eq!(r.code.as_u16(), 409, "{}", r.body);
+    assert_eq!(
+        r.body["message"],
+        r#"Apply failed with 1 conflict: conflict with "alice": .spec.items[name="a"].v"#
+    );
+    let r = patch(
+        &s,
+        &c,
+        &format!("{v2}/g?fieldManager=bob&force=true"),
+        APPLY,
+        &body("v2", 2),
+    )
+    .await;
+    assert_eq!(r.code.as_u16(), 200, "{}", r.body);
+    let e = entries(&r.body);
+    assert_eq!(
+        entry(&e, "alice", "Apply")["fieldsV1"],
+        json!({"f:spec": {"f:items": {"k:{\"name\":\"a\"}": {".": {}, "f:name": {}}}}})
+    );
+    assert_eq!(
+        entry(&e, "alice", "Apply")["apiVersion"],
+        "apply.example.com/v1"
+    );
+    assert_eq!(
+        entry(&e, "bob", "Apply"),
+        &json!({"manager": "bob", "operation": "Apply", "apiVersion": "apply.example.com/v2",
+            "time?": true, "fieldsType": "FieldsV1", "fieldsV1": {"f:spec": {"f:items": {}}}})
+    );
+}

@@ -355,6 +355,21 @@ pub trait Strategy: Send + Sync {
         None
     }
 
+    /// The structural schema of version `version` of this resource (a custom resource
+    /// definition's versions, served or not), which field managers read the entries recorded
+    /// at that version with; `None` for a version the resource does not have.
+    fn version_schema(&self, _version: &str) -> Option<&super::custom::node::Node> {
+        None
+    }
+
+    /// Converts an object of any version of this resource to `api_version` (`group/version`),
+    /// as the field manager's versioned converter does for entries recorded at another
+    /// version (custom resources: conversion `None` or the webhook, then pruned by that
+    /// version's schema).
+    fn convert_to(&self, _obj: &mut Value, _api_version: &str) -> Result<(), ConversionError> {
+        Ok(())
+    }
+
     /// The Table printer (kube-apiserver's `TableConvertor`).
     fn printer(&self) -> Printer {
         table::DEFAULT

@@ -174,6 +174,7 @@ pub fn apply_status(e: ManagerError, config: &Value) -> Status {
                 .collect();
             Status::new(409, "Conflict", e.to_string()).with_details(json!({ "causes": causes }))
         }
+        ApplyError::Convert(m) => Status::new(500, "", m.clone()),
         ApplyError::Type(t) => Status::new(
             500,
             "",

@@ -235,6 +235,7 @@ fn scale_field_manager(info: &Resource) -> Option<FieldManager<'static>> {
         api_version: scale::SCALE_API_VERSION.into(),
         subresource: "scale".into(),
         reset: Set::new(),
+        versions: None,
         zero: json!({}),
     })
 }
