@@ -1338,4 +1338,132 @@ mod tests {
             assert_eq!(got.len(), case.managed.len(), "{}: {got:?}", case.name);
         }
     }
+
+    /// Two versions of a custom kind: `spec.size` at v1 is `spec.capacity` at v2 (a
+    /// webhook-style rename).
+    struct Renamed {
+        v1: crate::registry::custom::node::Node,
+        v2: crate::registry::custom::node::Node,
+    }
+
+    impl Renamed {
+        fn new() -> Self {
+            let node = |f: &str| {
+                crate::registry::custom::node::compile(&json!({"type": "object", "properties": {
+                    "spec": {"type": "object", "properties": {
+                        f: {"type": "integer"}, "color": {"type": "string"}}}}}))
+            };
+            Renamed {
+                v1: node("size"),
+                v2: node("capacity"),
+            }
+        }
+    }
+
+    impl<'a> Versions<'a> for Renamed {
+        fn schema(&'a self, api_version: &str) -> Option<Schema<'a>> {
+            match api_version {
+                "x.io/v1" => Some(Schema::CustomRoot(&self.v1)),
+                "x.io/v2" => Some(Schema::CustomRoot(&self.v2)),
+                _ => None,
+            }
+        }
+
+        fn convert(&self, obj: &Value, api_version: &str) -> Result<Value, String> {
+            let mut o = obj.clone();
+            let (from, to) = match api_version {
+                "x.io/v1" => ("capacity", "size"),
+                _ => ("size", "capacity"),
+            };
+            if let Some(spec) = o.get_mut("spec").and_then(Value::as_object_mut) {
+                if let Some(v) = spec.remove(from) {
+                    spec.insert(to.into(), v);
+                }
+            }
+            o["apiVersion"] = json!(api_version);
+            Ok(o)
+        }
+    }
+
+    #[test]
+    fn entries_are_read_and_pruned_at_their_versions() {
+        let r = Renamed::new();
+        let none = Set::new();
+        let at = |v: &str| r.schema(v).unwrap();
+        let cfg = |v: &str, spec: Value| json!({"apiVersion": v, "kind": "K", "spec": spec});
+        // alice applies size and color at v1
+        let a = apply_in(
+            &json!({}),
+            &cfg("x.io/v1", json!({"size": 1, "color": "red"})),
+            at("x.io/v1"),
+            "x.io/v1",
+            Some(&r),
+            Managers::new(),
+            "alice",
+            "",
+            &none,
+            false,
+        )
+        .unwrap();
+        // bob changes the capacity at v2: that is alice's size at v1
+        let live = r.convert(&a.object, "x.io/v2").unwrap();
+        let e = apply_in(
+            &live,
+            &cfg("x.io/v2", json!({"capacity": 2})),
+            at("x.io/v2"),
+            "x.io/v2",
+            Some(&r),
+            a.managers.clone(),
+            "bob",
+            "",
+            &none,
+            false,
+        )
+        .unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            r#"Apply failed with 1 conflict: conflict with "alice": .spec.size"#
+        );
+        // alice now applies at v2 without the capacity: pruned at her last version (v1),
+        // where it is her size.
+        let b = apply_in(
+            &live,
+            &cfg("x.io/v2", json!({"color": "red"})),
+            at("x.io/v2"),
+            "x.io/v2",
+            Some(&r),
+            a.managers.clone(),
+            "alice",
+            "",
+            &none,
+            false,
+        )
+        .unwrap();
+        assert_eq!(b.object["spec"], json!({"color": "red"}));
+        // an entry at a version the kind no longer has is dropped
+        let mut m = a.managers.clone();
+        m.values_mut()
+            .for_each(|o| o.api_version = "x.io/v0".into());
+        let (m, _) = update_in(
+            &live,
+            &cfg("x.io/v2", json!({"capacity": 5, "color": "red"})),
+            at("x.io/v2"),
+            "x.io/v2",
+            Some(&r),
+            m,
+            "carol",
+            "",
+            &none,
+        )
+        .unwrap();
+        assert_eq!(
+            ids(&m),
+            [manager_identifier(
+                "carol",
+                Operation::Update,
+                "x.io/v2",
+                ""
+            )]
+        );
+    }
 }
