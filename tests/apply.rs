@@ -192,11 +192,11 @@ fn kubectl_server_side_apply() {
         "-f",
         path,
     ]);
-    // (kube also names the scale subresource of that Update entry; the store's Update
-    // bookkeeping does not record subresources yet.)
+    // (kubectl scale writes the scale subresource: kube names it.)
     assert!(
-        err.contains("Apply failed with 1 conflict: conflict with \"kubectl\"")
-            && err.contains(" using apps/v1: .spec.replicas"),
+        err.contains(
+            r#"Apply failed with 1 conflict: conflict with "kubectl" with subresource "scale" using apps/v1: .spec.replicas"#
+        ),
         "{err}"
     );
 }

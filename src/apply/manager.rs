@@ -49,6 +49,9 @@ pub struct FieldManager<'a> {
     pub subresource: String,
     /// Fields this endpoint resets (kube's `ResetFieldsStrategy`): never owned, never conflicting.
     pub reset: Set,
+    /// The kind's other versions, when other managers' entries are read at theirs (custom
+    /// resources; `None`: every entry is read at this version).
+    pub versions: Option<&'a dyn merge::Versions<'a>>,
     /// The kind's empty object as kube's type prints it (what a create compares against and
     /// what `before-first-apply` owns relative to).
     pub zero: Value,
@@ -193,11 +196,12 @@ impl FieldManager<'_> {
         manager: &str,
         now: &str,
     ) -> Result<(Managers, Times), ApplyError> {
-        let (mut managers, changed) = merge::update(
+        let (mut managers, changed) = merge::update_in(
             live,
             new,
             self.schema,
             &self.api_version,
+            self.versions,
             managers,
             manager,
             &self.subresource,
@@ -286,11 +290,12 @@ impl FieldManager<'_> {
         } else {
             (managers, times)
         };
-        let out = merge::apply(
+        let out = merge::apply_in(
             live,
             config,
             self.schema,
             &self.api_version,
+            self.versions,
             managers,
             manager,
             &self.subresource,
@@ -454,6 +459,7 @@ mod tests {
             api_version: "v1".into(),
             subresource: String::new(),
             reset: Set::new(),
+            versions: None,
             zero: json!({"metadata": {"creationTimestamp": null}}),
         }
     }

@@ -105,6 +105,63 @@ pub enum ApplyError {
     /// The object or configuration does not fit the schema.
     #[error("{0}")]
     Type(#[from] TypeError),
+    /// An object could not be converted to another manager's version (kube's `failed to
+    /// convert ... object`, a 500).
+    #[error("{0}")]
+    Convert(String),
+}
+
+/// The other API versions of a kind, for managers' entries recorded at them (SMD's
+/// `Converter`, kube's versioned converter): conflicts and removals are found, and pruning is
+/// done, with the objects converted to each entry's version and compared by its schema.
+pub trait Versions<'a>: Sync {
+    /// The schema objects of `api_version` are typed with; `None` for a version the kind does
+    /// not have (SMD's missing version: the entries recorded at it are dropped).
+    fn schema(&'a self, api_version: &str) -> Option<Schema<'a>>;
+    /// `obj` (at the version its `apiVersion` names) converted to `api_version`.
+    fn convert(&self, obj: &Value, api_version: &str) -> Result<Value, String>;
+}
+
+impl std::fmt::Debug for dyn Versions<'_> + '_ {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Versions")
+    }
+}
+
+/// Where an operation runs: its version and schema, and the kind's other versions (none: every
+/// entry is read at this version, as for built-ins).
+#[derive(Clone, Copy)]
+struct At<'c, 'a> {
+    version: &'c str,
+    schema: Schema<'a>,
+    versions: Option<&'a dyn Versions<'a>>,
+}
+
+impl<'a> At<'_, 'a> {
+    /// `obj`, at version `from`, as an object of `to` with its schema (`None`: unknown version).
+    fn to(
+        &self,
+        obj: &Value,
+        from: &str,
+        to: &str,
+    ) -> Result<Option<(Value, Schema<'a>)>, ApplyError> {
+        let Some(versions) = self.versions else {
+            return Ok(Some((obj.clone(), self.schema)));
+        };
+        let schema = if to == self.version {
+            Some(self.schema)
+        } else {
+            versions.schema(to)
+        };
+        let Some(schema) = schema else {
+            return Ok(None);
+        };
+        if from == to {
+            return Ok(Some((obj.clone(), schema)));
+        }
+        let converted = versions.convert(obj, to).map_err(ApplyError::Convert)?;
+        Ok(Some((converted, schema)))
+    }
 }
 
 /// kube's `printManager`: `"name"` for appliers, `"name" using apps/v1` for updaters, with
@@ -357,32 +414,61 @@ pub struct Outcome {
 }
 
 /// SMD's `Updater.update`: conflicts (fields of other managers the change modifies or adds)
-/// and removals; `force` (always for Update) takes conflicting fields away from their owners.
+/// and removals, each manager's found with the objects at its entry's version; `force` (always
+/// for Update) takes conflicting fields away from their owners. Entries at a version the kind
+/// does not have are dropped.
 fn reassign(
     old: &Value,
     new: &Value,
-    schema: Schema<'_>,
+    at: At<'_, '_>,
     ignored: &Set,
     managers: &mut Managers,
     me: &str,
     force: bool,
 ) -> Result<super::typed::Comparison, ApplyError> {
-    let cmp = compare(old, new, schema)?;
-    let changed = cmp.modified.union(&cmp.added).recursive_difference(ignored);
-    let removed = cmp.removed.recursive_difference(ignored);
+    let cmp = compare(old, new, at.schema)?;
+    let changes = |c: &super::typed::Comparison| {
+        (
+            c.modified.union(&c.added).recursive_difference(ignored),
+            c.removed.recursive_difference(ignored),
+        )
+    };
+    let mut by_version: BTreeMap<String, (Set, Set)> = BTreeMap::new();
+    by_version.insert(at.version.to_string(), changes(&cmp));
     let mut conflicts: Vec<(String, Set)> = Vec::new();
     let mut removals: Vec<(String, Set)> = Vec::new();
+    let mut missing: Vec<String> = Vec::new();
     for (id, owned) in managers.iter() {
         if id == me {
             continue;
         }
-        let c = owned.set.intersection(&changed);
+        let version = if at.versions.is_some() {
+            owned.api_version.as_str()
+        } else {
+            at.version
+        };
+        if !by_version.contains_key(version) {
+            let (Some((o, schema)), Some((n, _))) = (
+                at.to(old, at.version, version)?,
+                at.to(new, at.version, version)?,
+            ) else {
+                missing.push(id.clone());
+                continue;
+            };
+            let c = compare(&o, &n, schema)?;
+            by_version.insert(version.to_string(), changes(&c));
+        }
+        let (changed, removed) = &by_version[version];
+        let c = owned.set.intersection(changed);
         if !c.is_empty() {
             conflicts.push((id.clone(), c));
         }
         if !removed.is_empty() {
             removals.push((id.clone(), removed.clone()));
         }
+    }
+    for id in &missing {
+        managers.remove(id);
     }
     if !force && !conflicts.is_empty() {
         let mut out = Vec::new();
@@ -406,9 +492,16 @@ fn reassign(
 }
 
 /// SMD's `reconcileManagedFieldsWithSchemaChanges`: every manager's set brought in line with
-/// the current schema (fields since made atomic are owned whole).
-fn reconcile_managers(managers: &mut Managers, schema: Schema<'_>) {
+/// the schema of its entry's version (fields since made atomic are owned whole).
+fn reconcile_managers(managers: &mut Managers, at: At<'_, '_>) {
     for o in managers.values_mut() {
+        let schema = match at.versions {
+            Some(v) if o.api_version != at.version => match v.schema(&o.api_version) {
+                Some(s) => s,
+                None => continue,
+            },
+            _ => at.schema,
+        };
         if let Some(s) = reconcile_with_schema(&o.set, schema) {
             o.set = s;
         }
@@ -424,17 +517,50 @@ pub fn apply(
     config: &Value,
     schema: Schema<'_>,
     api_version: &str,
+    managers: Managers,
+    manager: &str,
+    subresource: &str,
+    ignored: &Set,
+    force: bool,
+) -> Result<Outcome, ApplyError> {
+    apply_in(
+        live,
+        config,
+        schema,
+        api_version,
+        None,
+        managers,
+        manager,
+        subresource,
+        ignored,
+        force,
+    )
+}
+
+/// [`apply`] for a kind with other versions (`versions`), whose entries are read at theirs.
+#[allow(clippy::too_many_arguments)]
+pub fn apply_in<'a>(
+    live: &Value,
+    config: &Value,
+    schema: Schema<'a>,
+    api_version: &str,
+    versions: Option<&'a dyn Versions<'a>>,
     mut managers: Managers,
     manager: &str,
     subresource: &str,
     ignored: &Set,
     force: bool,
 ) -> Result<Outcome, ApplyError> {
+    let at = At {
+        version: api_version,
+        schema,
+        versions,
+    };
     let id = manager_identifier(manager, Operation::Apply, api_version, subresource);
-    reconcile_managers(&mut managers, schema);
+    reconcile_managers(&mut managers, at);
     validate(config, schema)?;
     let merged = merge_values(live, config, schema)?;
-    let last = managers.get(&id).map(|o| o.set.clone());
+    let last = managers.get(&id).cloned();
     let set = to_field_set(config, schema)?.recursive_difference(ignored);
     managers.insert(
         id.clone(),
@@ -446,11 +572,11 @@ pub fn apply(
             set,
         },
     );
-    let pruned = match last.filter(|s| !s.is_empty()) {
-        Some(last) => prune(&merged, &managers, &last, schema)?,
+    let pruned = match last.filter(|o| !o.set.is_empty()) {
+        Some(last) => prune(&merged, &managers, &last, at)?,
         None => merged,
     };
-    reassign(live, &pruned, schema, ignored, &mut managers, &id, force)?;
+    reassign(live, &pruned, at, ignored, &mut managers, &id, force)?;
     let changed = !json_equal(live, &pruned);
     Ok(Outcome {
         object: pruned,
@@ -461,37 +587,80 @@ pub fn apply(
 
 /// SMD's `prune`: removes what the applier owned last time and no longer applies, then adds
 /// back anything another manager (or the new configuration) owns, and anything that was not
-/// the applier's to remove.
+/// the applier's to remove. With other versions this runs at the version of the applier's
+/// last entry, each manager's fields added back at its version (the last entry's first), and
+/// the result is converted back.
 fn prune(
     merged: &Value,
     managers: &Managers,
-    last: &Set,
-    schema: Schema<'_>,
-) -> Result<Value, TypeError> {
-    let e = |s: &Set| ensure_named_fields_are_members(s, schema);
+    last: &Owned,
+    at: At<'_, '_>,
+) -> Result<Value, ApplyError> {
     let empty = || Value::Object(Map::new());
-    let pruned = remove_items(merged, &e(last), schema).unwrap_or_else(empty);
-    // addBackOwnedItems
-    let mut managed = Set::new();
+    let e = |s: &Set, sc: Schema<'_>| ensure_named_fields_are_members(s, sc);
+    let last_version = if at.versions.is_some() {
+        last.api_version.as_str()
+    } else {
+        at.version
+    };
+    let Some((merged_l, schema_l)) = at.to(merged, at.version, last_version)? else {
+        return Ok(merged.clone());
+    };
+    let mut pruned =
+        remove_items(&merged_l, &e(&last.set, schema_l), schema_l).unwrap_or_else(empty);
+    // addBackOwnedItems, by version (the pruned version first).
+    let mut by_version: Vec<(String, Set)> = Vec::new();
     for o in managers.values() {
-        managed = managed.union(&o.set);
+        let v = if at.versions.is_some() {
+            o.api_version.as_str()
+        } else {
+            at.version
+        };
+        match by_version.iter_mut().find(|(x, _)| x == v) {
+            Some((_, s)) => *s = s.union(&o.set),
+            None => by_version.push((v.to_string(), o.set.clone())),
+        }
     }
-    let merged_set = e(&to_field_set(merged, schema)?);
-    let pruned_set = e(&to_field_set(&pruned, schema)?);
+    by_version.sort_by_key(|(v, _)| v != last_version);
+    let (mut cur_merged, mut cur_version) = (merged_l.clone(), last_version.to_string());
+    for (v, managed) in &by_version {
+        let (Some((m, sc)), Some((p, _))) = (
+            at.to(&cur_merged, &cur_version, v)?,
+            at.to(&pruned, &cur_version, v)?,
+        ) else {
+            continue;
+        };
+        let merged_set = e(&to_field_set(&m, sc)?, sc);
+        let pruned_set = e(&to_field_set(&p, sc)?, sc);
+        pruned = remove_items(
+            &m,
+            &merged_set.difference(&pruned_set.union(&e(managed, sc))),
+            sc,
+        )
+        .unwrap_or_else(empty);
+        (cur_merged, cur_version) = (m, v.clone());
+    }
+    // addBackDanglingItems, at the last entry's version.
+    if cur_version != last_version {
+        pruned = at
+            .to(&pruned, &cur_version, last_version)?
+            .map(|(p, _)| p)
+            .unwrap_or(pruned);
+    }
+    let merged_set = e(&to_field_set(&merged_l, schema_l)?, schema_l);
+    let pruned_set = e(&to_field_set(&pruned, schema_l)?, schema_l);
     let pruned = remove_items(
-        merged,
-        &merged_set.difference(&pruned_set.union(&e(&managed))),
-        schema,
+        &merged_l,
+        &merged_set
+            .difference(&pruned_set)
+            .intersection(&e(&last.set, schema_l)),
+        schema_l,
     )
     .unwrap_or_else(empty);
-    // addBackDanglingItems
-    let pruned_set = e(&to_field_set(&pruned, schema)?);
-    Ok(remove_items(
-        merged,
-        &merged_set.difference(&pruned_set).intersection(&e(last)),
-        schema,
-    )
-    .unwrap_or_else(empty))
+    Ok(at
+        .to(&pruned, last_version, at.version)?
+        .map(|(p, _)| p)
+        .unwrap_or(pruned))
 }
 
 /// An Update from `live` to `new` by `manager` (kube's `Update` including its merge with the
@@ -503,6 +672,32 @@ pub fn update(
     new: &Value,
     schema: Schema<'_>,
     api_version: &str,
+    managers: Managers,
+    manager: &str,
+    subresource: &str,
+    ignored: &Set,
+) -> Result<(Managers, bool), ApplyError> {
+    update_in(
+        live,
+        new,
+        schema,
+        api_version,
+        None,
+        managers,
+        manager,
+        subresource,
+        ignored,
+    )
+}
+
+/// [`update`] for a kind with other versions (`versions`), whose entries are read at theirs.
+#[allow(clippy::too_many_arguments)]
+pub fn update_in<'a>(
+    live: &Value,
+    new: &Value,
+    schema: Schema<'a>,
+    api_version: &str,
+    versions: Option<&'a dyn Versions<'a>>,
     mut managers: Managers,
     manager: &str,
     subresource: &str,
@@ -510,8 +705,13 @@ pub fn update(
 ) -> Result<(Managers, bool), ApplyError> {
     // kube runs SMD's Update as a temporary manager, then folds it into the real one.
     const SELF: &str = "current-operation";
-    reconcile_managers(&mut managers, schema);
-    let cmp = reassign(live, new, schema, ignored, &mut managers, SELF, true)?;
+    let at = At {
+        version: api_version,
+        schema,
+        versions,
+    };
+    reconcile_managers(&mut managers, at);
+    let cmp = reassign(live, new, at, ignored, &mut managers, SELF, true)?;
     let set = cmp.modified.union(&cmp.added).recursive_difference(ignored);
     if set.is_empty() {
         return Ok((managers, false));
@@ -1137,5 +1337,133 @@ mod tests {
             }
             assert_eq!(got.len(), case.managed.len(), "{}: {got:?}", case.name);
         }
+    }
+
+    /// Two versions of a custom kind: `spec.size` at v1 is `spec.capacity` at v2 (a
+    /// webhook-style rename).
+    struct Renamed {
+        v1: crate::registry::custom::node::Node,
+        v2: crate::registry::custom::node::Node,
+    }
+
+    impl Renamed {
+        fn new() -> Self {
+            let node = |f: &str| {
+                crate::registry::custom::node::compile(&json!({"type": "object", "properties": {
+                    "spec": {"type": "object", "properties": {
+                        f: {"type": "integer"}, "color": {"type": "string"}}}}}))
+            };
+            Renamed {
+                v1: node("size"),
+                v2: node("capacity"),
+            }
+        }
+    }
+
+    impl<'a> Versions<'a> for Renamed {
+        fn schema(&'a self, api_version: &str) -> Option<Schema<'a>> {
+            match api_version {
+                "x.io/v1" => Some(Schema::CustomRoot(&self.v1)),
+                "x.io/v2" => Some(Schema::CustomRoot(&self.v2)),
+                _ => None,
+            }
+        }
+
+        fn convert(&self, obj: &Value, api_version: &str) -> Result<Value, String> {
+            let mut o = obj.clone();
+            let (from, to) = match api_version {
+                "x.io/v1" => ("capacity", "size"),
+                _ => ("size", "capacity"),
+            };
+            if let Some(spec) = o.get_mut("spec").and_then(Value::as_object_mut) {
+                if let Some(v) = spec.remove(from) {
+                    spec.insert(to.into(), v);
+                }
+            }
+            o["apiVersion"] = json!(api_version);
+            Ok(o)
+        }
+    }
+
+    #[test]
+    fn entries_are_read_and_pruned_at_their_versions() {
+        let r = Renamed::new();
+        let none = Set::new();
+        let at = |v: &str| r.schema(v).unwrap();
+        let cfg = |v: &str, spec: Value| json!({"apiVersion": v, "kind": "K", "spec": spec});
+        // alice applies size and color at v1
+        let a = apply_in(
+            &json!({}),
+            &cfg("x.io/v1", json!({"size": 1, "color": "red"})),
+            at("x.io/v1"),
+            "x.io/v1",
+            Some(&r),
+            Managers::new(),
+            "alice",
+            "",
+            &none,
+            false,
+        )
+        .unwrap();
+        // bob changes the capacity at v2: that is alice's size at v1
+        let live = r.convert(&a.object, "x.io/v2").unwrap();
+        let e = apply_in(
+            &live,
+            &cfg("x.io/v2", json!({"capacity": 2})),
+            at("x.io/v2"),
+            "x.io/v2",
+            Some(&r),
+            a.managers.clone(),
+            "bob",
+            "",
+            &none,
+            false,
+        )
+        .unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            r#"Apply failed with 1 conflict: conflict with "alice": .spec.size"#
+        );
+        // alice now applies at v2 without the capacity: pruned at her last version (v1),
+        // where it is her size.
+        let b = apply_in(
+            &live,
+            &cfg("x.io/v2", json!({"color": "red"})),
+            at("x.io/v2"),
+            "x.io/v2",
+            Some(&r),
+            a.managers.clone(),
+            "alice",
+            "",
+            &none,
+            false,
+        )
+        .unwrap();
+        assert_eq!(b.object["spec"], json!({"color": "red"}));
+        // an entry at a version the kind no longer has is dropped
+        let mut m = a.managers.clone();
+        m.values_mut()
+            .for_each(|o| o.api_version = "x.io/v0".into());
+        let (m, _) = update_in(
+            &live,
+            &cfg("x.io/v2", json!({"capacity": 5, "color": "red"})),
+            at("x.io/v2"),
+            "x.io/v2",
+            Some(&r),
+            m,
+            "carol",
+            "",
+            &none,
+        )
+        .unwrap();
+        assert_eq!(
+            ids(&m),
+            [manager_identifier(
+                "carol",
+                Operation::Update,
+                "x.io/v2",
+                ""
+            )]
+        );
     }
 }

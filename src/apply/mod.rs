@@ -3,7 +3,9 @@
 //! their `FieldsV1` encoding ([`fieldpath`]), schema-driven field sets / comparison / removal
 //! ([`typed`]), merge, ownership and conflicts ([`merge`]), kube's `managedFields` encoding
 //! ([`managed_fields`]) and kube's field-manager chain over them ([`manager`]: before-first-apply,
-//! the kubectl last-applied migration, the cap on Update entries). Everything here is pure:
+//! the kubectl last-applied migration, the cap on Update entries), with kube's scale handler
+//! mapping entries between a parent and its Scale ([`scale`]). Other API versions reach
+//! [`merge`] through its `Versions` converter. Everything here is pure:
 //! values in, values or errors out. It knows nothing about HTTP, storage, admission or
 //! validation; schema facts come from [`crate::openapi::facts`] and custom resources' schema
 //! nodes. The scenario table (`scenarios`, test-only) runs the YAML scenarios of
@@ -13,6 +15,7 @@ pub mod fieldpath;
 pub mod managed_fields;
 pub mod manager;
 pub mod merge;
+pub mod scale;
 mod scenarios;
 pub mod strategic;
 pub mod typed;

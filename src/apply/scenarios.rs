@@ -197,6 +197,7 @@ fn run_step(
             Some(p) => paths(p),
             None => ignored.clone(),
         },
+        versions: None,
         zero: serde_json::json!({}),
     };
     let force = step.get("force").and_then(Value::as_bool).unwrap_or(false);

@@ -7,8 +7,13 @@
 //! `merge` (then a map-list on the merge key, or a set without one); `additionalProperties`
 //! maps granular; structs granular unless `x-kubernetes-map-type: atomic`; RawExtension and
 //! opaque JSON atomic) and custom resources' structural schema nodes
-//! ([`crate::registry::custom::node::Node`]; `x-kubernetes-preserve-unknown-fields` and
-//! schema-less parts are "deduced": objects are granular maps, lists atomic). [`Schema::shape`]
+//! ([`crate::registry::custom::node::Node`], read as kube-openapi's `schemaconv` reads the
+//! OpenAPI apiextensions publishes for a version: the root and every
+//! `x-kubernetes-embedded-resource` get `apiVersion`, `kind` and an ObjectMeta `metadata`;
+//! `x-kubernetes-list-type` (atomic without one), `x-kubernetes-map-type`,
+//! `x-kubernetes-int-or-string` leaves; below an `x-kubernetes-preserve-unknown-fields` and in
+//! schema-less parts, undeclared fields are "deduced": objects granular maps, lists atomic;
+//! elsewhere an undeclared field is SMD's "field not declared in schema"). [`Schema::shape`]
 //! answers what a node is: a leaf, a struct, a map (granular or atomic) or a list (atomic, set or
 //! map with keys).
 //!
@@ -50,8 +55,15 @@ pub enum Schema<'a> {
     Deduced,
     /// A custom resource schema node.
     Node(&'a Node),
+    /// A custom resource schema node at or below an `x-kubernetes-preserve-unknown-fields`
+    /// (kube-openapi's `schemaconv` passes the flag down to inlined descendants: their
+    /// undeclared fields are deduced).
+    PreservedNode(&'a Node),
     /// The root of a custom resource: the node, with `metadata` as ObjectMeta.
     CustomRoot(&'a Node),
+    /// A field a custom resource's struct does not declare, where unknown fields are not
+    /// deduced: SMD's "field not declared in schema" when an object sets it.
+    Undeclared,
 }
 
 /// What a schema position is.
@@ -174,7 +186,8 @@ impl<'a> Schema<'a> {
                 atomic: false,
                 schema: *self,
             },
-            Schema::Node(n) => node_shape(n, v),
+            Schema::Node(n) | Schema::PreservedNode(n) => node_shape(n, v, self.preserving()),
+            Schema::Undeclared => Shape::Leaf,
         }
     }
 
@@ -185,20 +198,20 @@ impl<'a> Schema<'a> {
                 Some(f) => Schema::Field(f),
                 None => Schema::Scalar,
             },
+            // apiextensions' OpenAPI builder gives the root (and every embedded resource)
+            // `apiVersion`, `kind` and an ObjectMeta `metadata`.
             Schema::CustomRoot(n) => match name {
                 "metadata" => def_schema(OBJECT_META),
                 "apiVersion" | "kind" => Schema::Scalar,
-                _ => Schema::Node(n).field(name),
+                // A version without a schema: everything else is deduced.
+                _ if n.types.is_empty() && n.properties.is_empty() => Schema::Deduced,
+                _ => node_field(n, name, n.preserve_unknown, true),
             },
-            Schema::Node(n) => match n.properties.get(name) {
-                Some(p) => Schema::Node(p),
-                None => match &n.additional {
-                    Some(Additional::Schema(s)) => Schema::Node(s),
-                    _ if n.preserve_unknown => Schema::Deduced,
-                    _ => Schema::Scalar,
-                },
-            },
+            Schema::Node(n) | Schema::PreservedNode(n) => {
+                node_field(n, name, self.preserving(), false)
+            }
             Schema::Deduced => Schema::Deduced,
+            Schema::Undeclared => Schema::Untyped,
             Schema::Field(_) => match self.shape(None) {
                 Shape::Map { elem, .. } => elem,
                 Shape::Struct { schema, .. } => schema.field(name),
@@ -216,7 +229,10 @@ impl<'a> Schema<'a> {
                 matches!(name, "metadata" | "apiVersion" | "kind")
                     || n.properties.contains_key(name)
             }
-            Schema::Node(n) => n.properties.contains_key(name),
+            Schema::Node(n) | Schema::PreservedNode(n) => {
+                n.properties.contains_key(name)
+                    || (n.embedded && matches!(name, "metadata" | "apiVersion" | "kind"))
+            }
             Schema::Field(_) => match self.shape(None) {
                 Shape::Struct { schema, .. } => schema.is_named_field(name),
                 _ => false,
@@ -239,7 +255,9 @@ impl<'a> Schema<'a> {
     /// The default of key field `key` of this list's items (SMD's `getAssociativeKeyDefault`).
     fn key_default(&self, item: Schema<'a>, key: &str) -> Option<Value> {
         match item {
-            Schema::Node(n) => n.properties.get(key).and_then(|p| p.default.clone()),
+            Schema::Node(n) | Schema::PreservedNode(n) => {
+                n.properties.get(key).and_then(|p| p.default.clone())
+            }
             // kube's OpenAPI defaults the `protocol` key of ports to TCP.
             Schema::Def(d)
                 if key == "protocol"
@@ -261,50 +279,105 @@ impl<'a> Schema<'a> {
     }
 }
 
-fn node_shape<'a>(n: &'a Node, v: Option<&Value>) -> Shape<'a> {
-    let ty = n.types.first().copied().unwrap_or("");
-    match ty {
-        "object" => {
-            let atomic = n.map_type == "atomic";
-            if !n.properties.is_empty() {
-                Shape::Struct {
-                    atomic,
-                    schema: Schema::Node(n),
-                }
-            } else if let Some(Additional::Schema(s)) = &n.additional {
-                Shape::Map {
-                    atomic,
-                    elem: Schema::Node(s),
-                }
-            } else {
-                Shape::Map {
-                    atomic,
-                    elem: Schema::Deduced,
-                }
-            }
+impl<'a> Schema<'a> {
+    /// Whether undeclared fields below this custom resource node are deduced (an ancestor or
+    /// the node itself preserves unknown fields).
+    fn preserving(&self) -> bool {
+        match *self {
+            Schema::PreservedNode(_) => true,
+            Schema::Node(n) | Schema::CustomRoot(n) => n.preserve_unknown,
+            _ => false,
         }
+    }
+}
+
+/// A child node of a custom resource schema, `preserving` when below a preserve-unknown node.
+fn node_child(n: &Node, preserving: bool) -> Schema<'_> {
+    if preserving || n.preserve_unknown {
+        Schema::PreservedNode(n)
+    } else {
+        Schema::Node(n)
+    }
+}
+
+/// The schema of field `name` of an object node (kube-openapi's `parseObject` over the node as
+/// apiextensions' builder publishes it): a declared property; `apiVersion`, `kind` and
+/// `metadata` of an embedded resource (or the root); an `additionalProperties` entry; else
+/// deduced where unknown fields are preserved or the object declares no properties, and
+/// undeclared otherwise.
+fn node_field<'a>(n: &'a Node, name: &str, preserving: bool, root: bool) -> Schema<'a> {
+    let preserving = preserving || n.preserve_unknown;
+    if let Some(p) = n.properties.get(name) {
+        return node_child(p, preserving);
+    }
+    if n.embedded || root {
+        match name {
+            "metadata" => return def_schema(OBJECT_META),
+            "apiVersion" | "kind" => return Schema::Scalar,
+            _ => {}
+        }
+    }
+    match &n.additional {
+        Some(Additional::Schema(s)) => node_child(s, preserving),
+        Some(Additional::Bool(true)) => Schema::Deduced,
+        Some(Additional::Bool(false)) => Schema::Undeclared,
+        None if preserving || (n.properties.is_empty() && !n.embedded && !root) => Schema::Deduced,
+        None => Schema::Undeclared,
+    }
+}
+
+/// What a custom resource node is (kube-openapi's `parseSchema`): objects are structs when
+/// they declare properties (or are embedded resources, which get `apiVersion`, `kind` and
+/// `metadata`), maps otherwise, atomic with `x-kubernetes-map-type: atomic`; arrays are lists
+/// of their `x-kubernetes-list-type` (atomic without one); scalars (and
+/// `x-kubernetes-int-or-string`) leaves; untyped nodes (`x-kubernetes-preserve-unknown-fields`
+/// without a type) are deduced from the value.
+fn node_shape<'a>(n: &'a Node, v: Option<&Value>, preserving: bool) -> Shape<'a> {
+    let preserving = preserving || n.preserve_unknown;
+    let ty = n.types.first().copied().unwrap_or("");
+    let atomic = n.map_type == "atomic";
+    let this = node_child(n, preserving);
+    match ty {
+        "object" | "" if !n.properties.is_empty() || n.embedded => Shape::Struct {
+            atomic,
+            schema: this,
+        },
+        "object" => match &n.additional {
+            Some(Additional::Schema(s)) => Shape::Map {
+                atomic,
+                elem: node_child(s, preserving),
+            },
+            _ => Shape::Map {
+                atomic,
+                elem: Schema::Deduced,
+            },
+        },
         "array" => {
             let keys: Vec<&str> = n.list_map_keys.iter().map(String::as_str).collect();
             let elem = n
                 .items
                 .as_deref()
-                .map(Schema::Node)
-                .unwrap_or(Schema::Deduced);
+                .map(|i| node_child(i, preserving))
+                .unwrap_or(Schema::Untyped);
             Shape::List {
                 rel: list_rel(&n.list_type, &keys, "", ""),
                 elem,
             }
         }
-        "" if n.preserve_unknown || !n.properties.is_empty() => {
-            if n.properties.is_empty() {
-                Schema::Deduced.shape(v)
-            } else {
-                Shape::Struct {
-                    atomic: false,
-                    schema: Schema::Node(n),
+        "" => match v {
+            Some(Value::Object(_)) => Shape::Map {
+                atomic,
+                elem: Schema::Deduced,
+            },
+            Some(Value::Array(_)) => {
+                let keys: Vec<&str> = n.list_map_keys.iter().map(String::as_str).collect();
+                Shape::List {
+                    rel: list_rel(&n.list_type, &keys, "", ""),
+                    elem: Schema::Deduced,
                 }
             }
-        }
+            _ => Shape::Leaf,
+        },
         _ => Shape::Leaf,
     }
 }
@@ -427,6 +500,9 @@ fn fs_walk(v: &Value, schema: Schema<'_>, path: &mut Path, out: &mut Set) -> Res
             for (k, cv) in m {
                 let cs = schema.field(k);
                 path.push(PathElement::Field(k.clone()));
+                if matches!(cs, Schema::Undeclared) {
+                    return Err(type_error(path, "field not declared in schema".into()));
+                }
                 fs_walk(cv, cs, path, out)?;
                 let empty = cv.is_null() || cv.as_object().is_some_and(Map::is_empty);
                 if empty || !is_struct || !schema.is_named_field(k) {
@@ -1075,5 +1151,149 @@ mod tests {
             s.to_json(),
             r#"{"f:apiVersion":{},"f:kind":{},"f:metadata":{"f:name":{}},"f:spec":{"f:extra":{".":{},"f:deep":{".":{},"f:x":{}}},"f:items":{"k:{\"id\":1}":{".":{},"f:id":{},"f:v":{}}},"f:tags":{}}}"#
         );
+    }
+
+    fn crd_node() -> crate::registry::custom::node::Node {
+        crate::registry::custom::node::compile(&json!({
+            "type": "object",
+            "properties": {
+                "spec": {
+                    "type": "object",
+                    "properties": {
+                        "ports": {
+                            "type": "array",
+                            "x-kubernetes-list-type": "map",
+                            "x-kubernetes-list-map-keys": ["port", "protocol"],
+                            "items": {"type": "object", "properties": {
+                                "port": {"type": "integer"},
+                                "protocol": {"type": "string", "default": "TCP"},
+                                "name": {"type": "string"}}}
+                        },
+                        "tags": {"type": "array", "x-kubernetes-list-type": "set",
+                                 "items": {"type": "string"}},
+                        "args": {"type": "array", "items": {"type": "string"}},
+                        "selector": {"type": "object", "x-kubernetes-map-type": "atomic",
+                                     "properties": {"app": {"type": "string"},
+                                                    "tier": {"type": "string"}}},
+                        "labels": {"type": "object", "x-kubernetes-map-type": "atomic",
+                                   "additionalProperties": {"type": "string"}},
+                        "env": {"type": "object", "additionalProperties": {"type": "string"}},
+                        "size": {"x-kubernetes-int-or-string": true},
+                        "extra": {"type": "object", "x-kubernetes-preserve-unknown-fields": true,
+                                  "properties": {"known": {"type": "object", "properties": {
+                                      "a": {"type": "string"}}}}},
+                        "template": {"type": "object", "x-kubernetes-embedded-resource": true,
+                                     "x-kubernetes-preserve-unknown-fields": true},
+                        "strict": {"type": "object", "x-kubernetes-embedded-resource": true,
+                                   "properties": {"spec": {"type": "object", "properties": {
+                                       "x": {"type": "string"}}}}}
+                    }
+                }
+            }
+        }))
+    }
+
+    #[test]
+    fn custom_resource_field_sets_follow_schemaconv() {
+        let node = crd_node();
+        let root = Schema::CustomRoot(&node);
+        let o = json!({
+            "apiVersion": "example.com/v1", "kind": "Foo",
+            "metadata": {"name": "x", "labels": {"a": "b"}},
+            "spec": {
+                "ports": [{"port": 80, "name": "http"}, {"port": 53, "protocol": "UDP"}],
+                "tags": ["b", "a"],
+                "args": ["x"],
+                "selector": {"app": "web"},
+                "labels": {"k": "v"},
+                "env": {"A": "1"},
+                "size": "50%",
+                "extra": {"known": {"a": "1", "b": {"deep": [1]}}, "free": {"y": 1}},
+                "template": {"apiVersion": "v1", "kind": "Pod",
+                             "metadata": {"name": "p", "labels": {"l": "1"}},
+                             "spec": {"containers": [{"name": "c"}]}},
+                "strict": {"kind": "K", "metadata": {"annotations": {"x": "y"}},
+                           "spec": {"x": "1"}}
+            }
+        });
+        let s = to_field_set(&o, root).unwrap();
+        assert_eq!(
+            s.to_json(),
+            concat!(
+                r#"{"f:apiVersion":{},"f:kind":{},"f:metadata":{"f:labels":{"f:a":{}},"f:name":{}},"#,
+                r#""f:spec":{"f:args":{},"f:env":{"f:A":{}},"#,
+                r#""f:extra":{"f:free":{".":{},"f:y":{}},"f:known":{"f:a":{},"f:b":{".":{},"f:deep":{}}}},"#,
+                r#""f:labels":{},"#,
+                r#""f:ports":{"k:{\"port\":53,\"protocol\":\"UDP\"}":{".":{},"f:port":{},"f:protocol":{}},"#,
+                r#""k:{\"port\":80,\"protocol\":\"TCP\"}":{".":{},"f:name":{},"f:port":{}}},"#,
+                r#""f:selector":{},"f:size":{},"#,
+                r#""f:strict":{"f:kind":{},"f:metadata":{"f:annotations":{"f:x":{}}},"f:spec":{"f:x":{}}},"#,
+                r#""f:tags":{"v:\"a\"":{},"v:\"b\"":{}},"#,
+                r#""f:template":{"f:apiVersion":{},"f:kind":{},"f:metadata":{"f:labels":{"f:l":{}},"f:name":{}},"f:spec":{".":{},"f:containers":{}}}}}"#
+            )
+        );
+    }
+
+    #[test]
+    fn custom_resource_undeclared_fields() {
+        let node = crd_node();
+        let root = Schema::CustomRoot(&node);
+        for (o, path) in [
+            (json!({"spec": {"nope": 1}}), ".spec.nope"),
+            (json!({"top": 1}), ".top"),
+            (
+                json!({"spec": {"strict": {"spec": {"y": 1}}}}),
+                ".spec.strict.spec.y",
+            ),
+            (
+                json!({"spec": {"ports": [{"port": 1, "x": 2}]}}),
+                ".spec.ports[port=1,protocol=\"TCP\"].x",
+            ),
+        ] {
+            let e = to_field_set(&o, root).unwrap_err();
+            assert_eq!(
+                e.to_string(),
+                format!("{path}: field not declared in schema")
+            );
+        }
+        // below a preserve-unknown node, and in embedded resources that preserve, anything goes
+        let o = json!({"spec": {"extra": {"known": {"zz": 1}}, "template": {"anything": 1}}});
+        assert!(to_field_set(&o, root).is_ok());
+        // a version without a schema deduces everything
+        let empty = crate::registry::custom::node::Node::default();
+        assert!(to_field_set(
+            &json!({"spec": {"a": [1]}, "x": 1}),
+            Schema::CustomRoot(&empty)
+        )
+        .is_ok());
+    }
+
+    #[test]
+    fn custom_resource_atomic_maps_and_structs() {
+        let node = crd_node();
+        let root = Schema::CustomRoot(&node);
+        let live = json!({"spec": {"selector": {"app": "a", "tier": "t"}, "labels": {"x": "1", "y": "2"},
+                                   "env": {"A": "1", "B": "2"}}});
+        let cfg =
+            json!({"spec": {"selector": {"app": "b"}, "labels": {"x": "3"}, "env": {"A": "3"}}});
+        let m = crate::apply::merge::merge_values(&live, &cfg, root).unwrap();
+        assert_eq!(m["spec"]["selector"], json!({"app": "b"}));
+        assert_eq!(m["spec"]["labels"], json!({"x": "3"}));
+        assert_eq!(m["spec"]["env"], json!({"A": "3", "B": "2"}));
+        let c = compare(&live, &m, root).unwrap();
+        assert_eq!(
+            c.modified.to_json(),
+            r#"{"f:spec":{"f:env":{"f:A":{}},"f:labels":{},"f:selector":{}}}"#
+        );
+        assert!(c.added.is_empty() && c.removed.is_empty());
+        // removing an atomic member drops it whole; a granular map loses one entry
+        let rm = Set::from_paths([
+            crate::field_path!["spec", "selector"],
+            crate::field_path!["spec", "env", "B"],
+        ]);
+        let r = remove_items(&live, &rm, root).unwrap();
+        assert!(r["spec"].get("selector").is_none());
+        assert_eq!(r["spec"]["env"], json!({"A": "1"}));
+        assert_eq!(r["spec"]["labels"], json!({"x": "1", "y": "2"}));
     }
 }

@@ -2,11 +2,13 @@
 //! the store on the object as sent, before the strategy and admission change it (where kube's
 //! handlers run their field manager).
 //!
-//! Kinds with a schema (built-ins) go through [`crate::apply::manager::FieldManager`]: the
+//! Kinds with a schema go through [`crate::apply::manager::FieldManager`]: the
 //! object, defaulted and in its type's JSON form, is compared with the stored one (or, for a
 //! create, with the kind's empty object) and the manager takes every field it set or changed.
+//! Custom resources go through it too, with their version's structural schema.
 //! [`field_manager`] builds that manager for an endpoint (the resource or a subresource, the
-//! fields it resets, the empty object). Custom resources still use the approximation below.
+//! fields its strategy resets, the empty object). Kinds without either schema keep the
+//! approximation below.
 
 use serde_json::{json, Map, Value};
 
@@ -30,6 +32,7 @@ const SYSTEM_META: &[&str] = &[
 use crate::apply::fieldpath::{PathElement, Set};
 pub use crate::apply::manager::is_reset;
 use crate::apply::manager::FieldManager;
+use crate::apply::merge::Versions;
 use crate::apply::typed::Schema;
 
 /// The subresource name a write of `part` is recorded under (`None`: not a client's write
@@ -44,23 +47,60 @@ fn subresource_of(part: Part) -> Option<&'static str> {
     }
 }
 
-/// The field manager of `info`'s endpoint `part`, for kinds with a schema (built-ins).
-pub fn field_manager(info: &Resource, part: Part) -> Option<FieldManager<'static>> {
-    let schema = Schema::definition(&info.definition)?;
+/// The field manager of `info`'s endpoint `part`: the schema (a built-in's OpenAPI definition,
+/// or a custom resource version's structural schema), the fields the endpoint resets (the
+/// strategy's [`reset_fields`](super::strategy::Strategy::reset_fields)) and the kind's empty
+/// object. `None` for a kind without a schema or a write that is not a client's.
+pub fn field_manager(info: &Resource, part: Part) -> Option<FieldManager<'_>> {
     let subresource = subresource_of(part)?;
+    let (schema, zero, versions) = match info.strategy.structural_schema() {
+        // kube's unstructured creator: an empty object of the kind.
+        Some(node) => (
+            Schema::CustomRoot(node),
+            json!({"apiVersion": info.api_version(), "kind": info.kind}),
+            Some(info as &dyn Versions<'_>),
+        ),
+        None => {
+            let mut zero = json!({});
+            super::encoding::canonicalize_served(info, &mut zero);
+            (Schema::definition(&info.definition)?, zero, None)
+        }
+    };
     let mut reset = Set::new();
-    if info.has_status && subresource.is_empty() {
-        reset.insert(&[PathElement::field("status")]);
+    for path in info.strategy.reset_fields(part, info.has_status) {
+        let path: Vec<PathElement> = path.iter().map(|f| PathElement::field(f)).collect();
+        reset.insert(&path);
     }
-    let mut zero = json!({});
-    super::encoding::canonicalize_served(info, &mut zero);
     Some(FieldManager {
         schema,
         api_version: info.api_version(),
         subresource: subresource.to_string(),
         reset,
+        versions,
         zero,
     })
+}
+
+/// A custom resource's versions, for entries recorded at another version than a write's
+/// (kube's CRD versioned converter): that version's schema, and the definition's conversion.
+impl<'a> Versions<'a> for Resource {
+    fn schema(&'a self, api_version: &str) -> Option<Schema<'a>> {
+        let (group, version) = api_version.rsplit_once('/')?;
+        if group != self.group {
+            return None;
+        }
+        self.strategy
+            .version_schema(version)
+            .map(Schema::CustomRoot)
+    }
+
+    fn convert(&self, obj: &Value, api_version: &str) -> Result<Value, String> {
+        let mut out = obj.clone();
+        self.strategy
+            .convert_to(&mut out, api_version)
+            .map_err(|e| e.to_string())?;
+        Ok(out)
+    }
 }
 
 /// Records an Update by `opts.field_manager` on `obj`, written to `part` of the object
@@ -87,9 +127,26 @@ pub fn record_update(
         // Compared as kube compares the decoded Go objects: defaulted, both in the type's JSON
         // form (the strategy defaults the object itself later, in PrepareFor*).
         let mut new = obj.clone();
+        let mut live = old.cloned();
+        // The store holds storage-version objects; kube's field manager compares them at the
+        // request's version (custom resources: converted, as its versioned converter does).
+        if info.converts() && info.strategy.structural_schema().is_some() {
+            let api_version = info.api_version();
+            for o in std::iter::once(&mut new).chain(live.as_mut()) {
+                let mut c = o.clone();
+                if info.strategy.convert_to(&mut c, &api_version).is_ok() {
+                    *o = c;
+                }
+            }
+        }
         info.strategy.default(&mut new);
         super::encoding::canonicalize(info, &mut new);
-        fm.update(old.unwrap_or(&fm.zero), &mut new, manager, &opts.now);
+        fm.update(
+            live.as_ref().unwrap_or(&fm.zero),
+            &mut new,
+            manager,
+            &opts.now,
+        );
         match meta(&new).get("managedFields").cloned() {
             Some(e) => meta_mut(obj).insert("managedFields".into(), e),
             None => meta_mut(obj).remove("managedFields"),

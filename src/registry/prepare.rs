@@ -16,6 +16,21 @@ pub fn set_type_meta(res: &Resource, obj: &mut Value) {
     }
 }
 
+/// A subresource write keeps the stored object but for its part, and the `managedFields` the
+/// field manager recorded for the write (as kube's status strategies keep them).
+fn keep_managed(new: &mut Value, managed: Option<Value>) {
+    match managed {
+        Some(m) => {
+            meta_mut(new).insert("managedFields".into(), m);
+        }
+        None => {
+            if let Some(m) = new.get_mut("metadata").and_then(Value::as_object_mut) {
+                m.remove("managedFields");
+            }
+        }
+    }
+}
+
 /// PrepareForCreate: reset status, defaults, then the resource's initial values.
 pub fn prepare_for_create(res: &Resource, obj: &mut Value) {
     let s = &res.strategy;
@@ -37,7 +52,9 @@ pub fn prepare_for_update(res: &Resource, part: Part, new: &mut Value, old: &Val
     if part == Part::Approval {
         let conditions = new.pointer("/status/conditions").cloned();
         let rv = meta(new).get("resourceVersion").cloned();
+        let managed = meta(new).get("managedFields").cloned();
         *new = old.clone();
+        keep_managed(new, managed);
         let status = super::strategy::obj_entry(new, "status");
         match conditions {
             Some(c) => {
@@ -59,6 +76,7 @@ pub fn prepare_for_update(res: &Resource, part: Part, new: &mut Value, old: &Val
         let rv = meta(new).get("resourceVersion").cloned();
         let sent = meta(new).clone();
         *new = old.clone();
+        keep_managed(new, sent.get("managedFields").cloned());
         for f in res.strategy.status_metadata() {
             match sent.get(*f) {
                 Some(v) => {
@@ -141,7 +159,9 @@ pub fn prepare_for_update(res: &Resource, part: Part, new: &mut Value, old: &Val
 pub fn prepare_for_finalize(new: &mut Value, old: &Value) {
     let fins = new.get("spec").and_then(|s| s.get("finalizers")).cloned();
     let rv = meta(new).get("resourceVersion").cloned();
+    let managed = meta(new).get("managedFields").cloned();
     *new = old.clone();
+    keep_managed(new, managed);
     new["spec"] = match fins {
         Some(f) => json!({ "finalizers": f }),
         None => json!({}),

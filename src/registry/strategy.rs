@@ -10,6 +10,7 @@
 
 use serde_json::{json, Map, Value};
 
+use super::object::Part;
 use super::table::{self, Printer};
 use crate::meta::field_error::FieldError;
 
@@ -338,9 +339,53 @@ pub trait Strategy: Send + Sync {
         &[]
     }
 
+    /// kube's `GetResetFields` of the endpoint `part`: the fields its writes reset (they keep
+    /// the stored value whatever is sent), as paths of field names. A write's field managers
+    /// never own them and never conflict over them. The default is what kube's strategies
+    /// reset for a resource with a status subresource (`has_status`): the resource itself
+    /// resets `status`, the status endpoint `spec`; nothing otherwise.
+    fn reset_fields(&self, part: Part, has_status: bool) -> ResetFields {
+        default_reset_fields(part, has_status)
+    }
+
+    /// The structural schema objects of this resource (a custom resource version) are
+    /// merged, owned and compared with in server-side apply and managedFields; `None` for
+    /// built-ins, whose schema comes from their OpenAPI definition.
+    fn structural_schema(&self) -> Option<&super::custom::node::Node> {
+        None
+    }
+
+    /// The structural schema of version `version` of this resource (a custom resource
+    /// definition's versions, served or not), which field managers read the entries recorded
+    /// at that version with; `None` for a version the resource does not have.
+    fn version_schema(&self, _version: &str) -> Option<&super::custom::node::Node> {
+        None
+    }
+
+    /// Converts an object of any version of this resource to `api_version` (`group/version`),
+    /// as the field manager's versioned converter does for entries recorded at another
+    /// version (custom resources: conversion `None` or the webhook, then pruned by that
+    /// version's schema).
+    fn convert_to(&self, _obj: &mut Value, _api_version: &str) -> Result<(), ConversionError> {
+        Ok(())
+    }
+
     /// The Table printer (kube-apiserver's `TableConvertor`).
     fn printer(&self) -> Printer {
         table::DEFAULT
+    }
+}
+
+/// Paths of field names (`[["spec"], ["metadata", "labels"]]`).
+pub type ResetFields = &'static [&'static [&'static str]];
+
+/// [`Strategy::reset_fields`]'s default: `status` for the resource itself when it has a
+/// status subresource, `spec` for the status endpoint.
+pub fn default_reset_fields(part: Part, has_status: bool) -> ResetFields {
+    match part {
+        Part::Main if has_status => &[&["status"]],
+        Part::Status => &[&["spec"]],
+        _ => &[],
     }
 }
 

@@ -158,6 +158,22 @@ impl Strategy for CustomResources {
         &self.field_paths
     }
 
+    /// This version's schema: the one kube builds the version's apply type converter from.
+    fn structural_schema(&self) -> Option<&Node> {
+        Some(self.schema())
+    }
+
+    fn version_schema(&self, version: &str) -> Option<&Node> {
+        self.schemas.get(version)
+    }
+
+    fn convert_to(&self, obj: &mut Value, api_version: &str) -> Result<(), ConversionError> {
+        self.convert(std::slice::from_mut(obj), api_version)?;
+        let version = self.stored_version(obj).to_string();
+        Self::coerce(obj, self.schema_of(&version));
+        Ok(())
+    }
+
     fn default(&self, obj: &mut Value) {
         default::apply(obj, self.schema());
     }

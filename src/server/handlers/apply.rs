@@ -1,13 +1,16 @@
 //! Server-side apply: `PATCH` with `application/apply-patch+yaml` (YAML or JSON body), as
-//! kube-apiserver's apply patcher handles it, on the main resource of built-in types. The
-//! merge, ownership, conflicts and the kubectl migration rules are the field manager's
-//! ([`crate::apply::manager`]); this module reads the request (`fieldManager` required,
-//! `force`), rejects `managedFields` and a wrong apiVersion in the body as kube does, and
-//! creates the object when absent (201). The store's Update bookkeeping is bypassed (no
-//! manager in the write options), so an apply never records an Update entry.
+//! kube-apiserver's apply patcher handles it, on a resource (built-in or custom) and on its
+//! `status` (and CSR `approval`) subresource. The merge, ownership, conflicts and the kubectl
+//! migration rules are the field manager's ([`crate::apply::manager`], built for the endpoint
+//! by [`crate::registry::managed::field_manager`]: the kind's schema, the fields the endpoint's
+//! strategy resets); this module reads the request (`fieldManager` required, `force`), rejects
+//! `managedFields` and a wrong apiVersion in the body as kube does, prunes and converts the
+//! result as any patched object (custom resources by their structural schema), and creates the
+//! object when absent (201, the resource itself only). The store's Update bookkeeping is
+//! bypassed (no manager in the write options), so an apply never records an Update entry.
+//! `/scale` applies are the scale handler's ([`super::scale`]).
 //!
-//! Not yet: custom resources and `/status` (415 as before), conversion of other managers'
-//! versions.
+//! Not yet: conversion of other managers' versions.
 
 use http::{Response, StatusCode};
 use serde_json::{json, Value};
@@ -22,12 +25,6 @@ use crate::server::Body;
 
 pub async fn handle(ctx: &Ctx, part: Part) -> Result<Response<Body>, Status> {
     let definition = ctx.info.definition.clone();
-    if part != Part::Main || !ctx.info.strategy.strategic_merge_patch() {
-        return Err(Status::unsupported_media_type(
-            "application/apply-patch+yaml",
-            super::accepted_patch_types(ctx),
-        ));
-    }
     let manager = ctx.query.get("fieldManager").unwrap_or("").to_string();
     let mut opts = ctx.write_options("PatchOptions")?;
     if manager.is_empty() {
@@ -81,16 +78,25 @@ pub async fn handle(ctx: &Ctx, part: Part) -> Result<Response<Body>, Status> {
     let run = |live: &Value| -> Result<Value, Status> {
         let mut obj = fm
             .apply(live, &config, &manager, force, &now)
-            .map_err(apply_status)?;
+            .map_err(|e| apply_status(e, &config))?;
         strip_nulls(&mut obj);
         let m = crate::registry::store::meta_mut(&mut obj);
-        // A resourceVersion in the configuration is a precondition; otherwise none.
-        match config.pointer("/metadata/resourceVersion") {
+        // A resourceVersion in the configuration is a precondition; otherwise none (a status
+        // write carries the stored one, as a status patch does: some status rules need one).
+        let rv = match config.pointer("/metadata/resourceVersion") {
+            None if part == Part::Status => live.pointer("/metadata/resourceVersion"),
+            rv => rv,
+        };
+        match rv {
             Some(rv) => m.insert("resourceVersion".into(), rv.clone()),
             None => m.remove("resourceVersion"),
         };
         super::check_types(&ctx.info, &obj)?;
-        crate::openapi::prune_unknown(&definition, &mut obj);
+        // As a patched object is decoded: custom resources pruned by their schema (SMD already
+        // refused what it does not declare), built-ins by their definition.
+        if super::prune_custom(&ctx.info, &mut obj).is_none() {
+            crate::openapi::prune_unknown(&definition, &mut obj);
+        }
         if ctx.info.converts() {
             ctx.info.strategy.to_storage(&mut obj)?;
         }
@@ -100,7 +106,7 @@ pub async fn handle(ctx: &Ctx, part: Part) -> Result<Response<Body>, Status> {
     let updated = ctx
         .app
         .store
-        .update_with(ctx.scope(), ctx.name(), Part::Main, &opts, |stored| {
+        .update_with(ctx.scope(), ctx.name(), part, &opts, |stored| {
             old = Some(stored.clone());
             let current = super::served(&ctx.info, stored)?;
             run(&current)
@@ -111,7 +117,7 @@ pub async fn handle(ctx: &Ctx, part: Part) -> Result<Response<Body>, Status> {
             ctx.warn_write(&updated, old.as_ref());
             Ok(respond_object(ctx, StatusCode::OK, &updated))
         }
-        Err(e) if e.code == 404 && old.is_none() => {
+        Err(e) if e.code == 404 && old.is_none() && part == Part::Main => {
             // Absent: the apply creates it.
             let mut obj = run(&json!({}))?;
             let m = crate::registry::store::meta_mut(&mut obj);
@@ -148,8 +154,10 @@ pub async fn handle(ctx: &Ctx, part: Part) -> Result<Response<Body>, Status> {
     }
 }
 
-/// Conflicts are kube's 409 with one `FieldManagerConflict` cause per field and manager.
-fn apply_status(e: ManagerError) -> Status {
+/// Conflicts are kube's 409 with one `FieldManagerConflict` cause per field and manager; an
+/// object or configuration that does not fit the schema is kube's 500 naming the patch object
+/// (`namespace/name; group/version, Kind=kind`, as kube's `objectGVKNN` prints it).
+pub fn apply_status(e: ManagerError, config: &Value) -> Status {
     let e = match e {
         ManagerError::Apply(e) => e,
         ManagerError::Decode(d) => {
@@ -166,10 +174,32 @@ fn apply_status(e: ManagerError) -> Status {
                 .collect();
             Status::new(409, "Conflict", e.to_string()).with_details(json!({ "causes": causes }))
         }
-        ApplyError::Type(t) => {
-            Status::new(500, "", format!("failed to create typed patch object: {t}"))
-        }
+        ApplyError::Convert(m) => Status::new(500, "", m.clone()),
+        ApplyError::Type(t) => Status::new(
+            500,
+            "",
+            format!(
+                "failed to create typed patch object ({}): {t}",
+                object_gvknn(config)
+            ),
+        ),
     }
+}
+
+/// kube's `objectGVKNN`: `namespace/name; group/version, Kind=kind` of an object.
+pub fn object_gvknn(obj: &Value) -> String {
+    let s = |p: &str| obj.pointer(p).and_then(Value::as_str).unwrap_or("");
+    let api = s("/apiVersion");
+    let (group, version) = match api.rsplit_once('/') {
+        Some((g, v)) => (g, v),
+        None => ("", api),
+    };
+    format!(
+        "{}/{}; {group}/{version}, Kind={}",
+        s("/metadata/namespace"),
+        s("/metadata/name"),
+        s("/kind")
+    )
 }
 
 /// Typed objects have no nulls: a field applied as null is absent.

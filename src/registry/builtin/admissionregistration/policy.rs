@@ -5,6 +5,8 @@
 //! admission environment (match conditions, variables in order, validations, message
 //! expressions, audit annotation values).
 
+use crate::registry::object::Part;
+use crate::registry::strategy::{default_reset_fields, ResetFields};
 use serde_json::{json, Value};
 
 use super::{
@@ -333,6 +335,14 @@ impl ValidatingAdmissionPolicies {
 }
 
 impl Strategy for ValidatingAdmissionPolicies {
+    /// kube's status strategy here resets the metadata too.
+    fn reset_fields(&self, part: Part, has_status: bool) -> ResetFields {
+        match part {
+            Part::Status => &[&["metadata"], &["spec"]],
+            _ => default_reset_fields(part, has_status),
+        }
+    }
+
     fn allow_unconditional_update(&self) -> bool {
         false
     }

@@ -4,6 +4,8 @@
 
 mod schema;
 
+use crate::registry::object::Part;
+use crate::registry::strategy::{default_reset_fields, ResetFields};
 use serde_json::{json, Map, Value};
 
 use crate::registry::builtin::checks::str_at as text;
@@ -55,6 +57,14 @@ pub fn set_condition(
 }
 
 impl Strategy for CustomResourceDefinitions {
+    /// kube's status strategy here resets the metadata too.
+    fn reset_fields(&self, part: Part, has_status: bool) -> ResetFields {
+        match part {
+            Part::Status => &[&["metadata"], &["spec"]],
+            _ => default_reset_fields(part, has_status),
+        }
+    }
+
     fn allow_unconditional_update(&self) -> bool {
         false
     }

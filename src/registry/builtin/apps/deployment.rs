@@ -2,6 +2,8 @@
 
 use crate::registry::builtin::checks;
 use crate::registry::builtin::core::pod_warnings as pw;
+use crate::registry::object::Part;
+use crate::registry::strategy::{default_reset_fields, ResetFields};
 use serde_json::{json, Value};
 
 use super::{
@@ -15,6 +17,14 @@ use crate::registry::table::{printers, Printer};
 pub struct Deployments;
 
 impl Strategy for Deployments {
+    /// kube's deployment status strategy resets the labels too.
+    fn reset_fields(&self, part: Part, has_status: bool) -> ResetFields {
+        match part {
+            Part::Status => &[&["spec"], &["metadata", "labels"]],
+            _ => default_reset_fields(part, has_status),
+        }
+    }
+
     fn warnings_on_create(&self, obj: &Value) -> Vec<String> {
         pw::workload_on_create(obj, pw::SPEC_TEMPLATE)
     }

@@ -7,6 +7,8 @@
 //! Not done as kube: the request's signature is not checked, and the requester's identity
 //! (`spec.username`, `uid`, `groups`, `extra`) is not filled in from the request.
 
+use crate::registry::object::Part;
+use crate::registry::strategy::{default_reset_fields, ResetFields};
 use base64::Engine;
 use serde_json::{json, Value};
 use x509_parser::certification_request::X509CertificationRequest;
@@ -386,6 +388,16 @@ fn count_of(obj: &Value, t: &str) -> usize {
 }
 
 impl Strategy for CertificateSigningRequests {
+    /// kube's CSR strategies: the spec is never the writer's, nor the conditions (status) or the certificate (approval).
+    fn reset_fields(&self, part: Part, has_status: bool) -> ResetFields {
+        match part {
+            Part::Main => &[&["spec"], &["status"]],
+            Part::Status => &[&["spec"], &["status", "conditions"]],
+            Part::Approval => &[&["spec"], &["status", "certificate"]],
+            _ => default_reset_fields(part, has_status),
+        }
+    }
+
     /// PrepareForCreate: no pre-approved requests; the status starts empty.
     fn prepare_for_create(&self, obj: &mut Value) {
         if obj.is_object() {

@@ -2,6 +2,8 @@
 //! create, `spec.finalizers` changed only through `/finalize`, the two-phase delete, the
 //! namespaces that may never be deleted, field selectors and the printer.
 
+use crate::registry::object::Part;
+use crate::registry::strategy::{default_reset_fields, ResetFields};
 use serde_json::{json, Value};
 
 use crate::meta::field_error::FieldError;
@@ -15,6 +17,14 @@ use crate::registry::table::{printers, Printer};
 pub struct Namespaces;
 
 impl Strategy for Namespaces {
+    /// kube's namespace finalize strategy resets the status.
+    fn reset_fields(&self, part: Part, has_status: bool) -> ResetFields {
+        match part {
+            Part::Finalize => &[&["status"]],
+            _ => default_reset_fields(part, has_status),
+        }
+    }
+
     fn initialize(&self, obj: &mut Value) {
         let name = meta(obj)
             .get("name")

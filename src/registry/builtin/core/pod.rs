@@ -2,6 +2,8 @@
 //! selectors and the printer.
 
 use crate::registry::builtin::core::pod_warnings as pw;
+use crate::registry::object::Part;
+use crate::registry::strategy::{default_reset_fields, ResetFields};
 use serde_json::{json, Map, Value};
 
 use super::pod_spec::default_pod_spec;
@@ -14,6 +16,18 @@ use crate::registry::table::{printers, Printer};
 pub struct Pods;
 
 impl Strategy for Pods {
+    /// kube's pod status strategy resets the deletion timestamp and owner references too.
+    fn reset_fields(&self, part: Part, has_status: bool) -> ResetFields {
+        match part {
+            Part::Status => &[
+                &["spec"],
+                &["metadata", "deletionTimestamp"],
+                &["metadata", "ownerReferences"],
+            ],
+            _ => default_reset_fields(part, has_status),
+        }
+    }
+
     fn quota(&self) -> Option<&'static dyn crate::registry::quota::Evaluator> {
         Some(&crate::registry::quota::Pods)
     }

@@ -5,6 +5,8 @@
 //! `ValidatePriorityLevelConfiguration`, including the fixed specs of the mandatory `exempt`
 //! and `catch-all` objects.
 
+use crate::registry::object::Part;
+use crate::registry::strategy::{default_reset_fields, ResetFields};
 use serde_json::{json, Map, Value};
 
 use crate::meta::field_error::{go_quote, ErrorType, FieldError};
@@ -306,6 +308,14 @@ fn mandatory_flow_schema(name: &str) -> Option<Value> {
 }
 
 impl Strategy for FlowSchemas {
+    /// kube's status strategy here resets the metadata too.
+    fn reset_fields(&self, part: Part, has_status: bool) -> ResetFields {
+        match part {
+            Part::Status => &[&["metadata"], &["spec"]],
+            _ => default_reset_fields(part, has_status),
+        }
+    }
+
     fn default(&self, obj: &mut Value) {
         if !obj.is_object() {
             return;
@@ -530,6 +540,14 @@ fn validate_limited(l: &Value, p: &str, errs: &mut Vec<FieldError>) {
 }
 
 impl Strategy for PriorityLevelConfigurations {
+    /// kube's status strategy here resets the metadata too.
+    fn reset_fields(&self, part: Part, has_status: bool) -> ResetFields {
+        match part {
+            Part::Status => &[&["metadata"], &["spec"]],
+            _ => default_reset_fields(part, has_status),
+        }
+    }
+
     fn default(&self, obj: &mut Value) {
         let Some(spec) = obj.get_mut("spec").filter(|s| s.is_object()) else {
             return;

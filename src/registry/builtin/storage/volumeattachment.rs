@@ -1,6 +1,8 @@
 //! VolumeAttachments (storage.k8s.io/v1): `ValidateVolumeAttachment` with the v1 checks on
 //! create, and a spec that never changes.
 
+use crate::registry::object::Part;
+use crate::registry::strategy::{default_reset_fields, ResetFields};
 use serde_json::Value;
 
 use crate::meta::field_error::{go_quote, FieldError};
@@ -94,6 +96,14 @@ fn go_spec(spec: &Value) -> String {
 }
 
 impl Strategy for VolumeAttachments {
+    /// kube's status strategy here resets the metadata too.
+    fn reset_fields(&self, part: Part, has_status: bool) -> ResetFields {
+        match part {
+            Part::Status => &[&["metadata"], &["spec"]],
+            _ => default_reset_fields(part, has_status),
+        }
+    }
+
     fn allow_unconditional_update(&self) -> bool {
         false
     }
