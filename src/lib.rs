@@ -9,6 +9,7 @@
 pub mod admin;
 pub mod admission;
 pub mod apply;
+pub mod audit;
 pub mod authn;
 pub mod authz;
 pub mod cel;
@@ -95,6 +96,8 @@ pub struct Config {
     pub snapshot_catchup_entries: u64,
     /// `--runtime-config` as given (kube's syntax; empty: every built-in served).
     pub runtime_config: String,
+    /// The `--audit-*` flags.
+    pub audit: audit::Config,
 }
 
 /// The admission flags, checked when the server starts.
@@ -146,6 +149,7 @@ impl Config {
             snapshot_count: 10_000,
             snapshot_catchup_entries: 1_000,
             runtime_config: String::new(),
+            audit: audit::Config::default(),
         }
     }
 }
@@ -247,6 +251,9 @@ pub async fn run(
         registry::encryption::install(e);
     }
     check_insecure_listeners(&cfg)?;
+    // The audit policy and backends are checked before anything starts (kube's texts).
+    let _ = metrics_handle();
+    let auditor = audit::Auditor::from_config(&cfg.audit).map_err(anyhow::Error::msg)?;
     admission::plugins::tolerations::set_defaults(
         cfg.admission
             .default_not_ready_toleration_seconds
@@ -429,6 +436,7 @@ pub async fn run(
         request_timeout: cfg.request_timeout,
         authz: authorizer.clone(),
         min_request_timeout: cfg.min_request_timeout,
+        audit: auditor,
     });
     let aggregation = cfg
         .controllers
