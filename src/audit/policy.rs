@@ -656,8 +656,14 @@ rules:
                 .level,
             Level::Request
         );
+        // kube's `resource/*` also matches the resource itself.
         assert_eq!(
             p.evaluate(&res(&u, "get", "", "pods", "", "a", "p")).level,
+            Level::Request
+        );
+        assert_eq!(
+            p.evaluate(&res(&u, "get", "", "configmaps", "", "a", "p"))
+                .level,
             Level::Metadata
         );
         assert_eq!(

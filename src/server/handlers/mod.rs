@@ -1272,6 +1272,9 @@ async fn route_inner(
     if let Some(rec) = &audit_record {
         audit_request_object(rec, &ctx);
     }
+    if crate::faults::handler_should_panic(ctx.ri.name.as_deref()) {
+        panic!("test fault: handler-panic");
+    }
     if info.deprecation_warning.is_some() {
         deprecated_request(&ctx);
     }
