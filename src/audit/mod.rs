@@ -224,8 +224,9 @@ impl Auditor {
             )));
         }
         if let Some(file) = &cfg.webhook_config_file {
-            let client = crate::authn::webhook::KubeconfigClient::load(file)
-                .map_err(|e| ConfigError(format!("initializing audit webhook: {e}")))?;
+            let client =
+                crate::authn::webhook::KubeconfigClient::load_with_timeout(file, WEBHOOK_TIMEOUT)
+                    .map_err(|e| ConfigError(format!("initializing audit webhook: {e}")))?;
             backends.push(Arc::new(backend::Backend::with_mode(
                 backend::Backend::Webhook(backend::WebhookBackend::new(
                     client,
@@ -286,6 +287,8 @@ pub struct ObjectFacts<'a> {
 }
 
 const MAX_USER_AGENT: usize = 1024;
+/// kube's generic webhook request timeout.
+const WEBHOOK_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// The audit event of one request, filled as it goes.
 pub struct Record {
