@@ -48,6 +48,8 @@ rules:
   resources:
   - group: ""
     resources: ["secrets"]
+  - group: apps
+    resources: ["deployments"]
   omitStages: ["RequestReceived"]
 - level: Metadata
   resources:
@@ -368,6 +370,32 @@ async fn policy_levels_stages_and_fields() {
     assert!(get[0].get("requestObject").is_none() && get[0].get("responseObject").is_none());
     let text = std::fs::read_to_string(&log).unwrap();
     assert_eq!(text.matches("aHVudGVyMg==").count(), 1);
+
+    // The request object is what kube's decoder leaves: defaulted.
+    s.ok(&[
+        "create",
+        "deployment",
+        "web",
+        "-n",
+        "audit-md",
+        "--image=nginx",
+    ]);
+    let evs = read_events(&[log.clone()]);
+    let dep = matching(
+        &evs,
+        "create",
+        "/apis/apps/v1/namespaces/audit-md/deployments",
+    );
+    assert_eq!(dep[0]["objectRef"]["apiGroup"], "apps");
+    assert_eq!(
+        dep[0]["requestObject"]["spec"]["revisionHistoryLimit"], 10,
+        "{}",
+        dep[0]
+    );
+    assert_eq!(
+        dep[0]["requestObject"]["spec"]["template"]["spec"]["containers"][0]["image"],
+        "nginx"
+    );
 
     // Metadata level: no bodies; the request object still names the object.
     let r = s

@@ -431,7 +431,18 @@ impl Ctx {
 fn audit_request_object(rec: &crate::audit::Record, ctx: &Ctx) {
     match ctx.ri.verb {
         "create" | "update" if !ctx.body.is_empty() => {
-            if let Ok(v) = negotiate::decode_body(ctx.content_type(), &ctx.body) {
+            if let Ok(mut v) = negotiate::decode_body(ctx.content_type(), &ctx.body) {
+                // kube records the object as its decoder leaves it: defaulted. Built-ins
+                // served in their storage version get the same defaults here (a main
+                // resource's body only: subresource bodies are other kinds).
+                let own_kind = v.get("kind").and_then(Value::as_str) == Some(&ctx.info.kind);
+                if own_kind
+                    && ctx.ri.subresource.is_none()
+                    && ctx.info.origin.is_none()
+                    && !ctx.info.converts()
+                {
+                    ctx.info.strategy.default(&mut v);
+                }
                 rec.request_object(&v);
             }
         }
