@@ -54,7 +54,7 @@ rules:
 - level: Metadata
   resources:
   - group: ""
-    resources: ["configmaps", "pods", "namespaces"]
+    resources: ["configmaps", "pods", "namespaces", "endpoints"]
 - level: Metadata
   nonResourceURLs: ["/version"]
 - level: Metadata
@@ -435,6 +435,48 @@ async fn policy_levels_stages_and_fields() {
         up[1]["objectRef"]["resourceVersion"],
         obj["metadata"]["resourceVersion"]
     );
+
+    // Annotations from the handler and admission: a deprecated API's, PodSecurity's.
+    let r = admin
+        .get(format!("{}/api/v1/namespaces/audit-md/endpoints", s.url))
+        .send()
+        .await
+        .unwrap();
+    let id = r.headers()["audit-id"].to_str().unwrap().to_string();
+    let evs = read_events(&[log.clone()]);
+    let ep = by_id(&evs, &id);
+    assert_eq!(
+        ep[1]["annotations"]["k8s.io/deprecated"], "true",
+        "{}",
+        ep[1]
+    );
+    s.ok(&[
+        "label",
+        "namespace",
+        "audit-md",
+        "pod-security.kubernetes.io/enforce=restricted",
+    ]);
+    let r = s
+        .json(
+            &admin,
+            Method::POST,
+            "/api/v1/namespaces/audit-md/pods",
+            Some(
+                json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"},
+                "spec": {"containers": [{"name": "c", "image": "nginx"}]}}),
+            ),
+        )
+        .await;
+    assert_eq!(r.code, 403, "{}", r.body);
+    let id = r.headers["audit-id"].to_str().unwrap().to_string();
+    let evs = read_events(&[log.clone()]);
+    let pod = by_id(&evs, &id);
+    assert_eq!(
+        pod[1]["annotations"]["pod-security.kubernetes.io/enforce-policy"], "restricted:latest",
+        "{}",
+        pod[1]
+    );
+    assert_eq!(pod[1]["responseStatus"]["reason"], "Forbidden");
 
     // A non-resource URL: the lower-cased method as verb, no objectRef.
     let r = admin

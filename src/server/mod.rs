@@ -556,7 +556,9 @@ async fn audit_response(
         .unwrap_or_default();
     let wanted = rec.level() >= Level::RequestResponse
         || code >= 300
-        || bytes.starts_with(b"{\"kind\":\"Status\"");
+        || bytes[..bytes.len().min(64)]
+            .windows(8)
+            .any(|w| w == b"\"Status\"");
     let value = if !wanted {
         None
     } else if media == "application/json" {
