@@ -10,12 +10,19 @@
 //!   fsync asks for them (RocksDB's manual WAL flush), so a `kill -9` loses every write not
 //!   yet fsynced, as a machine crash loses the page cache. With kill faults it proves that
 //!   nothing acknowledged depends on an unsynced write.
+//! - `handler-panic`: a request for an object named `panic-handler` panics in its handler
+//!   (the edge's recovery and the audit log's `Panic` stage must catch it).
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::OnceLock;
 
 /// The known modes.
-pub const KNOWN: &[&str] = &["stale-reads", "watch-dispatcher-panic", "lose-unsynced"];
+pub const KNOWN: &[&str] = &[
+    "stale-reads",
+    "watch-dispatcher-panic",
+    "lose-unsynced",
+    "handler-panic",
+];
 
 static MODES: OnceLock<Vec<String>> = OnceLock::new();
 static DISPATCHER_PANICKED: AtomicBool = AtomicBool::new(false);
@@ -47,4 +54,9 @@ pub fn dispatcher_should_panic<'a>(mut keys: impl Iterator<Item = &'a [u8]>) -> 
     on("watch-dispatcher-panic")
         && keys.any(|k| k.windows(16).any(|w| w == b"panic-dispatcher"))
         && !DISPATCHER_PANICKED.swap(true, Ordering::SeqCst)
+}
+
+/// `handler-panic`: whether a request for the object `name` panics.
+pub fn handler_should_panic(name: Option<&str>) -> bool {
+    on("handler-panic") && name == Some("panic-handler")
 }

@@ -9,6 +9,7 @@
 pub mod admin;
 pub mod admission;
 pub mod apply;
+pub mod audit;
 pub mod authn;
 pub mod authz;
 pub mod cel;
@@ -97,6 +98,8 @@ pub struct Config {
     pub event_ttl: Duration,
     /// `--runtime-config` as given (kube's syntax; empty: every built-in served).
     pub runtime_config: String,
+    /// The `--audit-*` flags.
+    pub audit: audit::Config,
 }
 
 /// The admission flags, checked when the server starts.
@@ -149,6 +152,7 @@ impl Config {
             snapshot_catchup_entries: 1_000,
             runtime_config: String::new(),
             event_ttl: Duration::from_secs(3600),
+            audit: audit::Config::default(),
         }
     }
 }
@@ -250,6 +254,9 @@ pub async fn run(
         registry::encryption::install(e);
     }
     check_insecure_listeners(&cfg)?;
+    // The audit policy and backends are checked before anything starts (kube's texts).
+    let _ = metrics_handle();
+    let auditor = audit::Auditor::from_config(&cfg.audit).map_err(anyhow::Error::msg)?;
     admission::plugins::tolerations::set_defaults(
         cfg.admission
             .default_not_ready_toleration_seconds
@@ -435,6 +442,7 @@ pub async fn run(
         request_timeout: cfg.request_timeout,
         authz: authorizer.clone(),
         min_request_timeout: cfg.min_request_timeout,
+        audit: auditor,
     });
     let aggregation = cfg
         .controllers

@@ -277,6 +277,8 @@ enum Command {
         /// names).
         #[arg(long)]
         advertise_address: Option<std::net::IpAddr>,
+        #[command(flatten)]
+        audit: AuditFlags,
     },
     /// Administer a cluster through a replica's admin API (status, membership, snapshot,
     /// compaction, backup) or restore a backup offline.
@@ -286,6 +288,132 @@ enum Command {
         #[command(subcommand)]
         command: CertsCommand,
     },
+}
+
+/// kube-apiserver's `--audit-*` flags (same names, defaults and meaning).
+#[derive(clap::Args)]
+struct AuditFlags {
+    /// Path to the file that defines the audit policy configuration.
+    #[arg(long)]
+    audit_policy_file: Option<PathBuf>,
+    /// If set, all requests coming to the apiserver will be logged to this file. '-' means
+    /// standard out.
+    #[arg(long)]
+    audit_log_path: Option<String>,
+    /// The maximum number of days to retain old audit log files based on the timestamp
+    /// encoded in their filename.
+    #[arg(long, default_value_t = 0, allow_hyphen_values = true)]
+    audit_log_maxage: i64,
+    /// The maximum number of old audit log files to retain. Setting a value of 0 will mean
+    /// there's no restriction on the number of files.
+    #[arg(long, default_value_t = 0, allow_hyphen_values = true)]
+    audit_log_maxbackup: i64,
+    /// The maximum size in megabytes of the audit log file before it gets rotated.
+    #[arg(long, default_value_t = 0, allow_hyphen_values = true)]
+    audit_log_maxsize: i64,
+    /// Format of saved audits. "legacy" indicates 1-line text format for each event. "json"
+    /// indicates structured json format. Known formats are legacy,json.
+    #[arg(long, default_value = "json")]
+    audit_log_format: String,
+    /// API group and version used for serializing audit events written to log.
+    #[arg(long, default_value = "audit.k8s.io/v1")]
+    audit_log_version: String,
+    /// Strategy for sending audit events: blocking, blocking-strict or batch.
+    #[arg(long, default_value = "blocking")]
+    audit_log_mode: String,
+    /// The size of the buffer to store events before batching and writing (batch mode).
+    #[arg(long, default_value_t = 10_000)]
+    audit_log_batch_buffer_size: usize,
+    /// The maximum size of a batch (batch mode).
+    #[arg(long, default_value_t = 1)]
+    audit_log_batch_max_size: usize,
+    /// The amount of time to wait before force writing the batch that hadn't reached the max
+    /// size (batch mode).
+    #[arg(long, default_value = "0s", value_parser = parse_duration)]
+    audit_log_batch_max_wait: Duration,
+    /// Whether batching throttling is enabled (batch mode).
+    #[arg(long, default_value_t = false, action = clap::ArgAction::Set)]
+    audit_log_batch_throttle_enable: bool,
+    /// Maximum average number of batches per second (batch mode).
+    #[arg(long, default_value_t = 0.0)]
+    audit_log_batch_throttle_qps: f32,
+    /// Maximum number of requests sent at the same moment if ThrottleQPS was not utilized
+    /// before (batch mode).
+    #[arg(long, default_value_t = 0)]
+    audit_log_batch_throttle_burst: usize,
+    /// Path to a kubeconfig formatted file that defines the audit webhook configuration.
+    #[arg(long)]
+    audit_webhook_config_file: Option<PathBuf>,
+    /// The amount of time to wait before retrying the first failed request.
+    #[arg(long, default_value = "10s", value_parser = parse_duration)]
+    audit_webhook_initial_backoff: Duration,
+    /// API group and version used for serializing audit events written to webhook.
+    #[arg(long, default_value = "audit.k8s.io/v1")]
+    audit_webhook_version: String,
+    /// Strategy for sending audit events: blocking, blocking-strict or batch.
+    #[arg(long, default_value = "batch")]
+    audit_webhook_mode: String,
+    /// The size of the buffer to store events before batching and writing (batch mode).
+    #[arg(long, default_value_t = 10_000)]
+    audit_webhook_batch_buffer_size: usize,
+    /// The maximum size of a batch (batch mode).
+    #[arg(long, default_value_t = 400)]
+    audit_webhook_batch_max_size: usize,
+    /// The amount of time to wait before force writing the batch that hadn't reached the max
+    /// size (batch mode).
+    #[arg(long, default_value = "30s", value_parser = parse_duration)]
+    audit_webhook_batch_max_wait: Duration,
+    /// Whether batching throttling is enabled (batch mode).
+    #[arg(long, default_value_t = true, action = clap::ArgAction::Set)]
+    audit_webhook_batch_throttle_enable: bool,
+    /// Maximum average number of batches per second (batch mode).
+    #[arg(long, default_value_t = 10.0)]
+    audit_webhook_batch_throttle_qps: f32,
+    /// Maximum number of requests sent at the same moment if ThrottleQPS was not utilized
+    /// before (batch mode).
+    #[arg(long, default_value_t = 15)]
+    audit_webhook_batch_throttle_burst: usize,
+}
+
+impl AuditFlags {
+    fn config(self) -> rafter::audit::Config {
+        rafter::audit::Config {
+            policy_file: self.audit_policy_file,
+            log_path: self.audit_log_path,
+            log_max_age: self.audit_log_maxage,
+            log_max_backup: self.audit_log_maxbackup,
+            log_max_size: self.audit_log_maxsize,
+            log_format: self.audit_log_format,
+            log_version: self.audit_log_version,
+            log: rafter::audit::BatchOptions {
+                mode: self.audit_log_mode,
+                batch: rafter::audit::BatchConfig {
+                    buffer_size: self.audit_log_batch_buffer_size,
+                    max_batch_size: self.audit_log_batch_max_size,
+                    max_batch_wait: self.audit_log_batch_max_wait,
+                    throttle_enable: self.audit_log_batch_throttle_enable,
+                    throttle_qps: self.audit_log_batch_throttle_qps,
+                    throttle_burst: self.audit_log_batch_throttle_burst,
+                    async_delegate: false,
+                },
+            },
+            webhook_config_file: self.audit_webhook_config_file,
+            webhook_initial_backoff: self.audit_webhook_initial_backoff,
+            webhook_version: self.audit_webhook_version,
+            webhook: rafter::audit::BatchOptions {
+                mode: self.audit_webhook_mode,
+                batch: rafter::audit::BatchConfig {
+                    buffer_size: self.audit_webhook_batch_buffer_size,
+                    max_batch_size: self.audit_webhook_batch_max_size,
+                    max_batch_wait: self.audit_webhook_batch_max_wait,
+                    throttle_enable: self.audit_webhook_batch_throttle_enable,
+                    throttle_qps: self.audit_webhook_batch_throttle_qps,
+                    throttle_burst: self.audit_webhook_batch_throttle_burst,
+                    async_delegate: true,
+                },
+            },
+        }
+    }
 }
 
 #[derive(Subcommand)]
@@ -455,6 +583,7 @@ fn main() -> anyhow::Result<()> {
             tls_cipher_suites,
             tls_sans,
             advertise_address,
+            audit,
         } => rt.block_on(async {
             rafter::faults::enable(&test_fault).map_err(|e| anyhow::anyhow!(e))?;
             rafter::run(
@@ -569,6 +698,7 @@ fn main() -> anyhow::Result<()> {
                         .into_iter()
                         .chain(advertise_address.map(|a| a.to_string()))
                         .collect(),
+                    audit: audit.config(),
                 },
                 |s| {
                     println!("rafter: serving the Kubernetes API on {}", s.url);

@@ -81,6 +81,12 @@ pub struct KubeconfigClient {
 impl KubeconfigClient {
     /// Reads the kubeconfig.
     pub fn load(path: &Path) -> Result<KubeconfigClient, String> {
+        Self::load_with_timeout(path, TIMEOUT)
+    }
+
+    /// Reads the kubeconfig; every call ends within `timeout` (the audit webhook's is kube's
+    /// generic webhook timeout, 30 s).
+    pub fn load_with_timeout(path: &Path, timeout: Duration) -> Result<KubeconfigClient, String> {
         let text = std::fs::read_to_string(path)
             .map_err(|e| format!("reading {}: {e}", path.display()))?;
         let doc: Value = serde_yaml::from_str(&text)
@@ -94,7 +100,7 @@ impl KubeconfigClient {
             .and_then(Value::as_str)
             .ok_or_else(|| format!("{}: the cluster has no server", path.display()))?
             .to_string();
-        let mut b = reqwest::Client::builder().timeout(TIMEOUT).use_rustls_tls();
+        let mut b = reqwest::Client::builder().timeout(timeout).use_rustls_tls();
         if let Some(ca) = kubeconfig_bytes(
             cluster,
             base,

@@ -2,9 +2,11 @@
 //! handlers that turn requests into registry calls.
 //!
 //! The filter chain is assembled in ONE function, [`handle`], outermost first:
-//! recover (panics become 500 Status) → metrics → authentication (per request: client
-//! certificate, bearer token, anonymous; 401 on a bad credential) → authorization (403) →
-//! max-in-flight (429) → routing (non-resource paths, discovery, resources). Every error that reaches the edge is a
+//! audit ID (`Audit-Id` on every response) → recover (panics become 500 Status) → metrics →
+//! authentication (per request: client certificate, bearer token, anonymous; 401 on a bad
+//! credential) → audit (the policy decides the level with the real user) → impersonation →
+//! authorization (403; its decision and reason are audit annotations) → max-in-flight (429)
+//! → routing (non-resource paths, discovery, resources). Every error that reaches the edge is a
 //! [`Status`] rendered once by [`status_response`].
 
 pub mod handlers;
@@ -82,6 +84,8 @@ pub struct App {
     /// `--min-request-timeout`: watches without `timeoutSeconds` end after a random time
     /// between this and twice this.
     pub min_request_timeout: std::time::Duration,
+    /// The audit policy and backends (`None`: nothing is audited).
+    pub audit: Option<Arc<crate::audit::Auditor>>,
 }
 
 /// kube-apiserver's max-in-flight filter: separate budgets for read-only and mutating
@@ -198,14 +202,75 @@ pub fn status_response(s: &Status) -> Response<Body> {
     resp
 }
 
+/// The request's facts an audit record starts from.
+struct AuditBase<'a> {
+    audit_id: &'a str,
+    received: chrono::DateTime<chrono::Utc>,
+    verb: &'a str,
+    path: &'a str,
+    request_uri: &'a str,
+    remote: Option<SocketAddr>,
+    info: Option<&'a request_info::RequestInfo>,
+}
+
+impl<'a> AuditBase<'a> {
+    fn facts<'b>(
+        &'b self,
+        user: Option<&'b User>,
+        headers: &'b http::HeaderMap,
+    ) -> crate::audit::Facts<'b> {
+        crate::audit::Facts {
+            audit_id: self.audit_id,
+            received: self.received,
+            user,
+            verb: self.verb,
+            path: self.path,
+            request_uri: self.request_uri,
+            headers,
+            peer: self.remote.map(|r| r.ip()),
+            object: self.info.map(|i| crate::audit::ObjectFacts {
+                group: &i.group,
+                version: &i.version,
+                resource: &i.resource,
+                subresource: i.subresource.as_deref().unwrap_or(""),
+                namespace: i.path_namespace.as_deref().unwrap_or(""),
+                name: i.name.as_deref().unwrap_or(""),
+            }),
+            long_running: long_running(self.info),
+        }
+    }
+}
+
+/// kube's long-running check (`BasicLongRunningRequestCheck`): watches, proxies and the
+/// streaming subresources.
+fn long_running(info: Option<&request_info::RequestInfo>) -> bool {
+    info.is_some_and(|i| {
+        matches!(i.verb, "watch" | "proxy")
+            || matches!(
+                i.subresource.as_deref(),
+                Some("attach" | "exec" | "proxy" | "log" | "portforward")
+            )
+    })
+}
+
 /// The filter chain, outermost first. `peer` is what the connection's verified client
-/// certificate is (a user, an authenticating proxy, or none).
+/// certificate is (a user, an authenticating proxy, or none); `remote` the client's address.
 pub async fn handle(
     app: Arc<App>,
     peer: crate::authn::x509::Peer,
+    remote: Option<SocketAddr>,
     mut req: Request<Incoming>,
 ) -> Response<Body> {
     let start = Instant::now();
+    let received = chrono::Utc::now();
+    // kube's WithAuditInit: the client's Audit-ID, else a new one; sent back on every response.
+    let audit_id = req
+        .headers()
+        .get("audit-id")
+        .and_then(|v| v.to_str().ok())
+        .filter(|v| !v.is_empty())
+        .map(str::to_string)
+        .unwrap_or_else(|| uuid::Uuid::new_v4().to_string());
     let watch = req
         .uri()
         .query()
@@ -214,6 +279,27 @@ pub async fn handle(
     let path = crate::meta::escape::path_unescape(req.uri().path());
     let info = request_info::parse(req.method(), &path, watch);
     let method = req.method().to_string();
+    let request_uri = req
+        .uri()
+        .path_and_query()
+        .map(|p| p.as_str().to_string())
+        .unwrap_or_else(|| req.uri().path().to_string());
+    let audit_verb = match &info {
+        Some(i) => i.verb.to_string(),
+        None => method.to_ascii_lowercase(),
+    };
+    let record: std::sync::OnceLock<Arc<crate::audit::Record>> = std::sync::OnceLock::new();
+    let annotations = crate::admission::AuditAnnotations::default();
+    req.extensions_mut().insert(annotations.clone());
+    let base = AuditBase {
+        audit_id: &audit_id,
+        received,
+        verb: &audit_verb,
+        path: &path,
+        request_uri: &request_uri,
+        remote,
+        info: info.as_ref(),
+    };
     let chain = async {
         // authentication, per request: the certificate (verified by the handshake), else a
         // bearer token, else anonymous. A credential that fails is a 401, no work done.
@@ -225,7 +311,12 @@ pub async fn handle(
             Ok(u) => u,
             Err(why) => {
                 tracing::info!(path = %req.uri().path(), "authentication failed: {}", why.0);
-                return status_response(&Status::unauthorized());
+                let status = Status::unauthorized();
+                if let Some(a) = &app.audit {
+                    a.failed_authentication(&base.facts(None, req.headers()), &status.to_json())
+                        .await;
+                }
+                return status_response(&status);
             }
         };
         // The credential goes no further than authentication.
@@ -233,10 +324,26 @@ pub async fn handle(
         for h in app.authn.x509.proxy_headers() {
             req.headers_mut().remove(h.as_str());
         }
+        // audit: the policy sees the authenticated user (before impersonation).
+        if let Some(a) = &app.audit {
+            if let Some(rec) = a.begin(&base.facts(Some(&user), req.headers())) {
+                let _ = record.set(rec.clone());
+                req.extensions_mut().insert(rec.clone());
+                if !rec.stage(crate::audit::Stage::RequestReceived).await {
+                    metrics::counter!("apiserver_audit_requests_rejected_total").increment(1);
+                    return status_response(&Status::internal("failed to store audit event"));
+                }
+            }
+        }
         // impersonation: the real user must be allowed to act as whom the headers name.
         let user = if impersonation::requested(req.headers()) {
             match impersonation::impersonate(&app.authz, &user, req.headers_mut()).await {
-                Ok(u) => u,
+                Ok(u) => {
+                    if let Some(r) = record.get() {
+                        r.impersonated(&u);
+                    }
+                    u
+                }
                 Err(s) => return status_response(&s),
             }
         } else {
@@ -259,8 +366,18 @@ pub async fn handle(
             }),
             None => crate::authz::Attributes::path(req.method(), &path),
         };
-        if let Err(s) = app.authz.authorize(&user, &attrs).await {
-            return status_response(&s);
+        // kube's WithAuthorization: the decision and the authorizer's reason are audit
+        // annotations.
+        match app.authz.decide(&user, &attrs).await {
+            crate::authz::Decision::Allow(reason) => {
+                let _ = annotations.add(AUDIT_DECISION, "allow");
+                let _ = annotations.add(AUDIT_REASON, reason);
+            }
+            crate::authz::Decision::Deny(reason) | crate::authz::Decision::NoOpinion(reason) => {
+                let _ = annotations.add(AUDIT_DECISION, "forbid");
+                let _ = annotations.add(AUDIT_REASON, reason.clone());
+                return status_response(&crate::authz::forbidden(&user, &attrs, &reason));
+            }
         }
         let verb = info.as_ref().map(|i| i.verb).unwrap_or("get");
         let Ok(_permit) = app.inflight.admit(&user, verb) else {
@@ -287,9 +404,27 @@ pub async fn handle(
     };
     // recover: a panic anywhere below becomes a 500 Status, never a dropped connection.
     let resp = match std::panic::AssertUnwindSafe(chain).catch_unwind().await {
-        Ok(resp) => resp,
-        Err(_) => status_response(&Status::internal("panic while serving the request")),
+        Ok(resp) => match record.get() {
+            Some(rec) => audit_response(rec, &annotations, resp).await,
+            None => resp,
+        },
+        Err(panic) => {
+            if let Some(rec) = record.get() {
+                merge_annotations(rec, &annotations);
+                let what = panic
+                    .downcast_ref::<&str>()
+                    .map(|s| s.to_string())
+                    .or_else(|| panic.downcast_ref::<String>().cloned())
+                    .unwrap_or_else(|| "panic".to_string());
+                rec.panicked(&what).await;
+            }
+            status_response(&Status::internal("panic while serving the request"))
+        }
     };
+    let mut resp = resp;
+    if let Ok(v) = HeaderValue::from_str(&audit_id) {
+        resp.headers_mut().insert("audit-id", v);
+    }
     let code = resp.status().as_u16().to_string();
     // Label values come only from what the server serves, so a client cannot create new time
     // series with made-up paths.
@@ -358,6 +493,122 @@ pub async fn handle(
     metrics::histogram!("apiserver_request_duration_seconds", &labels[..6])
         .record(start.elapsed().as_secs_f64());
     resp
+}
+
+/// kube's authorization audit annotations.
+const AUDIT_DECISION: &str = "authorization.k8s.io/decision";
+const AUDIT_REASON: &str = "authorization.k8s.io/reason";
+
+/// The request's annotations (authorization's, admission's, the handler's) into its event.
+fn merge_annotations(rec: &crate::audit::Record, annotations: &crate::admission::AuditAnnotations) {
+    for (k, v) in annotations.snapshot() {
+        rec.annotate(&k, &v);
+    }
+}
+
+/// The end of an audited request: a long-running response writes `ResponseStarted` now and
+/// `ResponseComplete` when its body ends; any other writes `ResponseComplete` with the
+/// status (and, at RequestResponse, the body) of what it answers.
+async fn audit_response(
+    rec: &Arc<crate::audit::Record>,
+    annotations: &crate::admission::AuditAnnotations,
+    resp: Response<Body>,
+) -> Response<Body> {
+    use crate::audit::{Level, Stage};
+    merge_annotations(rec, annotations);
+    let code = resp.status().as_u16();
+    if rec.long_running {
+        rec.response_code(code);
+        rec.stage(Stage::ResponseStarted).await;
+    }
+    if rec.long_running && resp.status().is_success() {
+        return resp.map(|b| {
+            AuditedBody {
+                inner: b,
+                record: Some(rec.clone()),
+            }
+            .boxed()
+        });
+    }
+    // Bodies are whole (only watches stream); a JSON or YAML one is read back for the event.
+    let media = resp
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("")
+        .split(';')
+        .next()
+        .unwrap_or("")
+        .trim()
+        .to_ascii_lowercase();
+    let readable = matches!(media.as_str(), "application/json" | "application/yaml")
+        && hyper::body::Body::size_hint(resp.body()).exact().is_some();
+    if !readable {
+        rec.response(code, None);
+        rec.stage(Stage::ResponseComplete).await;
+        return resp;
+    }
+    let (parts, body) = resp.into_parts();
+    let bytes = body
+        .collect()
+        .await
+        .map(|c| c.to_bytes())
+        .unwrap_or_default();
+    let wanted = rec.level() >= Level::RequestResponse
+        || code >= 300
+        || bytes[..bytes.len().min(64)]
+            .windows(8)
+            .any(|w| w == b"\"Status\"");
+    let value = if !wanted {
+        None
+    } else if media == "application/json" {
+        serde_json::from_slice::<serde_json::Value>(&bytes).ok()
+    } else {
+        serde_yaml::from_slice::<serde_json::Value>(&bytes).ok()
+    };
+    rec.response(code, value);
+    rec.stage(Stage::ResponseComplete).await;
+    Response::from_parts(parts, full(bytes))
+}
+
+/// A long-running response's body: `ResponseComplete` is written when it ends (or the client
+/// goes away).
+struct AuditedBody {
+    inner: Body,
+    record: Option<Arc<crate::audit::Record>>,
+}
+
+impl Drop for AuditedBody {
+    fn drop(&mut self) {
+        if let Some(rec) = self.record.take() {
+            if let Ok(rt) = tokio::runtime::Handle::try_current() {
+                rt.spawn(async move {
+                    rec.closed_early();
+                    rec.stage(crate::audit::Stage::ResponseComplete).await;
+                });
+            }
+        }
+    }
+}
+
+impl hyper::body::Body for AuditedBody {
+    type Data = Bytes;
+    type Error = Infallible;
+
+    fn poll_frame(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Option<Result<hyper::body::Frame<Bytes>, Infallible>>> {
+        std::pin::Pin::new(&mut self.inner).poll_frame(cx)
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.inner.is_end_stream()
+    }
+
+    fn size_hint(&self) -> hyper::body::SizeHint {
+        self.inner.size_hint()
+    }
 }
 
 /// kube-apiserver's metric verb for a request-info verb.
@@ -440,7 +691,7 @@ pub async fn serve(
 async fn serve_connection(
     acceptor: TlsAcceptor,
     tcp: tokio::net::TcpStream,
-    _peer: SocketAddr,
+    remote: SocketAddr,
     app: Arc<App>,
 ) -> anyhow::Result<()> {
     let _ = tcp.set_nodelay(true);
@@ -463,7 +714,7 @@ async fn serve_connection(
             let user = user.clone();
             let guard = Activity::start(&activity);
             async move {
-                let resp = handle(app, user, req).await;
+                let resp = handle(app, user, Some(remote), req).await;
                 // The request counts as active until its body (a watch stream, say) is done.
                 Ok::<_, Infallible>(resp.map(|b| {
                     GuardedBody {

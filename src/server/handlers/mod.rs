@@ -425,6 +425,74 @@ impl Ctx {
     }
 }
 
+/// What kube's handlers hand the audit log of a write (`LogRequestObject`,
+/// `LogRequestPatch`): the decoded body of a create or update (its metadata completing the
+/// objectRef), the patch as sent, the DeleteOptions of a delete.
+fn audit_request_object(rec: &crate::audit::Record, ctx: &Ctx) {
+    match ctx.ri.verb {
+        "create" | "update" if !ctx.body.is_empty() => {
+            if let Ok(mut v) = negotiate::decode_body(ctx.content_type(), &ctx.body) {
+                // kube records the object as its decoder leaves it: defaulted. Built-ins
+                // served in their storage version get the same defaults here (a main
+                // resource's body only: subresource bodies are other kinds).
+                let own_kind = v.get("kind").and_then(Value::as_str) == Some(&ctx.info.kind);
+                if own_kind
+                    && ctx.ri.subresource.is_none()
+                    && ctx.info.origin.is_none()
+                    && !ctx.info.converts()
+                {
+                    ctx.info.strategy.default(&mut v);
+                }
+                rec.request_object(&v);
+            }
+        }
+        "patch" => {
+            let v = serde_json::from_slice::<Value>(&ctx.body)
+                .or_else(|_| serde_yaml::from_slice::<Value>(&ctx.body))
+                .unwrap_or_else(|_| Value::String(String::from_utf8_lossy(&ctx.body).into()));
+            rec.request_patch(v);
+        }
+        "delete" | "deletecollection" => {
+            let mut o = negotiate::decode_body(ctx.content_type(), &ctx.body)
+                .ok()
+                .filter(|_| !ctx.body.is_empty())
+                .filter(Value::is_object)
+                .unwrap_or_else(|| {
+                    // kube decodes the options from the query when there is no body.
+                    let mut o = Map::new();
+                    if let Some(g) = ctx
+                        .query
+                        .get("gracePeriodSeconds")
+                        .and_then(|g| g.parse::<i64>().ok())
+                    {
+                        o.insert("gracePeriodSeconds".into(), json!(g));
+                    }
+                    if let Some(p) = ctx.query.get("propagationPolicy") {
+                        o.insert("propagationPolicy".into(), json!(p));
+                    }
+                    let dry = ctx.query.all("dryRun");
+                    if !dry.is_empty() {
+                        o.insert("dryRun".into(), json!(dry));
+                    }
+                    Value::Object(o)
+                });
+            if let Some(m) = o.as_object_mut() {
+                let mut out = Map::new();
+                out.insert("kind".into(), json!("DeleteOptions"));
+                out.insert("apiVersion".into(), json!("meta.k8s.io/v1"));
+                for (k, v) in std::mem::take(m) {
+                    if k != "kind" && k != "apiVersion" {
+                        out.insert(k, v);
+                    }
+                }
+                *m = out;
+            }
+            rec.request_object(&o);
+        }
+        _ => {}
+    }
+}
+
 /// A request to a deprecated version: kube's `apiserver_requested_deprecated_apis` gauge and
 /// the `k8s.io/deprecated` / `k8s.io/removed-release` audit annotations.
 fn deprecated_request(ctx: &Ctx) {
@@ -1176,6 +1244,12 @@ async fn route_inner(
     }
     let output = negotiate::output(accept)?;
     let (parts, body) = req.into_parts();
+    let audit_record = parts.extensions.get::<Arc<crate::audit::Record>>().cloned();
+    let audit = parts
+        .extensions
+        .get::<admission::AuditAnnotations>()
+        .cloned()
+        .unwrap_or_default();
     let ctx = Ctx {
         app,
         user,
@@ -1189,8 +1263,14 @@ async fn route_inner(
         warnings: Arc::new(std::sync::Mutex::new(
             info.deprecation_warning.iter().cloned().collect(),
         )),
-        audit: Default::default(),
+        audit,
     };
+    if let Some(rec) = &audit_record {
+        audit_request_object(rec, &ctx);
+    }
+    if crate::faults::handler_should_panic(ctx.ri.name.as_deref()) {
+        panic!("test fault: handler-panic");
+    }
     if info.deprecation_warning.is_some() {
         deprecated_request(&ctx);
     }
