@@ -553,3 +553,33 @@ async fn patch_options_are_validated() {
         "PatchOptions.meta.k8s.io \"\" is invalid: fieldManager: Invalid value: \"a\\ab\": invalid character U+0007 (at position 1)"
     );
 }
+
+/// A built-in's apply configuration with fields its type does not declare is kube's 500 from
+/// the typed conversion, whatever `fieldValidation` says; nothing is written.
+#[tokio::test]
+async fn undeclared_fields_are_refused() {
+    let s = Server::start();
+    let c = s.client();
+    let url = format!("{}/api/v1/namespaces/default/configmaps/u", s.url);
+    for q in ["", "&fieldValidation=Ignore"] {
+        let r = c
+            .patch(format!("{url}?fieldManager=m{q}"))
+            .header("content-type", "application/apply-patch+yaml")
+            .body("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: u\n  namespace: default\nfoo: 1\nbar: 2\n")
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status(), 500);
+        let v: Value = r.json().await.unwrap();
+        let m = v["message"].as_str().unwrap();
+        assert!(
+            m.starts_with(
+                "failed to create typed patch object (default/u; /v1, Kind=ConfigMap): errors:\n  "
+            ) && m.contains("\n  .bar: field not declared in schema")
+                && m.contains("\n  .foo: field not declared in schema"),
+            "{m}"
+        );
+    }
+    let r = c.get(&url).send().await.unwrap();
+    assert_eq!(r.status(), 404);
+}

@@ -74,6 +74,34 @@ pub async fn handle(ctx: &Ctx, part: Part) -> Result<Response<Body>, Status> {
             super::accepted_patch_types(ctx),
         ));
     };
+    // A built-in's configuration must declare only its type's fields (SMD's typed conversion;
+    // custom resources' schemas refuse undeclared fields in the merge itself).
+    if ctx.info.strategy.structural_schema().is_none() {
+        let undeclared: Vec<String> = crate::openapi::unknown_fields(&definition, &config)
+            .iter()
+            .map(|m| {
+                let path = m
+                    .strip_prefix("unknown field \"")
+                    .and_then(|p| p.strip_suffix('"'))
+                    .unwrap_or(m);
+                format!(".{path}: field not declared in schema")
+            })
+            .collect();
+        if !undeclared.is_empty() {
+            let errors = match undeclared.as_slice() {
+                [one] => one.clone(),
+                many => format!("errors:\n  {}", many.join("\n  ")),
+            };
+            return Err(Status::new(
+                500,
+                "",
+                format!(
+                    "failed to create typed patch object ({}): {errors}",
+                    object_gvknn(&config)
+                ),
+            ));
+        }
+    }
     let now = opts.now.clone();
     let run = |live: &Value| -> Result<Value, Status> {
         let mut obj = fm
