@@ -100,6 +100,27 @@ pub struct Config {
     pub runtime_config: String,
     /// The `--audit-*` flags.
     pub audit: audit::Config,
+    /// `--cluster-signing-*`: the CA of the `csrsigning` loop.
+    pub cluster_signing: ClusterSigning,
+}
+
+/// The CA the `csrsigning` loop signs with and the longest certificate it issues.
+#[derive(Clone, Debug)]
+pub struct ClusterSigning {
+    /// `--cluster-signing-cert-file` and `--cluster-signing-key-file` (`None`: the data
+    /// folder's `ca.crt` and `ca.key`).
+    pub files: Option<(PathBuf, PathBuf)>,
+    /// `--cluster-signing-duration`.
+    pub duration: Duration,
+}
+
+impl Default for ClusterSigning {
+    fn default() -> Self {
+        ClusterSigning {
+            files: None,
+            duration: controllers::certificates::signer::DEFAULT_DURATION,
+        }
+    }
 }
 
 /// The admission flags, checked when the server starts.
@@ -153,6 +174,7 @@ impl Config {
             runtime_config: String::new(),
             event_ttl: Duration::from_secs(3600),
             audit: audit::Config::default(),
+            cluster_signing: ClusterSigning::default(),
         }
     }
 }
@@ -218,6 +240,48 @@ fn check_insecure_listeners(cfg: &Config) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// The `csrsigning`, `csrapproving` and `csrcleaner` loops `--controllers` turns on. The
+/// signing CA is loaded at start: a CA that does not load is an error, as in
+/// kube-controller-manager.
+fn certificate_loops(
+    cfg: &Config,
+    store: &registry::store::Store,
+    cache: &watch::Cache,
+    authorizer: &Arc<authz::Authorizer>,
+) -> Result<Vec<tokio::task::JoinHandle<()>>> {
+    use controllers::certificates::{approver, authority::Authority, cleaner, signer};
+    let mut loops = Vec::new();
+    if cfg.controllers.contains(&"csrsigning") {
+        let (cert, key) = cfg
+            .cluster_signing
+            .files
+            .clone()
+            .unwrap_or_else(|| (cfg.data_dir.join("ca.crt"), cfg.data_dir.join("ca.key")));
+        let ca = Authority::load(&cert, &key)
+            .map_err(|e| anyhow::anyhow!("csrsigning: the signing CA: {e}"))?;
+        loops.push(tokio::spawn(signer::run(
+            store.clone(),
+            cache.clone(),
+            Arc::new(ca),
+            cfg.cluster_signing.duration,
+        )));
+    }
+    if cfg.controllers.contains(&"csrapproving") {
+        loops.push(tokio::spawn(approver::run(
+            store.clone(),
+            cache.clone(),
+            authorizer.clone(),
+        )));
+    }
+    if cfg.controllers.contains(&"csrcleaner") {
+        loops.push(tokio::spawn(cleaner::run(
+            store.clone(),
+            cleaner::POLLING_INTERVAL,
+        )));
+    }
+    Ok(loops)
 }
 
 /// What a started replica tells its caller.
@@ -552,6 +616,7 @@ pub async fn run(
             ))
         })
     };
+    let csr_loops = certificate_loops(&cfg, &store, &app.watch, &authorizer)?;
     let (admin_stop, admin_stopped) = tokio::sync::oneshot::channel::<()>();
     let (admin_addr, admin_task) = match cfg.admin_listen {
         Some(addr) => {
@@ -622,6 +687,7 @@ pub async fn run(
     ]
     .into_iter()
     .flatten()
+    .chain(csr_loops)
     {
         c.abort();
     }

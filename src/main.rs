@@ -222,6 +222,17 @@ enum Command {
         /// How long Events are kept after their last write (kube's `--event-ttl`).
         #[arg(long, default_value = "1h", value_parser = parse_duration)]
         event_ttl: Duration,
+        /// CA certificate (PEM) the `csrsigning` loop signs CertificateSigningRequests with
+        /// (kube-controller-manager's flag; default: the data folder's client CA `ca.crt`).
+        #[arg(long, requires = "cluster_signing_key_file")]
+        cluster_signing_cert_file: Option<PathBuf>,
+        /// Its private key (PEM).
+        #[arg(long, requires = "cluster_signing_cert_file")]
+        cluster_signing_key_file: Option<PathBuf>,
+        /// The longest certificate `csrsigning` issues (a request's `expirationSeconds` may
+        /// ask for less).
+        #[arg(long, default_value = "8760h", value_parser = parse_duration)]
+        cluster_signing_duration: Duration,
         /// Built-in group versions and resources to serve, as kube-apiserver's flag:
         /// `api/all=false,v1=true,apps/v1`, `batch/v1=false`, `batch/v1/cronjobs=false`.
         #[arg(long, default_value = "")]
@@ -569,6 +580,9 @@ fn main() -> anyhow::Result<()> {
             allow_privileged,
             runtime_config,
             event_ttl,
+            cluster_signing_cert_file,
+            cluster_signing_key_file,
+            cluster_signing_duration,
             enable_admission_plugins,
             disable_admission_plugins,
             admission_control_config_file,
@@ -596,6 +610,10 @@ fn main() -> anyhow::Result<()> {
                     snapshot_catchup_entries,
                     runtime_config,
                     event_ttl,
+                    cluster_signing: rafter::ClusterSigning {
+                        files: cluster_signing_cert_file.zip(cluster_signing_key_file),
+                        duration: cluster_signing_duration,
+                    },
                     shutdown_delay,
                     peer_listen,
                     peer_advertise,

@@ -1,6 +1,6 @@
 //! In-process control loops that only the Raft leader runs (namespace deletion, CRD
 //! establishment, token loops, ClusterRole aggregation, volume protection, the garbage
-//! collector), plus the one loop every replica runs: serving the established custom resource
+//! collector, the certificate signing, approving and cleaning loops), plus the one loop every replica runs: serving the established custom resource
 //! definitions (`crd::serve`). They talk to the registry as a client would; leadership
 //! is re-checked on every pass so a new leader takes over by itself. `--controllers` picks which
 //! run (kube-controller-manager's syntax), so an operator running a real controller-manager can
@@ -8,6 +8,7 @@
 
 pub mod bootstrap;
 pub mod bootstrap_tokens;
+pub mod certificates;
 pub mod crd;
 pub mod gc;
 pub mod namespace;
@@ -79,6 +80,9 @@ pub const KNOWN: &[&str] = &[
     "pvc-protection",
     "pv-protection",
     "garbage-collector",
+    "csrsigning",
+    "csrapproving",
+    "csrcleaner",
 ];
 /// The loops `*` does not turn on (kube-controller-manager's disabled-by-default ones).
 pub const OFF_BY_DEFAULT: &[&str] = &["tokencleaner", "bootstrapsigner"];
@@ -130,7 +134,10 @@ mod tests {
                 "root-ca-cert-publisher",
                 "pvc-protection",
                 "pv-protection",
-                "garbage-collector"
+                "garbage-collector",
+                "csrsigning",
+                "csrapproving",
+                "csrcleaner"
             ]
         );
         assert_eq!(
@@ -144,7 +151,10 @@ mod tests {
                 "serviceaccount",
                 "root-ca-cert-publisher",
                 "pvc-protection",
-                "garbage-collector"
+                "garbage-collector",
+                "csrsigning",
+                "csrapproving",
+                "csrcleaner"
             ]
         );
         assert!(super::parse_enabled("").unwrap().is_empty());

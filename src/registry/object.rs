@@ -68,6 +68,19 @@ pub struct WriteOptions {
     pub charge: Option<Charge>,
     /// No namespace check on create (NamespaceLifecycle and NamespaceExists are off).
     pub skip_namespace_check: bool,
+    /// Who makes the write (the authenticated user, after impersonation); `None` for the
+    /// server's own writes. Strategies that record the requester read it on create.
+    pub requester: Option<Requester>,
+}
+
+/// The user a request runs as, as a strategy sees it (kube's `user.Info` in the request
+/// context).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Requester {
+    pub name: String,
+    pub uid: String,
+    pub groups: Vec<String>,
+    pub extra: std::collections::BTreeMap<String, Vec<String>>,
 }
 
 impl std::fmt::Debug for WriteOptions {
@@ -80,6 +93,7 @@ impl std::fmt::Debug for WriteOptions {
             .field("mutate", &self.mutate.is_some())
             .field("charge", &self.charge.is_some())
             .field("skip_namespace_check", &self.skip_namespace_check)
+            .field("requester", &self.requester)
             .finish()
     }
 }

@@ -5,7 +5,7 @@
 
 use serde_json::{json, Value};
 
-use super::object::{meta, meta_mut, Part};
+use super::object::{meta, meta_mut, Part, Requester};
 use super::resource::Resource;
 
 /// apiVersion and kind as this resource stores them.
@@ -31,8 +31,9 @@ fn keep_managed(new: &mut Value, managed: Option<Value>) {
     }
 }
 
-/// PrepareForCreate: reset status, defaults, then the resource's initial values.
-pub fn prepare_for_create(res: &Resource, obj: &mut Value) {
+/// PrepareForCreate: reset status, defaults, then the resource's initial values. `requester`
+/// is the user the request runs as (`None`: the server's own write).
+pub fn prepare_for_create(res: &Resource, obj: &mut Value, requester: Option<&Requester>) {
     let s = &res.strategy;
     if res.has_status && !s.keeps_status_on_create() {
         if let Some(o) = obj.as_object_mut() {
@@ -41,6 +42,7 @@ pub fn prepare_for_create(res: &Resource, obj: &mut Value) {
     }
     set_type_meta(res, obj);
     s.prepare_for_create(obj);
+    s.record_requester(obj, requester);
     s.default(obj);
     s.initialize(obj);
 }

@@ -563,7 +563,7 @@ impl Store {
         }
         // kube's field manager sees the object as decoded, before the strategy and admission.
         crate::registry::managed::record_update(&mut obj, opts, info, Part::Main, None);
-        prepare::prepare_for_create(info, &mut obj);
+        prepare::prepare_for_create(info, &mut obj, opts.requester.as_ref());
         drop_empty_meta(&mut obj);
         let name_given = !meta_str(&obj, "name").is_empty();
         let generate_name = meta_str(&obj, "generateName").to_string();

@@ -121,6 +121,11 @@ pub trait Strategy: Send + Sync {
     /// defaulting.
     fn prepare_for_create(&self, _obj: &mut Value) {}
 
+    /// The part of PrepareForCreate that reads the requesting user from the request context
+    /// (kube's `genericapirequest.UserFrom`): `None` when the server itself writes. Runs
+    /// right after [`Strategy::prepare_for_create`].
+    fn record_requester(&self, _obj: &mut Value, _requester: Option<&super::object::Requester>) {}
+
     /// Initial values set after defaulting (e.g. a new pod's `status.phase: Pending`).
     fn initialize(&self, _obj: &mut Value) {}
 

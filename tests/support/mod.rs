@@ -179,6 +179,14 @@ impl Server {
         self.spawn();
     }
 
+    /// Restarts the binary under another `wrapper` (e.g. `faketime -f +25h`), same folder and
+    /// flags.
+    pub fn restart_wrapped(&mut self, wrapper: &[&str]) {
+        self.kill9();
+        self.wrapper = wrapper.iter().map(|s| s.to_string()).collect();
+        self.spawn();
+    }
+
     pub fn kubectl(&self, args: &[&str]) -> Output {
         kubectl_env(&self.kubeconfig, args, &[])
     }

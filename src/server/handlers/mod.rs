@@ -218,6 +218,12 @@ impl Ctx {
             charge: Some(charge),
             skip_namespace_check: !chain.enabled("NamespaceLifecycle")
                 && !chain.enabled("NamespaceExists"),
+            requester: Some(crate::registry::object::Requester {
+                name: self.user.name.clone(),
+                uid: self.user.uid.clone(),
+                groups: self.user.groups.clone(),
+                extra: self.user.extra.clone(),
+            }),
         })
     }
 

@@ -4,15 +4,17 @@
 //! `ValidateCertificateSigningRequestCreate` / `...StatusUpdate`: a PEM `CERTIFICATE REQUEST`
 //! that parses, signer name, usages, expiration, conditions and the issued certificate.
 //!
-//! Not done as kube: the request's signature is not checked, and the requester's identity
-//! (`spec.username`, `uid`, `groups`, `extra`) is not filled in from the request.
+//! As kube's PrepareForCreate, the requester's identity (`spec.username`, `uid`, `groups`,
+//! `extra`) is taken from the request's user (what a client sends there is dropped), and the
+//! spec never changes afterwards. The request's signature is checked ([`x509`]: Go's
+//! `CheckSignature` texts).
+
+pub mod x509;
 
 use crate::registry::object::Part;
 use crate::registry::strategy::{default_reset_fields, ResetFields};
 use base64::Engine;
 use serde_json::{json, Value};
-use x509_parser::certification_request::X509CertificationRequest;
-use x509_parser::prelude::FromDer;
 
 use crate::meta::field_error::{go_quote, FieldError};
 use crate::meta::validation::{is_dns1123_label, is_dns1123_subdomain};
@@ -156,17 +158,9 @@ fn pem_blocks(data: &[u8]) -> Vec<PemBlock> {
     out
 }
 
-/// `certificates.ParseCSR` (the signature check that follows it in kube is left out).
-fn csr_error(request: Option<&[u8]>) -> Option<&'static str> {
-    let blocks = pem_blocks(request.unwrap_or_default());
-    let Some(block) = blocks.first().filter(|b| b.kind == "CERTIFICATE REQUEST") else {
-        return Some("PEM block type must be CERTIFICATE REQUEST");
-    };
-    match X509CertificationRequest::from_der(&block.der) {
-        Ok((rest, _)) if rest.is_empty() => None,
-        Ok(_) => Some("x509: trailing data"),
-        Err(_) => Some("x509: malformed certificate request"),
-    }
+/// kube's `validateCSR`: `certificates.ParseCSR`, then the request's signature.
+fn csr_error(request: Option<&[u8]>) -> Option<String> {
+    x509::parse_and_verify(request.unwrap_or_default()).err()
 }
 
 /// `validateCertificate` for `status.certificate`.
@@ -318,7 +312,7 @@ fn validate_csr(obj: &Value, opts: &Options) -> Vec<FieldError> {
         errs.push(FieldError::invalid_rendered(
             "spec.request",
             &go_bytes(request.as_deref()),
-            why,
+            &why,
         ));
     }
     let usages = usages(obj);
@@ -402,6 +396,36 @@ impl Strategy for CertificateSigningRequests {
     fn prepare_for_create(&self, obj: &mut Value) {
         if obj.is_object() {
             obj["status"] = json!({});
+        }
+    }
+
+    /// The requester's identity replaces whatever the client sent (kube clears
+    /// `username`, `uid`, `groups` and `extra`, then fills them from the request's user).
+    fn record_requester(
+        &self,
+        obj: &mut Value,
+        requester: Option<&crate::registry::object::Requester>,
+    ) {
+        let Some(spec) = obj.get_mut("spec").and_then(Value::as_object_mut) else {
+            return;
+        };
+        for f in ["username", "uid", "groups", "extra"] {
+            spec.remove(f);
+        }
+        let Some(user) = requester else {
+            return;
+        };
+        if !user.name.is_empty() {
+            spec.insert("username".into(), json!(user.name));
+        }
+        if !user.uid.is_empty() {
+            spec.insert("uid".into(), json!(user.uid));
+        }
+        if !user.groups.is_empty() {
+            spec.insert("groups".into(), json!(user.groups));
+        }
+        if !user.extra.is_empty() {
+            spec.insert("extra".into(), json!(user.extra));
         }
     }
 
