@@ -264,21 +264,8 @@ impl Unstored {
     }
 
     fn aggregated(&self) -> Value {
-        let mut e = Map::new();
-        e.insert("resource".into(), json!(self.resource));
-        e.insert(
-            "responseKind".into(),
-            json!({"group": self.group, "version": self.version, "kind": self.kind}),
-        );
-        e.insert(
-            "scope".into(),
-            json!(if self.namespaced {
-                "Namespaced"
-            } else {
-                "Cluster"
-            }),
-        );
-        e.insert("singularResource".into(), json!(self.singular));
+        let kind = (self.group, self.version, self.kind);
+        let mut e = aggregated_entry(self.resource, kind, self.namespaced, self.singular);
         e.insert("verbs".into(), json!(self.verbs));
         if !self.short_names.is_empty() {
             e.insert("shortNames".into(), json!(self.short_names));
@@ -470,22 +457,28 @@ fn aggregated_group(cat: &Catalog, group: &str, versions: &[&str]) -> Value {
     json!({"metadata": metadata, "versions": vs})
 }
 
-fn aggregated_resource(r: &Resource) -> Value {
+/// The head of an aggregated discovery entry: resource, response kind, scope, singular.
+fn aggregated_entry(
+    resource: &str,
+    (group, version, kind): (&str, &str, &str),
+    namespaced: bool,
+    singular: &str,
+) -> Map<String, Value> {
     let mut e = Map::new();
-    e.insert("resource".into(), json!(r.resource));
+    e.insert("resource".into(), json!(resource));
     e.insert(
         "responseKind".into(),
-        json!({"group": r.group, "version": r.version, "kind": r.kind}),
+        json!({"group": group, "version": version, "kind": kind}),
     );
-    e.insert(
-        "scope".into(),
-        json!(if r.namespaced {
-            "Namespaced"
-        } else {
-            "Cluster"
-        }),
-    );
-    e.insert("singularResource".into(), json!(r.singular));
+    let scope = if namespaced { "Namespaced" } else { "Cluster" };
+    e.insert("scope".into(), json!(scope));
+    e.insert("singularResource".into(), json!(singular));
+    e
+}
+
+fn aggregated_resource(r: &Resource) -> Value {
+    let kind = (r.group.as_str(), r.version.as_str(), r.kind.as_str());
+    let mut e = aggregated_entry(&r.resource, kind, r.namespaced, &r.singular);
     e.insert("verbs".into(), json!(r.verbs));
     if !r.short_names.is_empty() {
         e.insert("shortNames".into(), json!(r.short_names));
