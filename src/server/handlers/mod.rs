@@ -931,9 +931,11 @@ fn discovery_response(
     accept: Option<&str>,
     core: bool,
     plain: Value,
+    remotes: &[Arc<crate::aggregator::Remote>],
 ) -> Result<Response<Body>, Status> {
     if let Some(v) = wants_aggregated(accept) {
         let mut doc = discovery::aggregated(cat, core);
+        crate::aggregator::discovery::merge_aggregated(&mut doc, remotes);
         doc["apiVersion"] = json!(format!("apidiscovery.k8s.io/{v}"));
         let mut r = respond(Output::Json, StatusCode::OK, &doc);
         r.headers_mut().insert(
@@ -1059,6 +1061,13 @@ pub async fn route(app: Arc<App>, user: User, req: Request<Incoming>) -> Respons
             .and_then(|v| v.to_str().ok()),
     );
     negotiate::with_pretty(pretty, async move {
+        // A remote APIService's group-version goes to its extension server, bodies streamed
+        // (authorized already, as every request).
+        let path = crate::meta::escape::path_unescape(req.uri().path());
+        if let Some(remote) = app.aggregator.remote_for_path(&path) {
+            return crate::aggregator::proxy::serve(app.aggregator.clone(), remote, user, req)
+                .await;
+        }
         // The body is read whole before routing, so that every answer, an unrouted path's
         // 404 included, comes after the request ended (an HTTP/2 client is never cut off
         // mid-upload by a reset stream).
@@ -1154,9 +1163,14 @@ async fn route_inner(
         "/api" => {
             let mut plain = discovery::api_versions();
             plain["serverAddressByClientCIDRs"] = json!([{"clientCIDR": "0.0.0.0/0", "serverAddress": app.advertise_url.trim_start_matches("https://")}]);
-            return discovery_response(&cat, accept, true, plain);
+            return discovery_response(&cat, accept, true, plain, &[]);
         }
-        "/apis" => return discovery_response(&cat, accept, false, discovery::api_group_list(&cat)),
+        "/apis" => {
+            let remotes = app.aggregator.remotes();
+            let mut plain = discovery::api_group_list(&cat);
+            crate::aggregator::discovery::merge_group_list(&mut plain, &remotes);
+            return discovery_response(&cat, accept, false, plain, &remotes);
+        }
         _ => {}
     }
     if let Some(doc_path) = trimmed.strip_prefix("/openapi/v3/") {
@@ -1179,6 +1193,7 @@ async fn route_inner(
         }
         ["apis", g] => {
             return discovery::api_group(&cat, g)
+                .or_else(|| crate::aggregator::discovery::api_group(g, &app.aggregator.remotes()))
                 .map(|d| respond(Output::Json, StatusCode::OK, &d))
                 .ok_or_else(Status::path_not_found)
         }

@@ -1,0 +1,654 @@
+//! The aggregation layer over real HTTPS: an extension API server written here (hyper +
+//! rustls on 127.0.0.1, its own serving CA passed in `caBundle`, requiring a client
+//! certificate from the data folder's front-proxy CA) registered by an APIService whose
+//! Service is an ExternalName `localhost` (Endpoints may not point at loopback). Checked:
+//! the local APIServices kube creates (`kubectl get apiservices`), availability, discovery
+//! merged (`kubectl api-resources`, `/apis`, `/apis/<group>`), requests proxied with the
+//! caller's identity headers (forged ones replaced), request and response bodies streamed,
+//! a watch streamed event by event, a connection upgrade bridged, a user without rights
+//! refused with 403 before anything reaches the extension server, kube's validation of
+//! APIServices, the `extension-apiserver-authentication` ConfigMap, and `Available`
+//! flipping to False (FailedDiscoveryCheck) when the server stops, with 503s after.
+
+mod support;
+
+use std::convert::Infallible;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use base64::Engine;
+use bytes::Bytes;
+use http_body_util::{BodyExt, StreamBody};
+use hyper::body::Frame;
+use reqwest::{Method, StatusCode};
+use serde_json::{json, Value};
+use support::Server;
+
+const TOKENS: &str = "tok-bob,bob,u2\n";
+const GROUP: &str = "wardle.example.com";
+const VERSION: &str = "v1alpha1";
+
+/// What the extension server saw: (method, path, client certificate CN, X-Remote-User,
+/// X-Remote-Group values).
+#[derive(Clone, Debug)]
+struct Seen {
+    method: String,
+    path: String,
+    cn: String,
+    user: String,
+    groups: Vec<String>,
+    extra: Vec<(String, String)>,
+}
+
+struct Extension {
+    port: u16,
+    ca_pem: String,
+    seen: Arc<Mutex<Vec<Seen>>>,
+    /// Released by the test once it has the watch's first event.
+    second_event: Arc<tokio::sync::Notify>,
+    stop: tokio::sync::watch::Sender<bool>,
+}
+
+fn discovery() -> Value {
+    json!({"kind": "APIResourceList", "apiVersion": "v1", "groupVersion": format!("{GROUP}/{VERSION}"),
+    "resources": [
+        {"name": "flunders", "singularName": "flunder", "namespaced": true, "kind": "Flunder",
+         "verbs": ["create", "delete", "get", "list", "watch"], "shortNames": ["fl"]},
+        {"name": "flunders/status", "singularName": "", "namespaced": true, "kind": "Flunder",
+         "verbs": ["get", "update"]}
+    ]})
+}
+
+fn flunder(name: &str) -> Value {
+    json!({"apiVersion": format!("{GROUP}/{VERSION}"), "kind": "Flunder",
+           "metadata": {"name": name, "namespace": "wardle", "creationTimestamp": "2024-01-01T00:00:00Z",
+                        "resourceVersion": "1"}})
+}
+
+type Body = http_body_util::combinators::BoxBody<Bytes, Infallible>;
+
+fn full(s: impl Into<Bytes>) -> Body {
+    http_body_util::Full::new(s.into()).boxed()
+}
+
+/// Starts the extension server: serving cert for `api.wardle.svc` from its own CA, client
+/// certificates verified against `front_proxy_ca`.
+async fn start_extension(front_proxy_ca: &[u8]) -> Extension {
+    let ca_key = rcgen::KeyPair::generate().unwrap();
+    let mut ca_params = rcgen::CertificateParams::new(Vec::<String>::new()).unwrap();
+    ca_params.is_ca = rcgen::IsCa::Ca(rcgen::BasicConstraints::Unconstrained);
+    let ca = ca_params.self_signed(&ca_key).unwrap();
+    let key = rcgen::KeyPair::generate().unwrap();
+    let leaf = rcgen::CertificateParams::new(vec!["api.wardle.svc".to_string()])
+        .unwrap()
+        .signed_by(&key, &ca, &ca_key)
+        .unwrap();
+    let mut roots = rustls::RootCertStore::empty();
+    for c in rustls_pemfile::certs(&mut &front_proxy_ca[..]) {
+        roots.add(c.unwrap()).unwrap();
+    }
+    let provider = Arc::new(rustls::crypto::ring::default_provider());
+    let verifier = rustls::server::WebPkiClientVerifier::builder_with_provider(
+        Arc::new(roots),
+        provider.clone(),
+    )
+    .build()
+    .unwrap();
+    let mut config = rustls::ServerConfig::builder_with_provider(provider)
+        .with_safe_default_protocol_versions()
+        .unwrap()
+        .with_client_cert_verifier(verifier)
+        .with_single_cert(
+            vec![leaf.der().clone()],
+            rustls::pki_types::PrivateKeyDer::Pkcs8(key.serialize_der().into()),
+        )
+        .unwrap();
+    config.alpn_protocols = vec![b"h2".to_vec(), b"http/1.1".to_vec()];
+    let acceptor = tokio_rustls::TlsAcceptor::from(Arc::new(config));
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let seen: Arc<Mutex<Vec<Seen>>> = Arc::default();
+    let second_event = Arc::new(tokio::sync::Notify::new());
+    let (stop, stopped) = tokio::sync::watch::channel(false);
+    let (seen2, second2) = (seen.clone(), second_event.clone());
+    tokio::spawn(async move {
+        let mut stop_accept = stopped.clone();
+        loop {
+            let (tcp, _) = tokio::select! {
+                r = listener.accept() => match r { Ok(c) => c, Err(_) => return },
+                _ = stop_accept.changed() => return,
+            };
+            let acceptor = acceptor.clone();
+            let (seen, second) = (seen2.clone(), second2.clone());
+            let mut stopped = stopped.clone();
+            tokio::spawn(async move {
+                let Ok(tls) = acceptor.accept(tcp).await else {
+                    return;
+                };
+                let cn = tls
+                    .get_ref()
+                    .1
+                    .peer_certificates()
+                    .and_then(|c| c.first().cloned())
+                    .and_then(|c| {
+                        let (_, x) = x509_parser::parse_x509_certificate(&c).ok()?;
+                        let cn = x
+                            .subject()
+                            .iter_common_name()
+                            .next()?
+                            .as_str()
+                            .ok()?
+                            .to_string();
+                        Some(cn)
+                    })
+                    .unwrap_or_default();
+                let svc = hyper::service::service_fn(
+                    move |req: hyper::Request<hyper::body::Incoming>| {
+                        let (seen, second, cn) = (seen.clone(), second.clone(), cn.clone());
+                        async move { Ok::<_, Infallible>(handle(req, &seen, second, &cn).await) }
+                    },
+                );
+                let conn = hyper_util::server::conn::auto::Builder::new(
+                    hyper_util::rt::TokioExecutor::new(),
+                )
+                .serve_connection_with_upgrades(hyper_util::rt::TokioIo::new(tls), svc)
+                .into_owned();
+                tokio::select! {
+                    _ = conn => {}
+                    _ = stopped.changed() => {}
+                }
+            });
+        }
+    });
+    Extension {
+        port,
+        ca_pem: ca.pem(),
+        seen,
+        second_event,
+        stop,
+    }
+}
+
+async fn handle(
+    mut req: hyper::Request<hyper::body::Incoming>,
+    seen: &Mutex<Vec<Seen>>,
+    second: Arc<tokio::sync::Notify>,
+    cn: &str,
+) -> hyper::Response<Body> {
+    let h = req.headers();
+    let all = |k: &str| -> Vec<String> {
+        h.get_all(k)
+            .iter()
+            .filter_map(|v| v.to_str().ok())
+            .map(str::to_string)
+            .collect()
+    };
+    let extra = h
+        .iter()
+        .filter(|(k, _)| k.as_str().starts_with("x-remote-extra-"))
+        .map(|(k, v)| (k.as_str().to_string(), v.to_str().unwrap_or("").to_string()))
+        .collect();
+    let path = req.uri().path().to_string();
+    let query = req.uri().query().unwrap_or("").to_string();
+    seen.lock().unwrap().push(Seen {
+        method: req.method().to_string(),
+        path: path.clone(),
+        cn: cn.to_string(),
+        user: all("x-remote-user").join(","),
+        groups: all("x-remote-group"),
+        extra,
+    });
+    let json_resp = |code: u16, v: Value| {
+        let mut r = hyper::Response::new(full(v.to_string()));
+        *r.status_mut() = hyper::StatusCode::from_u16(code).unwrap();
+        r.headers_mut()
+            .insert("content-type", "application/json".parse().unwrap());
+        r
+    };
+    let gv = format!("/apis/{GROUP}/{VERSION}");
+    let flunders = format!("{gv}/namespaces/wardle/flunders");
+    if path == gv {
+        return json_resp(200, discovery());
+    }
+    if path == "/openapi/v2" {
+        return json_resp(
+            200,
+            json!({"swagger": "2.0", "info": {"title": "wardle", "version": "v0"},
+                                      "paths": {}, "definitions": {}}),
+        );
+    }
+    if path == format!("{flunders}/upgrade") && h.contains_key("upgrade") {
+        let on = hyper::upgrade::on(&mut req);
+        tokio::spawn(async move {
+            if let Ok(up) = on.await {
+                use tokio::io::{AsyncReadExt, AsyncWriteExt};
+                let mut io = hyper_util::rt::TokioIo::new(up);
+                let mut buf = [0u8; 64];
+                if let Ok(n) = io.read(&mut buf).await {
+                    let mut out = b"echo:".to_vec();
+                    out.extend_from_slice(&buf[..n]);
+                    let _ = io.write_all(&out).await;
+                    let _ = io.shutdown().await;
+                }
+            }
+        });
+        let mut r = hyper::Response::new(full(""));
+        *r.status_mut() = hyper::StatusCode::SWITCHING_PROTOCOLS;
+        r.headers_mut()
+            .insert("upgrade", "test-echo".parse().unwrap());
+        r.headers_mut()
+            .insert("connection", "Upgrade".parse().unwrap());
+        return r;
+    }
+    if path == flunders && query.contains("watch=true") {
+        // One event now, the second only once the test has seen the first: a proxy that
+        // buffered the stream would never deliver either.
+        let (tx, rx) = tokio::sync::mpsc::channel::<Result<Frame<Bytes>, Infallible>>(4);
+        tokio::spawn(async move {
+            let ev = |t: &str, n: &str| format!("{}\n", json!({"type": t, "object": flunder(n)}));
+            let _ = tx
+                .send(Ok(Frame::data(Bytes::from(ev("ADDED", "alpha")))))
+                .await;
+            second.notified().await;
+            let _ = tx
+                .send(Ok(Frame::data(Bytes::from(ev("MODIFIED", "alpha")))))
+                .await;
+        });
+        let body = StreamBody::new(tokio_stream_from(rx));
+        let mut r = hyper::Response::new(BodyExt::boxed(body));
+        r.headers_mut()
+            .insert("content-type", "application/json".parse().unwrap());
+        return r;
+    }
+    if path == flunders && req.method() == hyper::Method::POST {
+        let body = req.into_body().collect().await.unwrap().to_bytes();
+        let mut obj: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
+        obj["metadata"]["resourceVersion"] = json!("2");
+        return json_resp(201, obj);
+    }
+    if path == flunders {
+        return json_resp(
+            200,
+            json!({"apiVersion": format!("{GROUP}/{VERSION}"), "kind": "FlunderList",
+                                     "metadata": {"resourceVersion": "1"}, "items": [flunder("alpha")]}),
+        );
+    }
+    if path == format!("{flunders}/alpha") {
+        return json_resp(200, flunder("alpha"));
+    }
+    json_resp(
+        404,
+        json!({"kind": "Status", "apiVersion": "v1", "status": "Failure", "code": 404,
+                          "reason": "NotFound", "message": "not found"}),
+    )
+}
+
+fn tokio_stream_from<T: Send + 'static>(
+    mut rx: tokio::sync::mpsc::Receiver<T>,
+) -> impl futures::Stream<Item = T> {
+    futures::stream::poll_fn(move |cx| rx.poll_recv(cx))
+}
+
+/// Polls `f` every 200 ms until it returns Some, at most `within`.
+fn wait_for<T>(within: Duration, what: &str, mut f: impl FnMut() -> Option<T>) -> T {
+    let deadline = Instant::now() + within;
+    loop {
+        if let Some(v) = f() {
+            return v;
+        }
+        assert!(Instant::now() < deadline, "timed out waiting for {what}");
+        std::thread::sleep(Duration::from_millis(200));
+    }
+}
+
+fn available(s: &Server, name: &str) -> (String, String, String) {
+    let out = s.kubectl(&[
+        "get",
+        "apiservice",
+        name,
+        "-o",
+        "jsonpath={.status.conditions[?(@.type==\"Available\")].status}|{.status.conditions[?(@.type==\"Available\")].reason}|{.status.conditions[?(@.type==\"Available\")].message}",
+    ]);
+    let text = support::stdout(&out);
+    let mut it = text.splitn(3, '|').map(str::to_string);
+    (
+        it.next().unwrap_or_default(),
+        it.next().unwrap_or_default(),
+        it.next().unwrap_or_default(),
+    )
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn extension_server_behind_an_apiservice() {
+    let dir = tempfile::tempdir().unwrap();
+    let tokens = dir.path().join("tokens.csv");
+    std::fs::write(&tokens, TOKENS).unwrap();
+    let s = Server::start_with(&["--token-auth-file", tokens.to_str().unwrap()]);
+    let front_proxy_ca = std::fs::read(s.dir.path().join("front-proxy-ca.crt")).unwrap();
+    let ext = start_extension(&front_proxy_ca).await;
+
+    // The local APIServices, as kube creates them, all Available (Local).
+    let out = wait_for(Duration::from_secs(30), "local APIServices", || {
+        let out = s.ok(&["get", "apiservices"]);
+        (out.contains("v1.apps") && out.contains("v1.apiregistration.k8s.io")).then_some(out)
+    });
+    let core = out
+        .lines()
+        .find(|l| l.starts_with("v1. "))
+        .unwrap_or_else(|| panic!("no v1. APIService in\n{out}"));
+    assert!(core.contains("Local"), "{core}");
+    wait_for(Duration::from_secs(30), "v1.apps Available", || {
+        (available(&s, "v1.apps").1 == "Local").then_some(())
+    });
+
+    // The ConfigMap extension servers verify callers with.
+    let cm: Value = serde_json::from_str(&s.ok(&[
+        "get",
+        "configmap",
+        "-n",
+        "kube-system",
+        "extension-apiserver-authentication",
+        "-o",
+        "json",
+    ]))
+    .unwrap();
+    assert_eq!(
+        cm["data"]["requestheader-client-ca-file"].as_str().unwrap(),
+        String::from_utf8_lossy(&front_proxy_ca)
+    );
+    assert_eq!(
+        cm["data"]["requestheader-username-headers"],
+        "[\"X-Remote-User\"]"
+    );
+    assert_eq!(
+        cm["data"]["requestheader-allowed-names"],
+        "[\"front-proxy-client\"]"
+    );
+    assert!(cm["data"]["client-ca-file"]
+        .as_str()
+        .unwrap()
+        .contains("BEGIN CERTIFICATE"));
+
+    // kube's validation of APIServices.
+    let client = s.client();
+    let bad = s
+        .json(
+            &client,
+            Method::POST,
+            "/apis/apiregistration.k8s.io/v1/apiservices",
+            Some(json!({"apiVersion": "apiregistration.k8s.io/v1", "kind": "APIService",
+                        "metadata": {"name": "v1.wrong"},
+                        "spec": {"group": GROUP, "version": VERSION, "groupPriorityMinimum": 1000,
+                                 "versionPriority": 0, "service": {"namespace": "wardle", "name": "api"},
+                                 "insecureSkipTLSVerify": true, "caBundle": "YWJj"}})),
+        )
+        .await;
+    assert_eq!(bad.code, StatusCode::UNPROCESSABLE_ENTITY, "{}", bad.body);
+    let msg = bad.body["message"].as_str().unwrap();
+    assert!(
+        msg.contains("metadata.name: Invalid value: \"v1.wrong\": must be `spec.version+\".\"+spec.group`: \"v1alpha1.wardle.example.com\""),
+        "{msg}"
+    );
+    assert!(
+        msg.contains("spec.versionPriority: Invalid value: 0: must be positive and less than 1000"),
+        "{msg}"
+    );
+    assert!(msg.contains("spec.insecureSkipTLSVerify: Invalid value: true: may not be true if caBundle is present"), "{msg}");
+
+    // Register the extension server through an ExternalName Service `localhost`.
+    s.ok(&["create", "namespace", "wardle"]);
+    s.ok_stdin(
+        &["apply", "-f", "-"],
+        &format!(
+            r#"apiVersion: v1
+kind: Service
+metadata: {{name: api, namespace: wardle}}
+spec: {{type: ExternalName, externalName: localhost}}
+---
+apiVersion: apiregistration.k8s.io/v1
+kind: APIService
+metadata: {{name: {VERSION}.{GROUP}}}
+spec:
+  group: {GROUP}
+  version: {VERSION}
+  groupPriorityMinimum: 1000
+  versionPriority: 15
+  service: {{namespace: wardle, name: api, port: {port}}}
+  caBundle: {ca}
+"#,
+            port = ext.port,
+            ca = base64::engine::general_purpose::STANDARD.encode(&ext.ca_pem)
+        ),
+    );
+    let name = format!("{VERSION}.{GROUP}");
+    wait_for(Duration::from_secs(30), "the APIService Available", || {
+        let a = available(&s, &name);
+        (a.0 == "True").then_some(()).or_else(|| {
+            eprintln!("availability: {a:?}");
+            None
+        })
+    });
+    assert_eq!(available(&s, &name).1, "Passed");
+    // The availability check identified itself as kube's does, with the proxy certificate.
+    let seen = ext.seen.lock().unwrap().clone();
+    let check = seen
+        .iter()
+        .find(|r| r.path == format!("/apis/{GROUP}/{VERSION}"))
+        .expect("a discovery check");
+    assert_eq!(check.cn, "front-proxy-client");
+    assert_eq!(check.user, "system:kube-aggregator");
+    assert_eq!(check.groups, ["system:masters"]);
+    let listed = s.ok(&["get", "apiservices"]);
+    let line = listed.lines().find(|l| l.starts_with(&name)).unwrap();
+    assert!(
+        line.contains("wardle/api") && line.contains("True"),
+        "{line}"
+    );
+
+    // Discovery merged: legacy and aggregated, kubectl api-resources.
+    let apis = s.json(&client, Method::GET, "/apis", None).await;
+    let groups = apis.body["groups"].as_array().unwrap();
+    let wardle = groups
+        .iter()
+        .find(|g| g["name"] == GROUP)
+        .expect("wardle in /apis");
+    assert_eq!(wardle["preferredVersion"]["version"], VERSION);
+    assert_eq!(groups[0]["name"], "apiregistration.k8s.io");
+    let group = s
+        .json(&client, Method::GET, &format!("/apis/{GROUP}"), None)
+        .await;
+    assert_eq!(group.code, StatusCode::OK);
+    assert_eq!(group.body["kind"], "APIGroup");
+    let resources = wait_for(Duration::from_secs(30), "api-resources", || {
+        let out = s.ok(&["api-resources", "--api-group", GROUP]);
+        out.contains("flunders").then_some(out)
+    });
+    assert!(
+        resources.contains("fl ") && resources.contains("Flunder"),
+        "{resources}"
+    );
+
+    // Requests proxied with the caller's identity (forged headers replaced).
+    let before = ext.seen.lock().unwrap().len();
+    let got = s.ok(&["get", "flunders", "-n", "wardle"]);
+    assert!(got.contains("alpha"), "{got}");
+    let r = client
+        .get(format!(
+            "{}/apis/{GROUP}/{VERSION}/namespaces/wardle/flunders/alpha",
+            s.url
+        ))
+        .header("X-Remote-User", "root")
+        .header("X-Remote-Group", "forged")
+        .header("X-Remote-Extra-Scopes", "forged")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), StatusCode::OK);
+    let obj: Value = r.json().await.unwrap();
+    assert_eq!(obj["metadata"]["name"], "alpha");
+    let seen = ext.seen.lock().unwrap()[before..].to_vec();
+    let get = seen
+        .iter()
+        .rev()
+        .find(|r| r.path.ends_with("/flunders/alpha"))
+        .expect("the GET reached the server");
+    assert_eq!(get.user, "admin");
+    assert_eq!(get.cn, "front-proxy-client");
+    assert!(
+        get.groups.contains(&"system:masters".to_string()),
+        "{get:?}"
+    );
+    assert!(
+        get.groups.contains(&"system:authenticated".to_string()),
+        "{get:?}"
+    );
+    assert!(!get.groups.contains(&"forged".to_string()), "{get:?}");
+    assert!(get.extra.is_empty(), "{get:?}");
+    assert!(seen
+        .iter()
+        .any(|r| r.path.ends_with("/flunders") && r.method == "GET"));
+
+    // A request body goes through (create).
+    let created = s
+        .json(
+            &client,
+            Method::POST,
+            &format!("/apis/{GROUP}/{VERSION}/namespaces/wardle/flunders"),
+            Some(flunder("beta")),
+        )
+        .await;
+    assert_eq!(created.code, StatusCode::CREATED, "{}", created.body);
+    assert_eq!(created.body["metadata"]["name"], "beta");
+    assert_eq!(created.body["metadata"]["resourceVersion"], "2");
+
+    // A watch is streamed event by event.
+    let mut resp = client
+        .get(format!(
+            "{}/apis/{GROUP}/{VERSION}/namespaces/wardle/flunders?watch=true",
+            s.url
+        ))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(resp.status(), StatusCode::OK);
+    let mut got = String::new();
+    let first = tokio::time::timeout(Duration::from_secs(20), async {
+        while !got.contains('\n') {
+            match resp.chunk().await.unwrap() {
+                Some(c) => got.push_str(&String::from_utf8_lossy(&c)),
+                None => break,
+            }
+        }
+        got.clone()
+    })
+    .await
+    .expect("the first watch event while the stream stays open");
+    assert!(first.contains("\"ADDED\""), "{first}");
+    ext.second_event.notify_one();
+    let rest = tokio::time::timeout(Duration::from_secs(20), async {
+        let mut all = first.clone();
+        while let Some(c) = resp.chunk().await.unwrap() {
+            all.push_str(&String::from_utf8_lossy(&c));
+        }
+        all
+    })
+    .await
+    .expect("the watch ends when the extension server ends it");
+    assert!(rest.contains("\"MODIFIED\""), "{rest}");
+
+    // A connection upgrade is bridged (HTTP/1.1, as exec and port-forward use it).
+    {
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+        let h1 = support::http1_client(&s);
+        let resp = h1
+            .get(format!(
+                "{}/apis/{GROUP}/{VERSION}/namespaces/wardle/flunders/upgrade",
+                s.url
+            ))
+            .header("connection", "Upgrade")
+            .header("upgrade", "test-echo")
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(resp.status(), StatusCode::SWITCHING_PROTOCOLS);
+        let mut io = resp.upgrade().await.unwrap();
+        io.write_all(b"ping").await.unwrap();
+        let mut buf = Vec::new();
+        tokio::time::timeout(Duration::from_secs(20), io.read_to_end(&mut buf))
+            .await
+            .expect("the echo")
+            .unwrap();
+        assert_eq!(buf, b"echo:ping");
+    }
+
+    // A user without rights is refused before anything reaches the extension server.
+    let before = ext.seen.lock().unwrap().len();
+    let bob = s
+        .anonymous_client()
+        .get(format!(
+            "{}/apis/{GROUP}/{VERSION}/namespaces/wardle/flunders",
+            s.url
+        ))
+        .bearer_auth("tok-bob")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(bob.status(), StatusCode::FORBIDDEN);
+    let body: Value = bob.json().await.unwrap();
+    assert_eq!(
+        body["message"],
+        format!("flunders.{GROUP} is forbidden: User \"bob\" cannot list resource \"flunders\" in API group \"{GROUP}\" in the namespace \"wardle\"")
+    );
+    let after: Vec<Seen> = ext.seen.lock().unwrap()[before..].to_vec();
+    assert!(
+        after
+            .iter()
+            .all(|r| r.user != "bob" && !r.path.ends_with("/flunders")),
+        "{after:?}"
+    );
+
+    // The server stops: Available turns False (FailedDiscoveryCheck), requests get 503.
+    ext.stop.send(true).unwrap();
+    let (st, reason, message) = wait_for(Duration::from_secs(40), "Available=False", || {
+        let a = available(&s, &name);
+        (a.0 == "False").then_some(a)
+    });
+    assert_eq!(st, "False");
+    assert_eq!(reason, "FailedDiscoveryCheck");
+    assert!(
+        message.starts_with(&format!(
+            "failing or missing response from https://127.0.0.1:{}/apis/{GROUP}/{VERSION}",
+            ext.port
+        )),
+        "{message}"
+    );
+    let listed = s.ok(&["get", "apiservices"]);
+    let line = listed.lines().find(|l| l.starts_with(&name)).unwrap();
+    assert!(line.contains("False (FailedDiscoveryCheck)"), "{line}");
+    let down = client
+        .get(format!(
+            "{}/apis/{GROUP}/{VERSION}/namespaces/wardle/flunders",
+            s.url
+        ))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(down.status(), StatusCode::SERVICE_UNAVAILABLE);
+    assert_eq!(down.text().await.unwrap(), "service unavailable\n");
+
+    // Without its Service the reason is ServiceNotFound.
+    s.ok(&["delete", "service", "-n", "wardle", "api"]);
+    let (_, reason, message) = wait_for(Duration::from_secs(40), "ServiceNotFound", || {
+        let a = available(&s, &name);
+        (a.1 == "ServiceNotFound").then_some(a)
+    });
+    assert_eq!(reason, "ServiceNotFound");
+    assert_eq!(message, "service/api in \"wardle\" is not present");
+
+    // Deleting the APIService removes the group from discovery.
+    s.ok(&["delete", "apiservice", &name]);
+    wait_for(Duration::from_secs(20), "the group gone", || {
+        let out = s.ok(&["get", "--raw", "/apis"]);
+        (!out.contains(GROUP)).then_some(())
+    });
+}
