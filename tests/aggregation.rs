@@ -6,7 +6,8 @@
 //! merged (`kubectl api-resources`, `/apis`, `/apis/<group>`), requests proxied with the
 //! caller's identity headers (forged ones replaced), request and response bodies streamed,
 //! a watch streamed event by event, a connection upgrade bridged, a user without rights
-//! refused with 403 before anything reaches the extension server, kube's validation of
+//! refused with 403 before anything reaches the extension server, its OpenAPI merged into
+//! `/openapi/v2` and `/openapi/v3`, kube's validation of
 //! APIServices, the `extension-apiserver-authentication` ConfigMap, and `Available`
 //! flipping to False (FailedDiscoveryCheck) when the server stops, with 503s after.
 
@@ -214,7 +215,17 @@ async fn handle(
         return json_resp(
             200,
             json!({"swagger": "2.0", "info": {"title": "wardle", "version": "v0"},
-                                      "paths": {}, "definitions": {}}),
+            "paths": {format!("{gv}/namespaces/{{namespace}}/flunders"): {"get": {"operationId": "listWardleFlunders"}},
+                      "/apis/elsewhere.io/v1/things": {"get": {}}},
+            "definitions": {"com.example.wardle.v1alpha1.Flunder": {"type": "object"}}}),
+        );
+    }
+    if path == format!("/openapi/v3{gv}") {
+        return json_resp(
+            200,
+            json!({"openapi": "3.0.0", "info": {"title": "wardle", "version": "v0"},
+            "paths": {format!("{gv}/namespaces/{{namespace}}/flunders"): {"get": {}}},
+            "components": {"schemas": {"com.example.wardle.v1alpha1.Flunder": {"type": "object"}}}}),
         );
     }
     if path == format!("{flunders}/upgrade") && h.contains_key("upgrade") {
@@ -467,6 +478,32 @@ spec:
         resources.contains("fl ") && resources.contains("Flunder"),
         "{resources}"
     );
+
+    // The extension server's OpenAPI merged: its own paths and definitions in /openapi/v2,
+    // its v3 document listed in the index and served.
+    let v2 = s.json(&client, Method::GET, "/openapi/v2", None).await;
+    assert_eq!(v2.code, StatusCode::OK);
+    assert!(v2.body["paths"]
+        .get(format!(
+            "/apis/{GROUP}/{VERSION}/namespaces/{{namespace}}/flunders"
+        ))
+        .is_some());
+    assert!(v2.body["paths"]
+        .get("/apis/elsewhere.io/v1/things")
+        .is_none());
+    assert!(v2.body["paths"]
+        .get("/api/v1/namespaces/{namespace}/pods")
+        .is_some());
+    assert!(v2.body["definitions"]["com.example.wardle.v1alpha1.Flunder"].is_object());
+    let index = s.json(&client, Method::GET, "/openapi/v3", None).await;
+    let url = index.body["paths"][format!("apis/{GROUP}/{VERSION}")]["serverRelativeURL"]
+        .as_str()
+        .unwrap_or_else(|| panic!("no wardle entry in {}", index.body))
+        .to_string();
+    let v3 = s.json(&client, Method::GET, &url, None).await;
+    assert_eq!(v3.code, StatusCode::OK);
+    assert!(v3.body["components"]["schemas"]["com.example.wardle.v1alpha1.Flunder"].is_object());
+    assert_eq!(v3.headers["cache-control"], "public, immutable");
 
     // Requests proxied with the caller's identity (forged headers replaced).
     let before = ext.seen.lock().unwrap().len();

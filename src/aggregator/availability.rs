@@ -228,7 +228,7 @@ async fn write_condition(store: &Store, obj: &Value, cond: &Condition) {
 /// discovery document and OpenAPI it fetched) in the aggregator.
 pub async fn check(agg: &Arc<Aggregator>, r: Arc<Remote>) -> Condition {
     let cond = check_inner(agg, &r).await;
-    agg.record_check(&r.group, &r.version, cond.0 == "True", None, None);
+    agg.record_check(&r.group, &r.version, cond.0 == "True", None, None, None);
     cond
 }
 
@@ -363,12 +363,16 @@ async fn check_inner(agg: &Arc<Aggregator>, r: &Arc<Remote>) -> Condition {
     // The document and OpenAPI are fetched through the verifying client the proxy uses.
     let doc = fetch_json(agg, r, addr, &format!("/apis/{}/{}", r.group, r.version)).await;
     let changed = doc.is_some() && doc != r.resources;
-    let openapi = if changed || r.openapi_v2.is_none() {
-        Some(fetch_json(agg, r, addr, "/openapi/v2").await)
+    let (v2, v3) = if changed || r.openapi_v2.is_none() {
+        let v3_path = format!("/openapi/v3/apis/{}/{}", r.group, r.version);
+        (
+            Some(fetch_json(agg, r, addr, "/openapi/v2").await),
+            Some(fetch_json(agg, r, addr, &v3_path).await),
+        )
     } else {
-        None
+        (None, None)
     };
-    agg.record_check(&r.group, &r.version, true, doc, openapi);
+    agg.record_check(&r.group, &r.version, true, doc, v2, v3);
     ("True", "Passed", "all checks passed".into())
 }
 

@@ -5,19 +5,22 @@
 //! told. `proxy` forwards requests (streamed, upgrades included), `availability` is the
 //! per-replica loop that checks them, writes their `Available` condition and keeps the local
 //! APIServices and the `extension-apiserver-authentication` ConfigMap, `discovery` merges
-//! their groups into `/apis`, `resolve` is kube's service resolver (shared with the
-//! admission webhooks).
+//! their groups into `/apis`, `openapi` merges their OpenAPI documents into `/openapi/v2`
+//! and `/openapi/v3`, `resolve` is kube's service resolver (shared with the admission
+//! webhooks).
 //!
 //! It knows nothing of how a request was authenticated or authorized: the edge does that
 //! before a request reaches the proxy.
 
 pub mod availability;
 pub mod discovery;
+pub mod openapi;
 pub mod proxy;
 pub mod resolve;
 
 use std::collections::{BTreeMap, HashMap};
 use std::net::SocketAddr;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
 
 use base64::Engine;
@@ -50,6 +53,8 @@ pub struct Remote {
     pub resources: Option<Value>,
     /// The server's `/openapi/v2` document, when it answered one.
     pub openapi_v2: Option<Value>,
+    /// The server's `/openapi/v3/apis/<group>/<version>` document (serialized) and its hash.
+    pub openapi_v3: Option<(bytes::Bytes, String)>,
 }
 
 impl Remote {
@@ -160,6 +165,12 @@ pub struct Aggregator {
     pub config: Config,
     remotes: RwLock<BTreeMap<(String, String), Arc<Remote>>>,
     clients: Mutex<HashMap<ClientKey, reqwest::Client>>,
+    /// Bumped whenever a remote's OpenAPI documents (or the set of remotes) change.
+    openapi_generation: AtomicU64,
+    /// The merged `/openapi/v2`: (local ETag, generation, document).
+    v2_cache: openapi::V2Cache,
+    /// The merged `/openapi/v3` index: (local hash, generation, bytes, hash).
+    v3_cache: openapi::V3Cache,
 }
 
 impl Aggregator {
@@ -169,6 +180,9 @@ impl Aggregator {
             config,
             remotes: RwLock::default(),
             clients: Mutex::default(),
+            openapi_generation: AtomicU64::new(0),
+            v2_cache: Mutex::default(),
+            v3_cache: Mutex::default(),
         }
     }
 
@@ -223,8 +237,16 @@ impl Aggregator {
                 }
             }
         }
+        if !changed.is_empty() || cur.len() != next.len() {
+            self.openapi_generation.fetch_add(1, Ordering::Relaxed);
+        }
         *cur = next;
         changed
+    }
+
+    /// The generation of the remotes' OpenAPI documents.
+    pub fn openapi_generation(&self) -> u64 {
+        self.openapi_generation.load(Ordering::Relaxed)
     }
 
     /// Records the outcome of a check of the remote `group`/`version`.
@@ -235,6 +257,7 @@ impl Aggregator {
         available: bool,
         resources: Option<Value>,
         openapi_v2: Option<Option<Value>>,
+        openapi_v3: Option<Option<Value>>,
     ) {
         let Ok(mut cur) = self.remotes.write() else {
             return;
@@ -245,8 +268,23 @@ impl Aggregator {
             if resources.is_some() {
                 next.resources = resources;
             }
+            let mut openapi_changed = false;
             if let Some(doc) = openapi_v2 {
+                openapi_changed |= next.openapi_v2 != doc;
                 next.openapi_v2 = doc;
+            }
+            if let Some(doc) = openapi_v3 {
+                let served = doc.map(|d| {
+                    let bytes = serde_json::to_vec(&d).unwrap_or_default();
+                    let hash = crate::openapi::content_hash(&bytes);
+                    (bytes::Bytes::from(bytes), hash)
+                });
+                openapi_changed |=
+                    next.openapi_v3.as_ref().map(|d| &d.1) != served.as_ref().map(|d| &d.1);
+                next.openapi_v3 = served;
+            }
+            if openapi_changed {
+                self.openapi_generation.fetch_add(1, Ordering::Relaxed);
             }
             *r = Arc::new(next);
         }

@@ -1121,7 +1121,7 @@ async fn route_inner(
             return Ok(r);
         }
         "/openapi/v2" => {
-            let docs = app.openapi.v2(&cat);
+            let docs = app.aggregator.openapi_v2(app.openapi.v2(&cat));
             // client-go asks for the protobuf form; the JSON form for everyone else.
             let proto = accept.is_some_and(|a| a.contains("com.github.proto-openapi.spec.v2"));
             let etag = if proto {
@@ -1149,11 +1149,14 @@ async fn route_inner(
         }
         "/openapi/v3" => {
             let docs = app.openapi.v3(&cat);
-            let etag = format!("\"{}\"", docs.index_hash());
+            let (index, hash) = app
+                .aggregator
+                .openapi_v3_index(docs.index(), docs.index_hash());
+            let etag = format!("\"{hash}\"");
             if not_modified(req.headers(), &etag) {
                 return Ok(not_modified_response(&etag));
             }
-            let mut r = raw_json(StatusCode::OK, docs.index());
+            let mut r = raw_json(StatusCode::OK, index);
             set_etag(&mut r, &etag);
             return Ok(r);
         }
@@ -1175,12 +1178,18 @@ async fn route_inner(
     }
     if let Some(doc_path) = trimmed.strip_prefix("/openapi/v3/") {
         let docs = app.openapi.v3(&cat);
-        let (bytes, hash) = docs.document(doc_path).ok_or_else(Status::path_not_found)?;
+        let (bytes, hash) = match app.aggregator.openapi_v3_document(doc_path) {
+            Some(remote) => remote,
+            None => docs
+                .document(doc_path)
+                .map(|(b, h)| (b, h.to_string()))
+                .ok_or_else(Status::path_not_found)?,
+        };
         return Ok(v3_document_response(
             req.headers(),
             doc_path,
             bytes,
-            hash,
+            &hash,
             query.get("hash"),
         ));
     }
