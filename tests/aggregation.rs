@@ -673,6 +673,19 @@ spec:
     assert_eq!(down.status(), StatusCode::SERVICE_UNAVAILABLE);
     assert_eq!(down.text().await.unwrap(), "service unavailable\n");
 
+    let metrics = s.ok(&["get", "--raw", "/metrics"]);
+    assert!(
+        metrics.contains(&format!(
+            "aggregator_unavailable_apiservice{{name=\"{name}\"}} 1"
+        )),
+        "{}",
+        metrics
+            .lines()
+            .filter(|l| l.contains("aggregator_"))
+            .collect::<Vec<_>>()
+            .join("\n")
+    );
+
     // Without its Service the reason is ServiceNotFound.
     s.ok(&["delete", "service", "-n", "wardle", "api"]);
     let (_, reason, message) = wait_for(Duration::from_secs(40), "ServiceNotFound", || {
@@ -688,4 +701,41 @@ spec:
         let out = s.ok(&["get", "--raw", "/apis"]);
         (!out.contains(GROUP)).then_some(())
     });
+
+    // A custom resource group gets its automanaged APIService, removed with the definition.
+    s.ok_stdin(
+        &["apply", "-f", "-"],
+        r#"apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: crontabs.stable.example.com}
+spec:
+  group: stable.example.com
+  scope: Namespaced
+  names: {plural: crontabs, singular: crontab, kind: CronTab}
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema: {openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}}
+"#,
+    );
+    wait_for(Duration::from_secs(30), "v1.stable.example.com", || {
+        let out = s.kubectl(&[
+            "get",
+            "apiservice",
+            "v1.stable.example.com",
+            "-o",
+            "jsonpath={.metadata.labels.kube-aggregator\\.kubernetes\\.io/automanaged} {.spec.groupPriorityMinimum} {.spec.versionPriority}",
+        ]);
+        (support::stdout(&out) == "true 1000 100").then_some(())
+    });
+    s.ok(&["delete", "crd", "crontabs.stable.example.com"]);
+    wait_for(
+        Duration::from_secs(60),
+        "v1.stable.example.com removed",
+        || {
+            let out = s.kubectl(&["get", "apiservice", "v1.stable.example.com"]);
+            (!out.status.success()).then_some(())
+        },
+    );
 }

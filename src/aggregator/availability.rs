@@ -157,12 +157,15 @@ async fn write_condition(store: &Store, obj: &Value, cond: &Condition) {
             && c.get("reason").and_then(Value::as_str) == Some(cond.1)
             && c.get("message").and_then(Value::as_str).unwrap_or("") == cond.2
     });
-    if same {
-        return;
-    }
     let Some(name) = obj.pointer("/metadata/name").and_then(Value::as_str) else {
         return;
     };
+    // kube's gauge: 1 while this replica sees the APIService unavailable.
+    metrics::gauge!("aggregator_unavailable_apiservice", "name" => name.to_string())
+        .set(if cond.0 == "True" { 0.0 } else { 1.0 });
+    if same {
+        return;
+    }
     let info = store
         .registry()
         .builtin("apiregistration.k8s.io", "v1", "apiservices");
@@ -461,6 +464,40 @@ pub fn wanted_local(cat: &crate::registry::Catalog) -> BTreeMap<String, Value> {
     out
 }
 
+/// kube's CRD registration: an APIService (1000 / 100, automanaged `true`) for every served
+/// version of every definition.
+pub fn crd_apiservices(crds: &[Value]) -> Vec<(String, Value)> {
+    let mut out = Vec::new();
+    for crd in crds {
+        let group = crd
+            .pointer("/spec/group")
+            .and_then(Value::as_str)
+            .unwrap_or("");
+        let versions = crd
+            .pointer("/spec/versions")
+            .and_then(Value::as_array)
+            .cloned()
+            .unwrap_or_default();
+        for v in versions {
+            let version = v.get("name").and_then(Value::as_str).unwrap_or("");
+            if group.is_empty() || version.is_empty() || v.get("served") != Some(&json!(true)) {
+                continue;
+            }
+            let name = format!("{version}.{group}");
+            out.push((
+                name.clone(),
+                json!({
+                    "apiVersion": "apiregistration.k8s.io/v1", "kind": "APIService",
+                    "metadata": {"name": name, "labels": {AUTOMANAGED: "true"}},
+                    "spec": {"group": group, "version": version,
+                             "groupPriorityMinimum": 1000, "versionPriority": 100},
+                }),
+            ));
+        }
+    }
+    out
+}
+
 /// kube's autoregister controller, on the leader: creates the missing local APIServices and
 /// removes the automanaged (`true`) ones of groups no longer served.
 async fn ensure_local(store: &Store) -> Result<(), Status> {
@@ -475,7 +512,21 @@ async fn ensure_local(store: &Store) -> Result<(), Status> {
         namespace: None,
     };
     let cat = store.registry().snapshot();
-    let wanted = wanted_local(&cat);
+    let mut wanted = wanted_local(&cat);
+    // The definitions themselves, not only what the registry serves yet: a replica that has
+    // not loaded a definition must not remove its APIService (kube waits for the initial
+    // CRD sync for the same reason).
+    let crds = list(
+        store,
+        "apiextensions.k8s.io",
+        "v1",
+        "customresourcedefinitions",
+        None,
+    )
+    .await?;
+    for (name, obj) in crd_apiservices(&crds) {
+        wanted.entry(name).or_insert(obj);
+    }
     let have = list(store, "apiregistration.k8s.io", "v1", "apiservices", None).await?;
     let names: BTreeSet<&str> = have
         .iter()
@@ -598,6 +649,17 @@ mod tests {
         );
         assert!(wanted.contains_key("v1.authentication.k8s.io"));
         assert!(wanted.contains_key("v2.autoscaling"));
+    }
+
+    #[test]
+    fn served_crd_versions_get_apiservices() {
+        let crd = json!({"spec": {"group": "stable.example.com", "versions": [
+            {"name": "v1", "served": true}, {"name": "v1beta1", "served": false}]}});
+        let got = crd_apiservices(&[crd]);
+        assert_eq!(got.len(), 1);
+        assert_eq!(got[0].0, "v1.stable.example.com");
+        assert_eq!(got[0].1["spec"]["groupPriorityMinimum"], 1000);
+        assert_eq!(got[0].1["metadata"]["labels"][AUTOMANAGED], "true");
     }
 
     #[test]
