@@ -315,13 +315,15 @@ async fn check_inner(agg: &Arc<Aggregator>, r: &Arc<Remote>) -> Condition {
             );
         }
     }
-    let addrs = match resolve::resolve_service(store, &r.namespace, &r.service, r.port).await {
-        Ok(a) if !a.is_empty() => a,
-        Ok(_) => return ("False", "FailedDiscoveryCheck", "no addresses".into()),
-        Err(e) => return ("False", "FailedDiscoveryCheck", e),
-    };
+    let (host, addrs) =
+        match resolve::resolve_service_host(store, &r.namespace, &r.service, r.port).await {
+            Ok((h, a)) if !a.is_empty() => (h, a),
+            Ok(_) => return ("False", "FailedDiscoveryCheck", "no addresses".into()),
+            Err(e) => return ("False", "FailedDiscoveryCheck", e),
+        };
     let addr = addrs[0];
-    let url = format!("https://{addr}/apis/{}/{}", r.group, r.version);
+    // Messages name the URL kube's resolver returns.
+    let url = format!("https://{host}/apis/{}/{}", r.group, r.version);
     // kube's check skips verification (a best-effort GET) and always has access rights.
     let client = match agg.client(r, addr, true, false) {
         Ok(c) => c,
@@ -350,7 +352,7 @@ async fn check_inner(agg: &Arc<Aggregator>, r: &Arc<Remote>) -> Condition {
                 "FailedDiscoveryCheck",
                 format!(
                     "failing or missing response from {url}: Get {url:?}: {}",
-                    error_chain(&e)
+                    go_dial_error(addr, &e)
                 ),
             )
         }
@@ -406,6 +408,19 @@ async fn fetch_json(
         return None;
     }
     serde_json::from_slice(&bytes).ok()
+}
+
+/// Go's `net/http` words for the common transport failures (a timeout, a refused dial, an
+/// unverifiable certificate), the Rust client's chain otherwise.
+fn go_dial_error(addr: std::net::SocketAddr, e: &reqwest::Error) -> String {
+    let chain = error_chain(e);
+    if e.is_timeout() {
+        "context deadline exceeded (Client.Timeout exceeded while awaiting headers)".into()
+    } else if chain.contains("Connection refused") || chain.contains("connection refused") {
+        format!("dial tcp {addr}: connect: connection refused")
+    } else {
+        chain
+    }
 }
 
 fn error_chain(e: &dyn std::error::Error) -> String {

@@ -43,6 +43,28 @@ pub async fn resolve_service(
     name: &str,
     port: u16,
 ) -> Result<Vec<SocketAddr>, String> {
+    resolve_service_host(store, namespace, name, port)
+        .await
+        .map(|(_, addrs)| addrs)
+}
+
+/// Go's `net.JoinHostPort`.
+fn join_host_port(host: &str, port: u16) -> String {
+    if host.contains(':') {
+        format!("[{host}]:{port}")
+    } else {
+        format!("{host}:{port}")
+    }
+}
+
+/// [`resolve_service`] with the `host:port` of the URL kube's resolver returns (the
+/// ExternalName, the cluster IP or the endpoint, as kube's messages name it).
+pub async fn resolve_service_host(
+    store: &Store,
+    namespace: &str,
+    name: &str,
+    port: u16,
+) -> Result<(String, Vec<SocketAddr>), String> {
     let svc = get_core(store, "services", namespace, name)
         .await
         .ok_or_else(|| format!("service \"{name}\" not found"))?;
@@ -81,7 +103,8 @@ pub async fn resolve_service(
         }
         other => return Err(format!("unsupported service type {other:?}")),
     };
-    lookup(&host_port.0, host_port.1).await
+    let addrs = lookup(&host_port.0, host_port.1).await?;
+    Ok((join_host_port(&host_port.0, host_port.1), addrs))
 }
 
 /// kube's `ResolveEndpoint`: a ready address of the Service's endpoints on the port the
@@ -91,13 +114,14 @@ async fn endpoint(
     namespace: &str,
     name: &str,
     svc_port: &Value,
-) -> Result<Vec<SocketAddr>, String> {
+) -> Result<(String, Vec<SocketAddr>), String> {
     let eps = get_core(store, "endpoints", namespace, name)
         .await
         .ok_or_else(|| format!("endpoints \"{name}\" not found"))?;
     let (ip, port) = endpoint_address(&eps, svc_port, rand::random())
         .ok_or_else(|| format!("no endpoints available for service \"{name}\""))?;
-    lookup(&ip, port).await
+    let addrs = lookup(&ip, port).await?;
+    Ok((join_host_port(&ip, port), addrs))
 }
 
 /// The address of `eps` serving the port `svc_port` names: the first subset with that port
