@@ -536,7 +536,11 @@ pub async fn run(
         store.clone(),
         aggregator_config(&cfg)?,
     ));
-    // Every replica checks the remote APIServices itself; the leader registers the local ones.
+    // Every replica checks the remote APIServices itself; the leader registers the local ones
+    // (first before serving, as the bootstrap objects).
+    if kv.is_leader() {
+        aggregator::availability::initial(&aggregator_app).await;
+    }
     let aggregator_loop = Some(tokio::spawn(aggregator::availability::run(
         aggregator_app.clone(),
     )));

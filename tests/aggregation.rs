@@ -465,4 +465,52 @@ spec:
             (!out.status.success()).then_some(())
         },
     );
+
+    // A ClusterIP Service must listen on the port and have ready endpoints.
+    s.ok_stdin(
+        &["apply", "-f", "-"],
+        &format!(
+            r#"apiVersion: v1
+kind: Service
+metadata: {{name: api2, namespace: wardle}}
+spec: {{ports: [{{name: https, port: 443}}]}}
+---
+apiVersion: apiregistration.k8s.io/v1
+kind: APIService
+metadata: {{name: v1beta1.{GROUP}}}
+spec:
+  group: {GROUP}
+  version: v1beta1
+  groupPriorityMinimum: 1000
+  versionPriority: 15
+  insecureSkipTLSVerify: true
+  service: {{namespace: wardle, name: api2, port: 444}}
+"#
+        ),
+    );
+    let beta = format!("v1beta1.{GROUP}");
+    let (_, _, message) = wait_for(Duration::from_secs(30), "ServicePortError", || {
+        let a = available(&s, &beta);
+        (a.1 == "ServicePortError").then_some(a)
+    });
+    assert_eq!(
+        message,
+        "service/api2 in \"wardle\" is not listening on port 444"
+    );
+    s.ok(&[
+        "patch",
+        "apiservice",
+        &beta,
+        "--type=merge",
+        "-p",
+        r#"{"spec":{"service":{"port":443}}}"#,
+    ]);
+    let (_, _, message) = wait_for(Duration::from_secs(30), "EndpointsNotFound", || {
+        let a = available(&s, &beta);
+        (a.1 == "EndpointsNotFound").then_some(a)
+    });
+    assert_eq!(
+        message,
+        "cannot find endpointslices for service/api2 in \"wardle\""
+    );
 }

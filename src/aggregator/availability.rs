@@ -54,6 +54,16 @@ fn write_options() -> WriteOptions {
 /// The `Available` condition: (status, reason, message).
 pub type Condition = (&'static str, &'static str, String);
 
+/// One pass before the replica serves (the leader's start, as kube-apiserver's bootstrap):
+/// the local APIServices, their conditions and the ConfigMap are written then, so that the
+/// loop writes nothing while nothing changes.
+pub async fn initial(agg: &Arc<Aggregator>) {
+    let (mut checked, mut leader_at) = (HashMap::new(), None);
+    if let Err(e) = pass(agg, &mut checked, &mut leader_at).await {
+        tracing::warn!("aggregator: {}", e.message);
+    }
+}
+
 /// Runs the loops until aborted.
 pub async fn run(agg: Arc<Aggregator>) {
     let mut checked: HashMap<String, Instant> = HashMap::new();
