@@ -30,7 +30,7 @@ use crate::registry::store::{
 const CHECK_EVERY: Duration = Duration::from_secs(5);
 /// How often the loop looks at the APIServices.
 const TICK: Duration = Duration::from_millis(500);
-/// How often the leader reconciles the local APIServices and the ConfigMap.
+/// How often the leader reconciles the ConfigMap.
 const LEADER_EVERY: Duration = Duration::from_secs(5);
 /// kube's discovery check timeout.
 const DISCOVERY_TIMEOUT: Duration = Duration::from_secs(5);
@@ -55,11 +55,15 @@ fn write_options() -> WriteOptions {
 pub type Condition = (&'static str, &'static str, String);
 
 /// One pass before the replica serves (the leader's start, as kube-apiserver's bootstrap):
-/// the local APIServices, their conditions and the ConfigMap are written then, so that the
-/// loop writes nothing while nothing changes.
+/// the missing local APIServices, their conditions and a missing ConfigMap are written then,
+/// so that the loop writes nothing while nothing changes. (A ConfigMap that differs — new
+/// CAs — is updated by the loop, within `LEADER_EVERY`.)
 pub async fn initial(agg: &Arc<Aggregator>) {
-    let (mut checked, mut leader_at) = (HashMap::new(), None);
+    let (mut checked, mut leader_at) = (HashMap::new(), Some(Instant::now()));
     if let Err(e) = pass(agg, &mut checked, &mut leader_at).await {
+        tracing::warn!("aggregator: {}", e.message);
+    }
+    if let Err(e) = publish_authentication(agg, false).await {
         tracing::warn!("aggregator: {}", e.message);
     }
 }
@@ -67,7 +71,8 @@ pub async fn initial(agg: &Arc<Aggregator>) {
 /// Runs the loops until aborted.
 pub async fn run(agg: Arc<Aggregator>) {
     let mut checked: HashMap<String, Instant> = HashMap::new();
-    let mut leader_at: Option<Instant> = None;
+    // The start's pass published the ConfigMap (on the leader).
+    let mut leader_at: Option<Instant> = Some(Instant::now());
     loop {
         if let Err(e) = pass(&agg, &mut checked, &mut leader_at).await {
             tracing::debug!("aggregator: {}", e.message);
@@ -104,10 +109,12 @@ async fn pass(
 ) -> Result<(), Status> {
     let store = &agg.store;
     if store.kv().is_leader() {
+        // Local APIServices promptly (a new definition's group); reads only when none is
+        // missing.
+        ensure_local(store).await?;
         if leader_at.is_none_or(|t| t.elapsed() >= LEADER_EVERY) {
             *leader_at = Some(Instant::now());
-            ensure_local(store).await?;
-            publish_authentication(agg).await?;
+            publish_authentication(agg, true).await?;
         }
     } else {
         *leader_at = None;
@@ -623,8 +630,9 @@ pub fn authentication_data(agg: &Aggregator) -> serde_json::Map<String, Value> {
     data
 }
 
-/// Creates or updates `kube-system/extension-apiserver-authentication` (leader only).
-async fn publish_authentication(agg: &Aggregator) -> Result<(), Status> {
+/// Creates `kube-system/extension-apiserver-authentication` (leader only), and with
+/// `update` rewrites its data when it differs.
+async fn publish_authentication(agg: &Aggregator, update: bool) -> Result<(), Status> {
     let store = &agg.store;
     let info = store.registry().builtin("", "v1", "configmaps");
     let scope = Scope {
@@ -634,7 +642,7 @@ async fn publish_authentication(agg: &Aggregator) -> Result<(), Status> {
     let data = Value::Object(authentication_data(agg));
     const NAME: &str = "extension-apiserver-authentication";
     match store.get(scope, NAME, ReadAt::Any).await {
-        Ok(cur) if cur.get("data") == Some(&data) => Ok(()),
+        Ok(cur) if cur.get("data") == Some(&data) || !update => Ok(()),
         Ok(_) => store
             .update_with(scope, NAME, Part::Main, &write_options(), |cur| {
                 let mut next = cur.clone();
