@@ -139,8 +139,8 @@ wait_for() { # description, command...
   done
 }
 
-# Replica 1 creates the cluster CA and the service-account signing key; the others get a
-# copy before their first start, so every replica's certificates (and the kubeconfig) chain to
+# Replica 1 creates the cluster CA, the front-proxy CA and the service-account signing key;
+# the others get a copy before their first start, so every replica's certificates (and the kubeconfig) chain to
 # one CA and every replica verifies the tokens any of them issued.
 start_replica 1
 wait_for "replica 1's CA" test -s "$run/replica-1/ca.key"
@@ -155,6 +155,11 @@ for i in $(seq 2 "$n"); do
   if [ -s "$run/replica-1/peer-ca.key" ]; then
     cp "$run/replica-1/peer-ca.crt" "$run/replica-1/peer-ca.key" "$run/replica-$i/"
     chmod 600 "$run/replica-$i/peer-ca.key"
+  fi
+  # The aggregator's front-proxy CA: extension servers trust one CA for every replica's proxy.
+  if [ -s "$run/replica-1/front-proxy-ca.key" ]; then
+    cp "$run/replica-1/front-proxy-ca.crt" "$run/replica-1/front-proxy-ca.key" "$run/replica-$i/"
+    chmod 600 "$run/replica-$i/front-proxy-ca.key"
   fi
   if [ -s "$run/replica-1/sa.key" ]; then
     cp "$run/replica-1/sa.key" "$run/replica-$i/"

@@ -8,6 +8,7 @@
 
 pub mod admin;
 pub mod admission;
+pub mod aggregator;
 pub mod apply;
 pub mod audit;
 pub mod authn;
@@ -102,6 +103,9 @@ pub struct Config {
     pub audit: audit::Config,
     /// `--cluster-signing-*`: the CA of the `csrsigning` loop.
     pub cluster_signing: ClusterSigning,
+    /// `--proxy-client-cert-file` and `--proxy-client-key-file`: the aggregator's client
+    /// certificate (`None`: the data folder's `front-proxy-client.crt` and `.key`).
+    pub proxy_client: Option<(PathBuf, PathBuf)>,
 }
 
 /// The CA the `csrsigning` loop signs with and the longest certificate it issues.
@@ -175,6 +179,7 @@ impl Config {
             event_ttl: Duration::from_secs(3600),
             audit: audit::Config::default(),
             cluster_signing: ClusterSigning::default(),
+            proxy_client: None,
         }
     }
 }
@@ -303,6 +308,44 @@ fn metrics_handle() -> metrics_exporter_prometheus::PrometheusHandle {
             handle
         })
         .clone()
+}
+
+/// The aggregator's client certificate and what the `extension-apiserver-authentication`
+/// ConfigMap publishes: `--requestheader-*` when set, else the data folder's front-proxy CA
+/// with kube's header names (what the aggregator's own proxy sends).
+fn aggregator_config(cfg: &Config) -> Result<aggregator::Config> {
+    let read =
+        |p: &std::path::Path| std::fs::read(p).with_context(|| format!("reading {}", p.display()));
+    let (cert, key) = match &cfg.proxy_client {
+        Some((c, k)) => (c.clone(), k.clone()),
+        None => (
+            cfg.data_dir.join("front-proxy-client.crt"),
+            cfg.data_dir.join("front-proxy-client.key"),
+        ),
+    };
+    let identity = Some((read(&cert)?, read(&key)?));
+    let requestheader = match &cfg.authn.requestheader {
+        Some(rh) => aggregator::RequestHeader {
+            client_ca: read(&rh.client_ca_file)?,
+            allowed_names: rh.allowed_names.clone(),
+            username_headers: rh.username_headers.clone(),
+            group_headers: rh.group_headers.clone(),
+            extra_headers_prefix: rh.extra_headers_prefix.clone(),
+        },
+        None => aggregator::RequestHeader {
+            client_ca: std::fs::read(cfg.data_dir.join("front-proxy-ca.crt")).unwrap_or_default(),
+            ..Default::default()
+        },
+    };
+    let client_ca = match &cfg.authn.client_ca_file {
+        Some(p) => Some(read(p)?),
+        None => std::fs::read(cfg.data_dir.join("ca.crt")).ok(),
+    };
+    Ok(aggregator::Config {
+        identity,
+        requestheader,
+        client_ca,
+    })
 }
 
 /// Builds every layer bottom-up and serves until `shutdown` resolves.
@@ -489,6 +532,18 @@ pub async fn run(
     });
     let mut followers = authorizer.start(&watch_cache);
     followers.extend(admission_chain.start(&watch_cache));
+    let aggregator_app = Arc::new(aggregator::Aggregator::new(
+        store.clone(),
+        aggregator_config(&cfg)?,
+    ));
+    // Every replica checks the remote APIServices itself; the leader registers the local ones
+    // (first before serving, as the bootstrap objects).
+    if kv.is_leader() {
+        aggregator::availability::initial(&aggregator_app).await;
+    }
+    let aggregator_loop = Some(tokio::spawn(aggregator::availability::run(
+        aggregator_app.clone(),
+    )));
     let app = Arc::new(server::App {
         store: store.clone(),
         admission: admission_chain,
@@ -507,6 +562,7 @@ pub async fn run(
         authz: authorizer.clone(),
         min_request_timeout: cfg.min_request_timeout,
         audit: auditor,
+        aggregator: aggregator_app.clone(),
     });
     let aggregation = cfg
         .controllers
@@ -684,6 +740,7 @@ pub async fn run(
         crd_finalizing,
         encryption_reload,
         ttl_expiry,
+        aggregator_loop,
     ]
     .into_iter()
     .flatten()

@@ -247,10 +247,17 @@ enum Command {
         /// with the plugins' configurations.
         #[arg(long)]
         admission_control_config_file: Option<PathBuf>,
-        /// Admission webhooks referenced by a Service are dialled at one of its endpoints
-        /// instead of its cluster IP.
+        /// Admission webhooks and extension API servers (APIServices) referenced by a
+        /// Service are dialled at one of its endpoints instead of its cluster IP.
         #[arg(long)]
         enable_aggregator_routing: bool,
+        /// Client certificate the aggregator proxies to extension API servers with (PEM;
+        /// default: the data folder's front-proxy-client.crt, CN front-proxy-client).
+        #[arg(long, requires = "proxy_client_key_file")]
+        proxy_client_cert_file: Option<PathBuf>,
+        /// Key of --proxy-client-cert-file.
+        #[arg(long, requires = "proxy_client_cert_file")]
+        proxy_client_key_file: Option<PathBuf>,
         /// tolerationSeconds of the not-ready:NoExecute toleration DefaultTolerationSeconds
         /// adds to pods that have none.
         #[arg(long, default_value_t = 300)]
@@ -587,6 +594,8 @@ fn main() -> anyhow::Result<()> {
             disable_admission_plugins,
             admission_control_config_file,
             enable_aggregator_routing,
+            proxy_client_cert_file,
+            proxy_client_key_file,
             default_not_ready_toleration_seconds,
             default_unreachable_toleration_seconds,
             encryption_provider_config,
@@ -614,6 +623,7 @@ fn main() -> anyhow::Result<()> {
                         files: cluster_signing_cert_file.zip(cluster_signing_key_file),
                         duration: cluster_signing_duration,
                     },
+                    proxy_client: proxy_client_cert_file.zip(proxy_client_key_file),
                     shutdown_delay,
                     peer_listen,
                     peer_advertise,

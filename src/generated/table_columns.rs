@@ -863,6 +863,14 @@ pub const IP: &[Col] = &[
 ];
 
 #[rustfmt::skip]
+pub const APISERVICE: &[Col] = &[
+    Col { name: "Name", ty: "string", format: "name", priority: 0, desc: META_V1_OBJECT_META_NAME },
+    Col { name: "Service", ty: "string", format: "", priority: 0, desc: "The reference to the service that hosts this API endpoint." },
+    Col { name: "Available", ty: "string", format: "", priority: 0, desc: "Whether this service is available." },
+    Col { name: "Age", ty: "string", format: "", priority: 0, desc: META_V1_OBJECT_META_CREATION_TIMESTAMP },
+];
+
+#[rustfmt::skip]
 pub const DEFAULT: &[Col] = &[
     Col { name: "Name", ty: "string", format: "name", priority: 0, desc: META_V1_OBJECT_META_NAME },
     Col { name: "Created At", ty: "date", format: "", priority: 0, desc: META_V1_OBJECT_META_CREATION_TIMESTAMP },

@@ -127,6 +127,25 @@ impl Documents {
     }
 }
 
+impl V2 {
+    /// The served forms of a whole `/openapi/v2` document (the aggregator's merged one).
+    pub fn from_document(doc: &Value) -> V2 {
+        let json = serialize(doc);
+        let protobuf = proto::document(doc);
+        V2 {
+            etag: format!("\"{}\"", hash_hex(&json)),
+            protobuf_etag: format!("\"{}\"", hash_hex(&protobuf)),
+            protobuf: Bytes::from(protobuf),
+            json: Bytes::from(json),
+        }
+    }
+}
+
+/// kube-openapi's content hash of a served document (the v3 `?hash=` and ETag value).
+pub fn content_hash(bytes: &[u8]) -> String {
+    hash_hex(bytes)
+}
+
 /// Unknown-field detection for fieldValidation=Strict/Warn: returns one message per field of
 /// `value` not in the schema of `definition` (an `io.k8s...` name), formatted like kube's
 /// strict decoding errors, e.g. `unknown field "spec.foo"`, in document order. Empty when the

@@ -571,9 +571,10 @@ mod tests {
     fn groups_order() {
         let cat = builtin::registry().snapshot();
         let gs = cat.groups();
-        assert_eq!(gs[0], ("apps", vec!["v1"]));
+        assert_eq!(gs[0], ("apiregistration.k8s.io", vec!["v1"]));
+        assert_eq!(gs[1], ("apps", vec!["v1"]));
         assert!(gs.iter().all(|(g, _)| !g.is_empty()));
-        assert_eq!(gs.len(), 16);
+        assert_eq!(gs.len(), 17);
         let a = gs.iter().find(|(g, _)| *g == "autoscaling").unwrap();
         assert_eq!(a.1, vec!["v2", "v1"]);
         assert_eq!(cat.preferred_version("autoscaling"), Some("v2"));

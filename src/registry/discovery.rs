@@ -555,12 +555,13 @@ mod tests {
             .iter()
             .map(|g| g["name"].as_str().unwrap())
             .collect();
-        assert_eq!(names[0], "apps");
-        assert_eq!(names[1], "events.k8s.io");
-        assert_eq!(names[2], "authentication.k8s.io");
-        assert_eq!(names[3], "authorization.k8s.io");
+        assert_eq!(names[0], "apiregistration.k8s.io");
+        assert_eq!(names[1], "apps");
+        assert_eq!(names[2], "events.k8s.io");
+        assert_eq!(names[3], "authentication.k8s.io");
+        assert_eq!(names[4], "authorization.k8s.io");
         assert!(!names.contains(&""));
-        assert_eq!(names.len(), 18);
+        assert_eq!(names.len(), 19);
         let reviews = api_resource_list("authorization.k8s.io", "v1").unwrap();
         assert_eq!(reviews["resources"].as_array().unwrap().len(), 4);
         assert_eq!(reviews["resources"][0]["namespaced"], true);
@@ -711,7 +712,11 @@ mod tests {
         let apis = aggregated(false);
         assert_eq!(apis["kind"], "APIGroupDiscoveryList");
         assert_eq!(apis["apiVersion"], "apidiscovery.k8s.io/v2");
-        let apps = &apis["items"][0];
+        assert_eq!(
+            apis["items"][0]["metadata"]["name"],
+            "apiregistration.k8s.io"
+        );
+        let apps = &apis["items"][1];
         assert_eq!(apps["metadata"]["name"], "apps");
         let v1 = &apps["versions"][0];
         assert_eq!(v1["freshness"], "Current");

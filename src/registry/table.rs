@@ -641,6 +641,11 @@ pub mod printers {
         row: ip_row,
         sort: None,
     };
+    pub const APISERVICE: Printer = Printer {
+        columns: cols::APISERVICE,
+        row: apiservice_row,
+        sort: None,
+    };
     pub const DEFAULT: Printer = Printer {
         columns: cols::DEFAULT,
         row: default_row,
@@ -1971,6 +1976,33 @@ fn pc_row(o: &Value, ctx: &Ctx) -> Row {
         json!(b(o, &["globalDefault"]).unwrap_or(false)),
         ctx.age(o),
         json!(s(o, &["preemptionPolicy"])),
+    ])
+}
+
+/// kube-aggregator's APIService row: the Service as `namespace/name` (`Local` without one),
+/// the `Available` condition's status with its reason when not True.
+fn apiservice_row(o: &Value, ctx: &Ctx) -> Row {
+    let service = match get(o, &["spec", "service"]) {
+        Some(svc) => format!("{}/{}", s(svc, &["namespace"]), s(svc, &["name"])),
+        None => "Local".to_string(),
+    };
+    let available = arr(o, &["status", "conditions"])
+        .iter()
+        .find(|c| s(c, &["type"]) == "Available")
+        .map(|c| {
+            let (status, reason) = (s(c, &["status"]), s(c, &["reason"]));
+            if status == "True" || reason.is_empty() {
+                status.to_string()
+            } else {
+                format!("{status} ({reason})")
+            }
+        })
+        .unwrap_or_else(|| "Unknown".to_string());
+    Row::new(vec![
+        name_cell(o),
+        json!(service),
+        json!(available),
+        ctx.age(o),
     ])
 }
 

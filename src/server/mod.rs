@@ -86,6 +86,8 @@ pub struct App {
     pub min_request_timeout: std::time::Duration,
     /// The audit policy and backends (`None`: nothing is audited).
     pub audit: Option<Arc<crate::audit::Auditor>>,
+    /// The aggregation layer: remote APIServices, their proxy and discovery.
+    pub aggregator: Arc<crate::aggregator::Aggregator>,
 }
 
 /// kube-apiserver's max-in-flight filter: separate budgets for read-only and mutating

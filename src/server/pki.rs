@@ -2,7 +2,9 @@
 //! created on first start in the data folder and reused afterwards, plus the admin kubeconfig.
 //!
 //! Files (PEM): `ca.crt`, `ca.key`, `server.crt`, `server.key`, `admin.crt`, `admin.key`, and
-//! `admin.kubeconfig` with the certificates embedded.
+//! `admin.kubeconfig` with the certificates embedded; the front-proxy trust domain of the
+//! aggregator (`front-proxy-ca.crt`/`.key`, and the proxy's client certificate
+//! `front-proxy-client.crt`/`.key`, CN `front-proxy-client` as kubeadm makes it).
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -37,6 +39,7 @@ impl Pki {
     pub fn ensure(&self, extra_sans: &[String]) -> Result<()> {
         std::fs::create_dir_all(&self.dir)?;
         self.ensure_peer(extra_sans)?;
+        self.ensure_front_proxy()?;
         if self.path("ca.crt").exists()
             && self.path("server.crt").exists()
             && self.path("admin.crt").exists()
@@ -100,6 +103,32 @@ impl Pki {
         let cert = params.signed_by(&key, &ca_cert, &ca_key)?;
         write_private(&self.path("peer.key"), &key.serialize_pem())?;
         std::fs::write(self.path("peer.crt"), cert.pem())?;
+        Ok(())
+    }
+
+    /// The aggregator's front-proxy CA (its own trust domain: extension servers trust it for
+    /// the requestheader contract, and no other certificate it signs) and the proxy client
+    /// certificate signed by it (CN `front-proxy-client`, client auth).
+    fn ensure_front_proxy(&self) -> Result<()> {
+        if self.path("front-proxy-client.crt").exists() && self.path("front-proxy-ca.crt").exists()
+        {
+            return Ok(());
+        }
+        let (ca_cert, ca_key) = self.load_or_make_ca("front-proxy-ca", "front-proxy-ca")?;
+        let mut params = CertificateParams::default();
+        validity(&mut params, LEAF_YEARS);
+        let mut dn = DistinguishedName::new();
+        dn.push(DnType::CommonName, crate::aggregator::FRONT_PROXY_CLIENT);
+        params.distinguished_name = dn;
+        params.extended_key_usages = vec![ExtendedKeyUsagePurpose::ClientAuth];
+        params.key_usages = vec![
+            KeyUsagePurpose::DigitalSignature,
+            KeyUsagePurpose::KeyEncipherment,
+        ];
+        let key = KeyPair::generate()?;
+        let cert = params.signed_by(&key, &ca_cert, &ca_key)?;
+        write_private(&self.path("front-proxy-client.key"), &key.serialize_pem())?;
+        std::fs::write(self.path("front-proxy-client.crt"), cert.pem())?;
         Ok(())
     }
 

@@ -20,12 +20,9 @@ use serde_json::Value;
 
 use crate::admission::Handle;
 
-/// Whether `--enable-aggregator-routing` is set (service webhooks dial an endpoint).
-static ENDPOINT_ROUTING: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
-
-/// `--enable-aggregator-routing`.
+/// `--enable-aggregator-routing` (the shared resolver's switch).
 pub fn set_endpoint_routing(on: bool) {
-    ENDPOINT_ROUTING.store(on, std::sync::atomic::Ordering::Relaxed);
+    crate::aggregator::resolve::set_endpoint_routing(on);
 }
 
 /// Where a webhook is.
@@ -360,114 +357,14 @@ impl Clients {
     }
 }
 
-/// kube's service resolvers: the address a webhook Service is dialled at.
+/// The address a webhook Service is dialled at (the shared resolver).
 async fn resolve_service(
     h: &Handle,
     namespace: &str,
     name: &str,
     port: u16,
 ) -> Result<Vec<SocketAddr>, String> {
-    let svc = h
-        .get("", "v1", "services", Some(namespace), name)
-        .await
-        .ok_or_else(|| format!("service \"{name}\" not found"))?;
-    let spec = svc.get("spec").unwrap_or(&Value::Null);
-    let ty = spec
-        .get("type")
-        .and_then(Value::as_str)
-        .unwrap_or("ClusterIP");
-    let svc_port = || {
-        spec.get("ports")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-            .find(|p| p.get("port").and_then(Value::as_u64) == Some(u64::from(port)))
-            .cloned()
-            .ok_or_else(|| format!("no service port {port} found for service {name:?}"))
-    };
-    let host_port = match ty {
-        "ExternalName" => {
-            let ext = spec
-                .get("externalName")
-                .and_then(Value::as_str)
-                .unwrap_or("");
-            (ext.to_string(), port)
-        }
-        "ClusterIP" | "NodePort" | "LoadBalancer" => {
-            let ip = spec.get("clusterIP").and_then(Value::as_str).unwrap_or("");
-            if ty == "ClusterIP" && ip == "None" {
-                return Err("cannot route to service with ClusterIP \"None\"".into());
-            }
-            let p = svc_port()?;
-            if ENDPOINT_ROUTING.load(std::sync::atomic::Ordering::Relaxed) {
-                return endpoint(h, namespace, name, &p).await;
-            }
-            (ip.to_string(), port)
-        }
-        other => return Err(format!("unsupported service type {other:?}")),
-    };
-    lookup(&host_port.0, host_port.1).await
-}
-
-/// kube's `ResolveEndpoint`: a ready address of the Service's endpoints on the port the
-/// service port names.
-async fn endpoint(
-    h: &Handle,
-    namespace: &str,
-    name: &str,
-    svc_port: &Value,
-) -> Result<Vec<SocketAddr>, String> {
-    let eps = h
-        .get("", "v1", "endpoints", Some(namespace), name)
-        .await
-        .ok_or_else(|| format!("endpoints \"{name}\" not found"))?;
-    let (ip, port) = endpoint_address(&eps, svc_port, rand::random())
-        .ok_or_else(|| format!("no endpoints available for service \"{name}\""))?;
-    lookup(&ip, port).await
-}
-
-/// The address of `eps` serving the port `svc_port` names: the first subset with that port
-/// and an address, one of its addresses picked by `pick`.
-fn endpoint_address(eps: &Value, svc_port: &Value, pick: usize) -> Option<(String, u16)> {
-    let port_name = svc_port.get("name").and_then(Value::as_str).unwrap_or("");
-    eps.get("subsets")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-        .find_map(|subset| {
-            let port = subset
-                .get("ports")
-                .and_then(Value::as_array)
-                .into_iter()
-                .flatten()
-                .find(|p| p.get("name").and_then(Value::as_str).unwrap_or("") == port_name)
-                .and_then(|p| p.get("port").and_then(Value::as_u64))
-                .and_then(|p| u16::try_from(p).ok())?;
-            let addrs: Vec<&str> = subset
-                .get("addresses")
-                .and_then(Value::as_array)
-                .into_iter()
-                .flatten()
-                .filter_map(|a| a.get("ip").and_then(Value::as_str))
-                .collect();
-            (!addrs.is_empty()).then(|| (addrs[pick % addrs.len()].to_string(), port))
-        })
-}
-
-/// The addresses of `host` (IPv4 first, as they are tried in order).
-async fn lookup(host: &str, port: u16) -> Result<Vec<SocketAddr>, String> {
-    if let Ok(ip) = host.parse::<std::net::IpAddr>() {
-        return Ok(vec![SocketAddr::new(ip, port)]);
-    }
-    let mut addrs: Vec<SocketAddr> = tokio::net::lookup_host((host, port))
-        .await
-        .map_err(|e| format!("dial tcp: lookup {host}: {e}"))?
-        .collect();
-    if addrs.is_empty() {
-        return Err(format!("dial tcp: lookup {host}: no such host"));
-    }
-    addrs.sort_by_key(|a| !a.is_ipv4());
-    Ok(addrs)
+    crate::aggregator::resolve::resolve_service(&h.store, namespace, name, port).await
 }
 
 /// Shared by both webhook plugins of a server.
@@ -494,24 +391,6 @@ mod tests {
         assert_eq!(t("plain.ns.svc:443"), "no-port");
         assert_eq!(t("plain.ns.svc:8443"), "any");
         assert_eq!(t("elsewhere:443"), "any");
-    }
-
-    #[test]
-    fn endpoints_are_chosen_by_the_service_port_name() {
-        let eps = serde_json::json!({"subsets": [
-            {"addresses": [{"ip": "10.0.0.1"}], "ports": [{"name": "metrics", "port": 9090}]},
-            {"addresses": [], "ports": [{"name": "https", "port": 8443}]},
-            {"addresses": [{"ip": "10.0.0.2"}, {"ip": "10.0.0.3"}], "ports": [{"name": "https", "port": 8443}]},
-        ]});
-        let port = serde_json::json!({"name": "https", "port": 443});
-        assert_eq!(
-            endpoint_address(&eps, &port, 1),
-            Some(("10.0.0.3".to_string(), 8443))
-        );
-        assert_eq!(
-            endpoint_address(&eps, &serde_json::json!({"port": 1}), 0),
-            None
-        );
     }
 
     #[test]

@@ -8,6 +8,7 @@
 
 pub mod admissionregistration;
 pub mod apiextensions;
+pub mod apiregistration;
 pub mod apps;
 pub mod autoscaling;
 pub mod batch;
@@ -107,6 +108,7 @@ fn strategy(group: &str, version: &str, resource: &str) -> Arc<dyn Strategy> {
         ("apiextensions.k8s.io", "customresourcedefinitions") => {
             Arc::new(apiextensions::CustomResourceDefinitions)
         }
+        ("apiregistration.k8s.io", "apiservices") => Arc::new(apiregistration::APIServices),
         ("scheduling.k8s.io", "priorityclasses") => Arc::new(scheduling::PriorityClasses),
         ("coordination.k8s.io", "leases") => Arc::new(coordination::Leases),
         ("node.k8s.io", "runtimeclasses") => Arc::new(node::RuntimeClasses),

@@ -932,9 +932,11 @@ fn discovery_response(
     accept: Option<&str>,
     core: bool,
     plain: Value,
+    remotes: &[Arc<crate::aggregator::Remote>],
 ) -> Result<Response<Body>, Status> {
     if let Some(v) = wants_aggregated(accept) {
         let mut doc = discovery::aggregated(cat, core);
+        crate::aggregator::discovery::merge_aggregated(&mut doc, remotes);
         doc["apiVersion"] = json!(format!("apidiscovery.k8s.io/{v}"));
         let mut r = respond(Output::Json, StatusCode::OK, &doc);
         r.headers_mut().insert(
@@ -1060,6 +1062,13 @@ pub async fn route(app: Arc<App>, user: User, req: Request<Incoming>) -> Respons
             .and_then(|v| v.to_str().ok()),
     );
     negotiate::with_pretty(pretty, async move {
+        // A remote APIService's group-version goes to its extension server, bodies streamed
+        // (authorized already, as every request).
+        let path = crate::meta::escape::path_unescape(req.uri().path());
+        if let Some(remote) = app.aggregator.remote_for_path(&path) {
+            return crate::aggregator::proxy::serve(app.aggregator.clone(), remote, user, req)
+                .await;
+        }
         // The body is read whole before routing, so that every answer, an unrouted path's
         // 404 included, comes after the request ended (an HTTP/2 client is never cut off
         // mid-upload by a reset stream).
@@ -1113,7 +1122,7 @@ async fn route_inner(
             return Ok(r);
         }
         "/openapi/v2" => {
-            let docs = app.openapi.v2(&cat);
+            let docs = app.aggregator.openapi_v2(app.openapi.v2(&cat));
             // client-go asks for the protobuf form; the JSON form for everyone else.
             let proto = accept.is_some_and(|a| a.contains("com.github.proto-openapi.spec.v2"));
             let etag = if proto {
@@ -1141,11 +1150,14 @@ async fn route_inner(
         }
         "/openapi/v3" => {
             let docs = app.openapi.v3(&cat);
-            let etag = format!("\"{}\"", docs.index_hash());
+            let (index, hash) = app
+                .aggregator
+                .openapi_v3_index(docs.index(), docs.index_hash());
+            let etag = format!("\"{hash}\"");
             if not_modified(req.headers(), &etag) {
                 return Ok(not_modified_response(&etag));
             }
-            let mut r = raw_json(StatusCode::OK, docs.index());
+            let mut r = raw_json(StatusCode::OK, index);
             set_etag(&mut r, &etag);
             return Ok(r);
         }
@@ -1155,19 +1167,30 @@ async fn route_inner(
         "/api" => {
             let mut plain = discovery::api_versions();
             plain["serverAddressByClientCIDRs"] = json!([{"clientCIDR": "0.0.0.0/0", "serverAddress": app.advertise_url.trim_start_matches("https://")}]);
-            return discovery_response(&cat, accept, true, plain);
+            return discovery_response(&cat, accept, true, plain, &[]);
         }
-        "/apis" => return discovery_response(&cat, accept, false, discovery::api_group_list(&cat)),
+        "/apis" => {
+            let remotes = app.aggregator.remotes();
+            let mut plain = discovery::api_group_list(&cat);
+            crate::aggregator::discovery::merge_group_list(&mut plain, &remotes);
+            return discovery_response(&cat, accept, false, plain, &remotes);
+        }
         _ => {}
     }
     if let Some(doc_path) = trimmed.strip_prefix("/openapi/v3/") {
         let docs = app.openapi.v3(&cat);
-        let (bytes, hash) = docs.document(doc_path).ok_or_else(Status::path_not_found)?;
+        let (bytes, hash) = match app.aggregator.openapi_v3_document(doc_path) {
+            Some(remote) => remote,
+            None => docs
+                .document(doc_path)
+                .map(|(b, h)| (b, h.to_string()))
+                .ok_or_else(Status::path_not_found)?,
+        };
         return Ok(v3_document_response(
             req.headers(),
             doc_path,
             bytes,
-            hash,
+            &hash,
             query.get("hash"),
         ));
     }
@@ -1180,6 +1203,7 @@ async fn route_inner(
         }
         ["apis", g] => {
             return discovery::api_group(&cat, g)
+                .or_else(|| crate::aggregator::discovery::api_group(g, &app.aggregator.remotes()))
                 .map(|d| respond(Output::Json, StatusCode::OK, &d))
                 .ok_or_else(Status::path_not_found)
         }
