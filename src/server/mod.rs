@@ -188,13 +188,20 @@ pub fn full(data: impl Into<Bytes>) -> Body {
 
 /// Renders a Status as the JSON body kube-apiserver sends.
 pub fn status_response(s: &Status) -> Response<Body> {
-    let body = negotiate::json_bytes(&s.to_json());
+    let json = s.to_json();
+    // In protobuf when the client prefers it (and the endpoint has it), as kube's
+    // ErrorNegotiated encodes the Status with the negotiated serializer.
+    let (body, content_type) = match negotiate::protobuf_status()
+        .then(|| protobuf::encode_object(&json).ok())
+        .flatten()
+    {
+        Some(b) => (b, protobuf::MEDIA_TYPE),
+        None => (negotiate::json_bytes(&json), "application/json"),
+    };
     let mut resp = Response::new(full(body));
     *resp.status_mut() = StatusCode::from_u16(s.code).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
-    resp.headers_mut().insert(
-        header::CONTENT_TYPE,
-        HeaderValue::from_static("application/json"),
-    );
+    resp.headers_mut()
+        .insert(header::CONTENT_TYPE, HeaderValue::from_static(content_type));
     if let Some(secs) = s.retry_after {
         resp.headers_mut()
             .insert(header::RETRY_AFTER, HeaderValue::from(secs));

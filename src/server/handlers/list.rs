@@ -242,13 +242,13 @@ pub async fn handle(ctx: &Ctx) -> Result<Response<Body>, Status> {
                 jiff::Timestamp::now(),
             )
         }
-        Output::PartialMetadata(version) => json!({
+        Output::PartialMetadata(version) | Output::PartialMetadataProtobuf(version) => json!({
             "kind": "PartialObjectMetadataList",
             "apiVersion": format!("meta.k8s.io/{version}"),
             "metadata": list_meta,
             "items": res.items.iter().map(|o| partial(o, version)).collect::<Vec<_>>(),
         }),
-        Output::Yaml => list_body(
+        Output::Yaml | Output::Protobuf => list_body(
             &ctx.info,
             res.items.iter().map(|o| (**o).clone()).collect(),
             list_meta,

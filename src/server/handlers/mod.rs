@@ -14,6 +14,7 @@ mod eviction;
 mod get;
 pub mod list;
 mod patch;
+mod protobuf;
 mod scale;
 mod update;
 mod watch;
@@ -752,6 +753,9 @@ pub fn check_types(info: &Resource, obj: &Value) -> Result<(), Status> {
 
 /// A JSON/YAML response with a status code.
 pub fn respond(out: Output, code: StatusCode, v: &Value) -> Response<Body> {
+    if out.is_protobuf() {
+        return protobuf::respond(code, v);
+    }
     let mut r = Response::new(full(negotiate::encode(out, v)));
     *r.status_mut() = code;
     r.headers_mut().insert(
@@ -854,7 +858,9 @@ pub fn respond_object(ctx: &Ctx, code: StatusCode, obj: &Value) -> Response<Body
             );
             respond(Output::Json, code, &t)
         }
-        Output::PartialMetadata(v) => respond(Output::Json, code, &partial(obj, v)),
+        Output::PartialMetadata(v) | Output::PartialMetadataProtobuf(v) => {
+            respond(ctx.output.wire(), code, &partial(obj, v))
+        }
         out => respond(out, code, obj),
     }
 }
@@ -1058,7 +1064,12 @@ pub async fn route(app: Arc<App>, user: User, req: Request<Incoming>) -> Respons
             .get(header::USER_AGENT)
             .and_then(|v| v.to_str().ok()),
     );
-    negotiate::with_pretty(pretty, async move {
+    let protobuf_status = negotiate::status_as_protobuf(
+        req.headers()
+            .get(header::ACCEPT)
+            .and_then(|v| v.to_str().ok()),
+    );
+    let inner = async move {
         // The body is read whole before routing, so that every answer, an unrouted path's
         // 404 included, comes after the request ended (an HTTP/2 client is never cut off
         // mid-upload by a reset stream).
@@ -1071,7 +1082,11 @@ pub async fn route(app: Arc<App>, user: User, req: Request<Incoming>) -> Respons
             Ok(r) => r,
             Err(s) => status_response(&s),
         }
-    })
+    };
+    negotiate::with_pretty(
+        pretty,
+        negotiate::with_protobuf_status(protobuf_status, inner),
+    )
     .await
 }
 
@@ -1248,7 +1263,9 @@ async fn route_inner(
     if !info.namespaced && ri.namespace.is_some() {
         return Err(Status::path_not_found());
     }
-    let output = negotiate::output(accept)?;
+    // A failed negotiation is answered in JSON (kube's WriteRawJSON).
+    let output = negotiate::output_for(accept, info.protobuf)
+        .inspect_err(|_| negotiate::no_protobuf_status())?;
     let (parts, body) = req.into_parts();
     let audit_record = parts.extensions.get::<Arc<crate::audit::Record>>().cloned();
     let audit = parts

@@ -1,16 +1,21 @@
-//! Decoding of `application/vnd.kubernetes.protobuf` request bodies into the JSON the same
-//! object has in kube's JSON encoding, so the rest of the server only ever sees JSON.
+//! `application/vnd.kubernetes.protobuf`: decoding request bodies into the JSON the same
+//! object has in kube's JSON encoding (so the rest of the server only ever sees JSON), and
+//! encoding responses (objects, lists, `Status`, `PartialObjectMetadata`, watch frames) from
+//! that JSON.
 //!
 //! Owns: the `k8s\0` envelope (`runtime.Unknown`), the apiVersion/kind → definition lookup
-//! for request bodies (built-in kinds through the OpenAPI facts, plus `DeleteOptions` under
-//! any group-version as clients send it). The wire reader and JSON rendering live in
-//! `decode.rs`, the generated schema table in `schema.rs`.
+//! (built-in kinds through the OpenAPI facts, plus `DeleteOptions` under any group-version
+//! as clients send it, and the meta.k8s.io `PartialObjectMetadata(List)` kinds), the watch
+//! stream framing (a 4-byte big-endian length, then a `WatchEvent` without envelope whose
+//! object is an enveloped message, as kube's raw stream serializer writes it). The wire
+//! reader and JSON rendering live in `decode.rs`, the writer in `encode.rs`, the generated
+//! schema table in `crate::generated::protobuf_schema`.
 //!
-//! Does not know: HTTP content negotiation (the caller checks the Content-Type), encoding
-//! protobuf responses (we always answer JSON), custom resources (clients send those as JSON),
-//! defaulting, validation.
+//! Does not know: HTTP content negotiation (the caller checks Content-Type and Accept),
+//! custom resources (they have no protobuf form), defaulting, validation.
 
 mod decode;
+mod encode;
 use crate::generated::protobuf_schema as schema;
 
 use serde_json::{Map, Value};
@@ -70,6 +75,112 @@ fn decode_nested(body: &[u8], depth: usize) -> Result<Value, String> {
         }
     }
     Ok(Value::Object(out))
+}
+
+const LIST_META: &str = "io.k8s.apimachinery.pkg.apis.meta.v1.ListMeta";
+const STATUS: &str = "io.k8s.apimachinery.pkg.apis.meta.v1.Status";
+
+/// The content type of a protobuf watch stream.
+pub const STREAM_MEDIA_TYPE: &str = "application/vnd.kubernetes.protobuf;stream=watch";
+
+/// Why an object has no protobuf encoding (kube: the Go type does not implement the protobuf
+/// marshalling interface; answered 406 NotAcceptable).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NotMarshalable(pub String);
+
+impl std::fmt::Display for NotMarshalable {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// Encodes an object (kube's JSON form, with `apiVersion` and `kind`) as the `k8s\0` +
+/// `runtime.Unknown` envelope kube's protobuf serializer writes: typeMeta(1){apiVersion,
+/// kind}, raw(2) the message, contentEncoding(3) and contentType(4) empty (both always on the
+/// wire, as gogo writes non-pointer strings).
+pub fn encode_object(v: &Value) -> Result<Vec<u8>, NotMarshalable> {
+    let api_version = v.get("apiVersion").and_then(Value::as_str).unwrap_or("");
+    let kind = v.get("kind").and_then(Value::as_str).unwrap_or("");
+    let mut raw = Vec::with_capacity(256);
+    message_for_kind(&mut raw, api_version, kind, v)?;
+    let mut tm = Vec::with_capacity(api_version.len() + kind.len() + 4);
+    encode::bytes_field(&mut tm, 1, api_version.as_bytes());
+    encode::bytes_field(&mut tm, 2, kind.as_bytes());
+    let mut out = Vec::with_capacity(raw.len() + tm.len() + 16);
+    out.extend_from_slice(&MAGIC);
+    encode::bytes_field(&mut out, 1, &tm);
+    encode::bytes_field(&mut out, 2, &raw);
+    encode::bytes_field(&mut out, 3, b"");
+    encode::bytes_field(&mut out, 4, b"");
+    Ok(out)
+}
+
+/// The message body of `v` as the type apiVersion/kind names.
+fn message_for_kind(
+    out: &mut Vec<u8>,
+    api_version: &str,
+    kind: &str,
+    v: &Value,
+) -> Result<(), NotMarshalable> {
+    let not = |why: String| NotMarshalable(why);
+    let meta_group = matches!(api_version, "meta.k8s.io/v1" | "meta.k8s.io/v1beta1");
+    let definition = match kind {
+        "PartialObjectMetadata" if meta_group => {
+            return encode::partial_object_metadata(out, v).map_err(not);
+        }
+        "PartialObjectMetadataList" if meta_group => {
+            let list = (|| {
+                let meta = v.get("metadata").unwrap_or(&Value::Null);
+                encode_nested(out, 1, LIST_META, meta)?;
+                for item in v
+                    .get("items")
+                    .and_then(Value::as_array)
+                    .into_iter()
+                    .flatten()
+                {
+                    let mut body = Vec::new();
+                    encode::partial_object_metadata(&mut body, item)?;
+                    encode::bytes_field(out, 2, &body);
+                }
+                Ok::<_, String>(())
+            })();
+            return list.map_err(not);
+        }
+        "Status" => STATUS,
+        _ => match definition_for(api_version, kind) {
+            Ok(d) if schema::message(d).is_some_and(|m| m.shape == schema::Shape::Object) => d,
+            _ => {
+                let version = api_version.rsplit('/').next().unwrap_or(api_version);
+                return Err(NotMarshalable(format!(
+                    "object *{version}.{kind} does not implement the protobuf marshalling interface and cannot be encoded to a protobuf message"
+                )));
+            }
+        },
+    };
+    encode::message_body(out, definition, v, 0).map_err(not)
+}
+
+fn encode_nested(out: &mut Vec<u8>, tag: u32, name: &str, v: &Value) -> Result<(), String> {
+    let mut body = Vec::new();
+    encode::message_body(&mut body, name, v, 0)?;
+    encode::bytes_field(out, tag, &body);
+    Ok(())
+}
+
+/// One frame of a protobuf watch stream: the 4-byte big-endian length of a
+/// `meta.v1.WatchEvent{type(1), object(2): RawExtension{raw(1)}}` (no envelope: kube's
+/// stream serializer is the raw one), whose raw bytes are `object` enveloped.
+pub fn watch_frame(event_type: &str, object: &Value) -> Result<Vec<u8>, NotMarshalable> {
+    let obj = encode_object(object)?;
+    let mut raw_ext = Vec::with_capacity(obj.len() + 6);
+    encode::bytes_field(&mut raw_ext, 1, &obj);
+    let mut ev = Vec::with_capacity(raw_ext.len() + 16);
+    encode::bytes_field(&mut ev, 1, event_type.as_bytes());
+    encode::bytes_field(&mut ev, 2, &raw_ext);
+    let mut out = Vec::with_capacity(ev.len() + 4);
+    out.extend_from_slice(&(ev.len() as u32).to_be_bytes());
+    out.extend_from_slice(&ev);
+    Ok(out)
 }
 
 /// The fields of `runtime.Unknown` that matter.
