@@ -1188,19 +1188,22 @@ async fn route_inner(
     let parts: Vec<&str> = trimmed.trim_start_matches('/').split('/').collect();
     match parts.as_slice() {
         ["api", v] => {
+            let out = negotiate::output(accept)?.plain();
             return discovery::api_resource_list(&cat, "", v)
-                .map(|d| respond(Output::Json, StatusCode::OK, &d))
-                .ok_or_else(Status::path_not_found)
+                .map(|d| respond(out, StatusCode::OK, &d))
+                .ok_or_else(Status::path_not_found);
         }
         ["apis", g] => {
+            let out = negotiate::output(accept)?.plain();
             return discovery::api_group(&cat, g)
-                .map(|d| respond(Output::Json, StatusCode::OK, &d))
-                .ok_or_else(Status::path_not_found)
+                .map(|d| respond(out, StatusCode::OK, &d))
+                .ok_or_else(Status::path_not_found);
         }
         ["apis", g, v] => {
+            let out = negotiate::output(accept)?.plain();
             return discovery::api_resource_list(&cat, g, v)
-                .map(|d| respond(Output::Json, StatusCode::OK, &d))
-                .ok_or_else(Status::path_not_found)
+                .map(|d| respond(out, StatusCode::OK, &d))
+                .ok_or_else(Status::path_not_found);
         }
         _ => {}
     }

@@ -67,7 +67,10 @@ fn decode_nested(body: &[u8], depth: usize) -> Result<Value, String> {
         })?;
     let body = decode::object(msg, unknown.raw, depth)?;
     let mut out = Map::with_capacity(body.len() + 2);
-    out.insert("apiVersion".into(), Value::String(unknown.api_version));
+    // (Discovery's APIVersions has none.)
+    if !unknown.api_version.is_empty() {
+        out.insert("apiVersion".into(), Value::String(unknown.api_version));
+    }
     out.insert("kind".into(), Value::String(unknown.kind));
     for (k, v) in body {
         if k != "apiVersion" && k != "kind" {
@@ -236,8 +239,20 @@ fn utf8(b: &[u8]) -> Result<String, String> {
 
 /// The OpenAPI definition name of the body type named by apiVersion/kind.
 fn definition_for(api_version: &str, kind: &str) -> Result<&'static str, String> {
-    if kind == "DeleteOptions" {
-        return Ok(DELETE_OPTIONS);
+    match kind {
+        "DeleteOptions" => return Ok(DELETE_OPTIONS),
+        // Discovery documents (served without an apiVersion, or as v1).
+        "APIVersions" | "APIGroupList" | "APIGroup" | "APIResourceList"
+            if matches!(api_version, "" | "v1") =>
+        {
+            return Ok(match kind {
+                "APIVersions" => "io.k8s.apimachinery.pkg.apis.meta.v1.APIVersions",
+                "APIGroupList" => "io.k8s.apimachinery.pkg.apis.meta.v1.APIGroupList",
+                "APIGroup" => "io.k8s.apimachinery.pkg.apis.meta.v1.APIGroup",
+                _ => "io.k8s.apimachinery.pkg.apis.meta.v1.APIResourceList",
+            });
+        }
+        _ => {}
     }
     let (group, version) = match api_version.split_once('/') {
         Some((g, v)) => (g, v),
