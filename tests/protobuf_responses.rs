@@ -839,3 +839,47 @@ async fn discovery_and_subresources_in_protobuf() {
     let back = api::autoscaling::v1::Scale::decode(raw.as_slice()).unwrap();
     assert_eq!(back.spec.unwrap().replicas, Some(4));
 }
+
+/// kubectl's typed create commands are client-go asking for protobuf: the created object and
+/// the error Status come back as protobuf, and kubectl (client-go's decoder) reads both.
+#[test]
+fn kubectl_reads_protobuf_answers() {
+    let s = Server::start();
+    let o = s.kubectl(&["create", "namespace", "pbk", "-v=8"]);
+    let err = support::stderr(&o);
+    assert!(o.status.success(), "{err}");
+    assert_eq!(support::stdout(&o).trim(), "namespace/pbk created");
+    assert!(
+        err.contains("Accept: application/vnd.kubernetes.protobuf,application/json"),
+        "{err}"
+    );
+    assert!(
+        err.lines()
+            .any(|l| l.trim() == "Content-Type: application/vnd.kubernetes.protobuf"),
+        "{err}"
+    );
+    // The object kubectl prints is the protobuf answer decoded by client-go.
+    let printed = s.ok(&[
+        "create",
+        "configmap",
+        "pbc",
+        "-n",
+        "pbk",
+        "--from-literal=a=b",
+        "--from-literal=empty=",
+        "-o",
+        "json",
+    ]);
+    let printed: Value = serde_json::from_str(&printed).unwrap();
+    let got: Value =
+        serde_json::from_str(&s.ok(&["get", "configmap", "pbc", "-n", "pbk", "-o", "json"]))
+            .unwrap();
+    assert_eq!(norm(&printed), norm(&got));
+    assert_eq!(printed["data"]["empty"], "");
+    // A 409 in protobuf, read by client-go.
+    let err = s.fails(&["create", "namespace", "pbk"]);
+    assert!(
+        err.contains("Error from server (AlreadyExists): namespaces \"pbk\" already exists"),
+        "{err}"
+    );
+}

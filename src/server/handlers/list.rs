@@ -248,7 +248,12 @@ pub async fn handle(ctx: &Ctx) -> Result<Response<Body>, Status> {
             "metadata": list_meta,
             "items": res.items.iter().map(|o| partial(o, version)).collect::<Vec<_>>(),
         }),
-        Output::Yaml | Output::Protobuf => list_body(
+        Output::Protobuf => {
+            return Ok(super::protobuf::respond_list(
+                &ctx.info, &res.items, &list_meta,
+            ))
+        }
+        Output::Yaml => list_body(
             &ctx.info,
             res.items.iter().map(|o| (**o).clone()).collect(),
             list_meta,

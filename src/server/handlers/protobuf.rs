@@ -27,6 +27,24 @@ pub fn respond(code: StatusCode, v: &Value) -> Response<Body> {
     }
 }
 
+/// A built-in list in protobuf, encoded straight from the shared items.
+pub fn respond_list(
+    info: &Resource,
+    items: &[std::sync::Arc<Value>],
+    list_meta: &serde_json::Map<String, Value>,
+) -> Response<Body> {
+    let meta = Value::Object(list_meta.clone());
+    match protobuf::encode_list(
+        &info.api_version(),
+        &info.list_kind,
+        &meta,
+        items.iter().map(|i| &**i),
+    ) {
+        Ok(b) => with_type(StatusCode::OK, b, protobuf::MEDIA_TYPE),
+        Err(e) => crate::server::status_response(&not_marshalable(&e)),
+    }
+}
+
 fn not_marshalable(e: &NotMarshalable) -> Status {
     Status::new(406, "NotAcceptable", e.to_string())
 }

@@ -106,16 +106,7 @@ pub fn encode_object(v: &Value) -> Result<Vec<u8>, NotMarshalable> {
     let kind = v.get("kind").and_then(Value::as_str).unwrap_or("");
     let mut raw = Vec::with_capacity(256);
     message_for_kind(&mut raw, api_version, kind, v)?;
-    let mut tm = Vec::with_capacity(api_version.len() + kind.len() + 4);
-    encode::bytes_field(&mut tm, 1, api_version.as_bytes());
-    encode::bytes_field(&mut tm, 2, kind.as_bytes());
-    let mut out = Vec::with_capacity(raw.len() + tm.len() + 16);
-    out.extend_from_slice(&MAGIC);
-    encode::bytes_field(&mut out, 1, &tm);
-    encode::bytes_field(&mut out, 2, &raw);
-    encode::bytes_field(&mut out, 3, b"");
-    encode::bytes_field(&mut out, 4, b"");
-    Ok(out)
+    Ok(envelope_bytes(api_version, kind, &raw))
 }
 
 /// The message body of `v` as the type apiVersion/kind names.
@@ -161,6 +152,69 @@ fn message_for_kind(
         },
     };
     encode::message_body(out, definition, v, 0).map_err(not)
+}
+
+/// Encodes a list of `kind` (a built-in list kind of `api_version`) from its list metadata
+/// and items (kube's JSON form of each item; their kind and apiVersion are not on the wire)
+/// without building the list's JSON first.
+pub fn encode_list<'a>(
+    api_version: &str,
+    kind: &str,
+    list_meta: &Value,
+    items: impl IntoIterator<Item = &'a Value>,
+) -> Result<Vec<u8>, NotMarshalable> {
+    let not_list = || {
+        NotMarshalable(format!(
+            "object *{api_version}.{kind} does not implement the protobuf marshalling interface and cannot be encoded to a protobuf message"
+        ))
+    };
+    let list = definition_for(api_version, kind)
+        .ok()
+        .and_then(schema::message)
+        .ok_or_else(not_list)?;
+    let (Some(meta), Some(items_field)) = (
+        list.fields.iter().find(|f| f.json == "metadata"),
+        list.fields.iter().find(|f| f.json == "items"),
+    ) else {
+        return Err(not_list());
+    };
+    let (schema::Ty::Msg(meta_def), schema::Ty::Msg(item_def)) = (meta.ty, items_field.ty) else {
+        return Err(not_list());
+    };
+    let mut raw = Vec::with_capacity(4096);
+    let fail = |e: String| NotMarshalable(e);
+    // ListMeta is field 1 and items field 2 in every list type; write in tag order.
+    let mut fields = [(meta.tag, true), (items_field.tag, false)];
+    fields.sort();
+    let mut body = Vec::with_capacity(1024);
+    let items: Vec<&Value> = items.into_iter().collect();
+    for (tag, is_meta) in fields {
+        if is_meta {
+            body.clear();
+            encode::message_body(&mut body, meta_def, list_meta, 0).map_err(fail)?;
+            encode::bytes_field(&mut raw, tag, &body);
+        } else {
+            for item in &items {
+                body.clear();
+                encode::message_body(&mut body, item_def, item, 0).map_err(fail)?;
+                encode::bytes_field(&mut raw, tag, &body);
+            }
+        }
+    }
+    Ok(envelope_bytes(api_version, kind, &raw))
+}
+
+fn envelope_bytes(api_version: &str, kind: &str, raw: &[u8]) -> Vec<u8> {
+    let mut tm = Vec::with_capacity(api_version.len() + kind.len() + 4);
+    encode::bytes_field(&mut tm, 1, api_version.as_bytes());
+    encode::bytes_field(&mut tm, 2, kind.as_bytes());
+    let mut out = Vec::with_capacity(raw.len() + tm.len() + 16);
+    out.extend_from_slice(&MAGIC);
+    encode::bytes_field(&mut out, 1, &tm);
+    encode::bytes_field(&mut out, 2, raw);
+    encode::bytes_field(&mut out, 3, b"");
+    encode::bytes_field(&mut out, 4, b"");
+    out
 }
 
 fn encode_nested(out: &mut Vec<u8>, tag: u32, name: &str, v: &Value) -> Result<(), String> {
