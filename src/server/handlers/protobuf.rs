@@ -46,7 +46,11 @@ pub fn respond_list(
 }
 
 fn not_marshalable(e: &NotMarshalable) -> Status {
-    Status::new(406, "NotAcceptable", e.to_string())
+    if e.invalid() {
+        Status::internal(e.to_string())
+    } else {
+        Status::new(406, "NotAcceptable", e.to_string())
+    }
 }
 
 fn with_type(code: StatusCode, body: Vec<u8>, content_type: &'static str) -> Response<Body> {

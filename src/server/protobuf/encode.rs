@@ -477,13 +477,11 @@ mod tests {
             message_body(&mut out, name, &v, 0).unwrap();
             let msg = schema::message(name).unwrap();
             let back = super::super::decode::object(msg, &out, 0).unwrap();
-            let mut want = v.as_object().unwrap().clone();
             // The decoder renders kube's JSON, which keeps zero non-pointer fields as the
-            // canonical JSON does; compare the fields we set.
-            for (k, w) in want.iter_mut() {
-                assert_eq!(back.get(k), Some(&*w), "{name}.{k}");
+            // canonical JSON does; compare the fields set here.
+            for (k, w) in v.as_object().unwrap() {
+                assert_eq!(back.get(k), Some(w), "{name}.{k}");
             }
-            want.clear();
         }
     }
 }

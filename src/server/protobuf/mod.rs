@@ -86,10 +86,17 @@ const STATUS: &str = "io.k8s.apimachinery.pkg.apis.meta.v1.Status";
 /// The content type of a protobuf watch stream.
 pub const STREAM_MEDIA_TYPE: &str = "application/vnd.kubernetes.protobuf;stream=watch";
 
-/// Why an object has no protobuf encoding (kube: the Go type does not implement the protobuf
-/// marshalling interface; answered 406 NotAcceptable).
+/// Why an object could not be encoded: its kind has no protobuf encoding (kube: the Go type
+/// does not implement the protobuf marshalling interface; answered 406 NotAcceptable), or
+/// (`invalid`) a value does not fit its field's type (a server fault, answered 500).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct NotMarshalable(pub String);
+pub struct NotMarshalable(pub String, pub bool);
+
+impl NotMarshalable {
+    pub fn invalid(&self) -> bool {
+        self.1
+    }
+}
 
 impl std::fmt::Display for NotMarshalable {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -116,7 +123,7 @@ fn message_for_kind(
     kind: &str,
     v: &Value,
 ) -> Result<(), NotMarshalable> {
-    let not = |why: String| NotMarshalable(why);
+    let not = |why: String| NotMarshalable(why, true);
     let meta_group = matches!(api_version, "meta.k8s.io/v1" | "meta.k8s.io/v1beta1");
     let definition = match kind {
         "PartialObjectMetadata" if meta_group => {
@@ -145,9 +152,10 @@ fn message_for_kind(
             Ok(d) if schema::message(d).is_some_and(|m| m.shape == schema::Shape::Object) => d,
             _ => {
                 let version = api_version.rsplit('/').next().unwrap_or(api_version);
-                return Err(NotMarshalable(format!(
-                    "object *{version}.{kind} does not implement the protobuf marshalling interface and cannot be encoded to a protobuf message"
-                )));
+                return Err(NotMarshalable(
+                    format!("object *{version}.{kind} does not implement the protobuf marshalling interface and cannot be encoded to a protobuf message"),
+                    false,
+                ));
             }
         },
     };
@@ -164,9 +172,11 @@ pub fn encode_list<'a>(
     items: impl IntoIterator<Item = &'a Value>,
 ) -> Result<Vec<u8>, NotMarshalable> {
     let not_list = || {
-        NotMarshalable(format!(
-            "object *{api_version}.{kind} does not implement the protobuf marshalling interface and cannot be encoded to a protobuf message"
-        ))
+        let version = api_version.rsplit('/').next().unwrap_or(api_version);
+        NotMarshalable(
+            format!("object *{version}.{kind} does not implement the protobuf marshalling interface and cannot be encoded to a protobuf message"),
+            false,
+        )
     };
     let list = definition_for(api_version, kind)
         .ok()
@@ -182,7 +192,7 @@ pub fn encode_list<'a>(
         return Err(not_list());
     };
     let mut raw = Vec::with_capacity(4096);
-    let fail = |e: String| NotMarshalable(e);
+    let fail = |e: String| NotMarshalable(e, true);
     // ListMeta is field 1 and items field 2 in every list type; write in tag order.
     let mut fields = [(meta.tag, true), (items_field.tag, false)];
     fields.sort();
@@ -348,6 +358,44 @@ mod tests {
         ld(&mut out, 1, &tm);
         ld(&mut out, 2, raw);
         out
+    }
+
+    #[test]
+    fn status_and_watch_frames_round_trip() {
+        let status = serde_json::json!({"kind": "Status", "apiVersion": "v1", "metadata": {},
+            "status": "Failure", "message": "too old resource version: 1 (5)", "reason": "Expired",
+            "code": 410});
+        let env = encode_object(&status).unwrap();
+        assert!(env.starts_with(&MAGIC));
+        assert_eq!(decode_object(&env).unwrap(), status);
+        // A frame: big-endian length, then WatchEvent{type, object{raw: envelope}}.
+        let frame = watch_frame("ERROR", &status).unwrap();
+        let len = u32::from_be_bytes(frame[..4].try_into().unwrap()) as usize;
+        assert_eq!(len, frame.len() - 4);
+        let ev = schema::message("io.k8s.apimachinery.pkg.apis.meta.v1.WatchEvent").unwrap();
+        let ev = decode::object(ev, &frame[4..], 0).unwrap();
+        assert_eq!(ev["type"], "ERROR");
+        assert_eq!(ev["object"], status);
+        // A list: ListMeta then items, without the items' kind and apiVersion.
+        let items = [serde_json::json!({"metadata": {"name": "a"}, "data": {"k": "v"}})];
+        let list = encode_list(
+            "v1",
+            "ConfigMapList",
+            &serde_json::json!({"resourceVersion": "7"}),
+            items.iter(),
+        )
+        .unwrap();
+        assert_eq!(
+            decode_object(&list).unwrap(),
+            serde_json::json!({"apiVersion": "v1", "kind": "ConfigMapList",
+                "metadata": {"resourceVersion": "7"}, "items": [{"metadata": {"name": "a"}, "data": {"k": "v"}}]})
+        );
+        // Kinds without protobuf (custom resources, Table) are refused as kube refuses them.
+        let err =
+            encode_object(&serde_json::json!({"apiVersion": "meta.k8s.io/v1", "kind": "Table"}))
+                .unwrap_err();
+        assert_eq!(err.0, "object *v1.Table does not implement the protobuf marshalling interface and cannot be encoded to a protobuf message");
+        assert!(encode_list("example.com/v1", "WidgetList", &Value::Null, []).is_err());
     }
 
     #[test]
