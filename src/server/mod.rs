@@ -548,8 +548,10 @@ async fn audit_response(
         .unwrap_or("")
         .trim()
         .to_ascii_lowercase();
-    let readable = matches!(media.as_str(), "application/json" | "application/yaml")
-        && hyper::body::Body::size_hint(resp.body()).exact().is_some();
+    let readable = matches!(
+        media.as_str(),
+        "application/json" | "application/yaml" | protobuf::MEDIA_TYPE
+    ) && hyper::body::Body::size_hint(resp.body()).exact().is_some();
     if !readable {
         rec.response(code, None);
         rec.stage(Stage::ResponseComplete).await;
@@ -565,9 +567,16 @@ async fn audit_response(
         || code >= 300
         || bytes[..bytes.len().min(64)]
             .windows(8)
-            .any(|w| w == b"\"Status\"");
+            .any(|w| w == b"\"Status\"")
+        || (media == protobuf::MEDIA_TYPE
+            && bytes[..bytes.len().min(24)]
+                .windows(6)
+                .any(|w| w == b"Status"));
     let value = if !wanted {
         None
+    } else if media == protobuf::MEDIA_TYPE {
+        // The audit event records the object, whatever its encoding on the wire.
+        protobuf::decode_object(&bytes).ok()
     } else if media == "application/json" {
         serde_json::from_slice::<serde_json::Value>(&bytes).ok()
     } else {
