@@ -502,6 +502,18 @@ async fn protobuf_status_table_and_negotiation() {
     let (_, _, j) = get(&c, &missing, "application/json").await;
     let j: Value = serde_json::from_slice(&j).unwrap();
     assert_eq!(norm(&decode_object(&pb).unwrap()), norm(&j));
+    // Authorization's 403 is negotiated too.
+    let (code, ct, pb) = get(&s.anonymous_client(), &missing, CLIENT_GO).await;
+    assert_eq!((code, ct.as_str()), (StatusCode::FORBIDDEN, PB));
+    let (_, kind, raw) = envelope(&pb);
+    assert_eq!(kind, "Status");
+    assert_eq!(
+        meta::Status::decode(raw.as_slice())
+            .unwrap()
+            .reason
+            .as_deref(),
+        Some("Forbidden")
+    );
     // JSON first in the list: JSON.
     let (_, ct, _) = get(
         &c,

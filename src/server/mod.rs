@@ -307,6 +307,13 @@ pub async fn handle(
         remote,
         info: info.as_ref(),
     };
+    // Error Statuses (401 and 403 here, every handler error below) go out in protobuf when
+    // the client prefers it, as kube negotiates them.
+    let protobuf_status = negotiate::status_as_protobuf(
+        req.headers()
+            .get(header::ACCEPT)
+            .and_then(|v| v.to_str().ok()),
+    );
     let chain = async {
         // authentication, per request: the certificate (verified by the handshake), else a
         // bearer token, else anonymous. A credential that fails is a 401, no work done.
@@ -410,6 +417,7 @@ pub async fn handle(
         }
     };
     // recover: a panic anywhere below becomes a 500 Status, never a dropped connection.
+    let chain = negotiate::with_protobuf_status(protobuf_status, chain);
     let resp = match std::panic::AssertUnwindSafe(chain).catch_unwind().await {
         Ok(resp) => match record.get() {
             Some(rec) => audit_response(rec, &annotations, resp).await,
