@@ -215,7 +215,9 @@ impl Status {
         Status::new(
             406,
             "NotAcceptable",
-            "the server was unable to respond with a content type that the client supports",
+            // kube's negotiation error lists its serializers' media types (custom resources
+            // too: their codecs have protobuf for the PartialObjectMetadata transform).
+            "only the following media types are accepted: application/json, application/yaml, application/vnd.kubernetes.protobuf",
         )
     }
 

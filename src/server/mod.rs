@@ -190,13 +190,20 @@ pub fn full(data: impl Into<Bytes>) -> Body {
 
 /// Renders a Status as the JSON body kube-apiserver sends.
 pub fn status_response(s: &Status) -> Response<Body> {
-    let body = negotiate::json_bytes(&s.to_json());
+    let json = s.to_json();
+    // In protobuf when the client prefers it (and the endpoint has it), as kube's
+    // ErrorNegotiated encodes the Status with the negotiated serializer.
+    let (body, content_type) = match negotiate::protobuf_status()
+        .then(|| protobuf::encode_object(&json).ok())
+        .flatten()
+    {
+        Some(b) => (b, protobuf::MEDIA_TYPE),
+        None => (negotiate::json_bytes(&json), "application/json"),
+    };
     let mut resp = Response::new(full(body));
     *resp.status_mut() = StatusCode::from_u16(s.code).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
-    resp.headers_mut().insert(
-        header::CONTENT_TYPE,
-        HeaderValue::from_static("application/json"),
-    );
+    resp.headers_mut()
+        .insert(header::CONTENT_TYPE, HeaderValue::from_static(content_type));
     if let Some(secs) = s.retry_after {
         resp.headers_mut()
             .insert(header::RETRY_AFTER, HeaderValue::from(secs));
@@ -302,6 +309,13 @@ pub async fn handle(
         remote,
         info: info.as_ref(),
     };
+    // Error Statuses (401 and 403 here, every handler error below) go out in protobuf when
+    // the client prefers it, as kube negotiates them.
+    let protobuf_status = negotiate::status_as_protobuf(
+        req.headers()
+            .get(header::ACCEPT)
+            .and_then(|v| v.to_str().ok()),
+    );
     let chain = async {
         // authentication, per request: the certificate (verified by the handshake), else a
         // bearer token, else anonymous. A credential that fails is a 401, no work done.
@@ -405,6 +419,7 @@ pub async fn handle(
         }
     };
     // recover: a panic anywhere below becomes a 500 Status, never a dropped connection.
+    let chain = negotiate::with_protobuf_status(protobuf_status, chain);
     let resp = match std::panic::AssertUnwindSafe(chain).catch_unwind().await {
         Ok(resp) => match record.get() {
             Some(rec) => audit_response(rec, &annotations, resp).await,
@@ -543,8 +558,10 @@ async fn audit_response(
         .unwrap_or("")
         .trim()
         .to_ascii_lowercase();
-    let readable = matches!(media.as_str(), "application/json" | "application/yaml")
-        && hyper::body::Body::size_hint(resp.body()).exact().is_some();
+    let readable = matches!(
+        media.as_str(),
+        "application/json" | "application/yaml" | protobuf::MEDIA_TYPE
+    ) && hyper::body::Body::size_hint(resp.body()).exact().is_some();
     if !readable {
         rec.response(code, None);
         rec.stage(Stage::ResponseComplete).await;
@@ -560,9 +577,16 @@ async fn audit_response(
         || code >= 300
         || bytes[..bytes.len().min(64)]
             .windows(8)
-            .any(|w| w == b"\"Status\"");
+            .any(|w| w == b"\"Status\"")
+        || (media == protobuf::MEDIA_TYPE
+            && bytes[..bytes.len().min(24)]
+                .windows(6)
+                .any(|w| w == b"Status"));
     let value = if !wanted {
         None
+    } else if media == protobuf::MEDIA_TYPE {
+        // The audit event records the object, whatever its encoding on the wire.
+        protobuf::decode_object(&bytes).ok()
     } else if media == "application/json" {
         serde_json::from_slice::<serde_json::Value>(&bytes).ok()
     } else {

@@ -1,5 +1,7 @@
-//! Content negotiation: which representation a response takes (JSON, YAML, Table,
-//! PartialObjectMetadata) and how a request body is decoded (JSON or YAML).
+//! Content negotiation: which representation a response takes (JSON, YAML, Kubernetes
+//! protobuf, Table, PartialObjectMetadata in JSON or protobuf) and how a request body is
+//! decoded (JSON, YAML or protobuf), plus whether this request's error `Status` goes out as
+//! protobuf.
 
 use serde_json::Value;
 
@@ -14,14 +16,34 @@ pub enum Output {
     Table(&'static str),
     /// meta.k8s.io PartialObjectMetadata(List), in the given version.
     PartialMetadata(&'static str),
+    /// `application/vnd.kubernetes.protobuf` (built-in kinds only).
+    Protobuf,
+    /// meta.k8s.io PartialObjectMetadata(List) as protobuf (custom resources too: kube encodes
+    /// the transformed object with meta.k8s.io's codecs).
+    PartialMetadataProtobuf(&'static str),
 }
 
 impl Output {
     /// The representation of a response that is not the resource itself (a Status, a
     /// review, a subresource object): YAML when asked for, else JSON (never a Table).
     pub fn plain(self) -> Output {
-        if self == Output::Yaml {
-            Output::Yaml
+        match self {
+            Output::Yaml => Output::Yaml,
+            Output::Protobuf => Output::Protobuf,
+            _ => Output::Json,
+        }
+    }
+
+    /// Whether the body is Kubernetes protobuf.
+    pub fn is_protobuf(self) -> bool {
+        matches!(self, Output::Protobuf | Output::PartialMetadataProtobuf(_))
+    }
+
+    /// The wire format of a transformed object (JSON, or protobuf for
+    /// `PartialMetadataProtobuf`).
+    pub fn wire(self) -> Output {
+        if self.is_protobuf() {
+            Output::Protobuf
         } else {
             Output::Json
         }
@@ -30,13 +52,27 @@ impl Output {
     pub fn content_type(&self) -> &'static str {
         match self {
             Output::Yaml => "application/yaml",
+            Output::Protobuf | Output::PartialMetadataProtobuf(_) => {
+                crate::server::protobuf::MEDIA_TYPE
+            }
             _ => "application/json",
         }
     }
 }
 
+/// [`output`] for a resource: without a protobuf encoding (custom resources), protobuf
+/// clauses are passed over (kube's CRD endpoints serve JSON and YAML; only the
+/// PartialObjectMetadata transform has protobuf there).
+pub fn output_for(accept: Option<&str>, protobuf: bool) -> Result<Output, Status> {
+    output_with(accept, protobuf)
+}
+
 /// Picks the first acceptable representation from an `Accept` header (kube honours order).
 pub fn output(accept: Option<&str>) -> Result<Output, Status> {
+    output_with(accept, true)
+}
+
+fn output_with(accept: Option<&str>, protobuf: bool) -> Result<Output, Status> {
     let Some(accept) = accept.map(str::trim).filter(|a| !a.is_empty()) else {
         return Ok(Output::Json);
     };
@@ -58,12 +94,17 @@ pub fn output(accept: Option<&str>) -> Result<Output, Status> {
         let base = match media.as_str() {
             "application/json" | "*/*" | "application/*" | "application/json+watch" => Output::Json,
             "application/yaml" => Output::Yaml,
+            crate::server::protobuf::MEDIA_TYPE => Output::Protobuf,
             _ => continue,
         };
         match as_.as_deref() {
+            None if base == Output::Protobuf && !protobuf => continue,
             None => return Ok(base),
             Some(kind) => {
-                if base != Output::Json || g.as_deref() != Some("meta.k8s.io") {
+                // kube: Table only as JSON or YAML (not protobuf: Table has no protobuf form),
+                // PartialObjectMetadata as JSON or protobuf.
+                let ok = base == Output::Json || (base == Output::Protobuf && kind != "Table");
+                if !ok || g.as_deref() != Some("meta.k8s.io") {
                     continue;
                 }
                 let version = match v.as_deref() {
@@ -74,7 +115,11 @@ pub fn output(accept: Option<&str>) -> Result<Output, Status> {
                 match kind {
                     "Table" => return Ok(Output::Table(version)),
                     "PartialObjectMetadata" | "PartialObjectMetadataList" => {
-                        return Ok(Output::PartialMetadata(version))
+                        return Ok(if base == Output::Protobuf {
+                            Output::PartialMetadataProtobuf(version)
+                        } else {
+                            Output::PartialMetadata(version)
+                        });
                     }
                     _ => continue,
                 }
@@ -169,6 +214,43 @@ pub fn encode(out: Output, v: &Value) -> Vec<u8> {
 
 tokio::task_local! {
     static PRETTY: bool;
+    static PROTOBUF_STATUS: std::cell::Cell<bool>;
+}
+
+/// Whether an error `Status` for this `Accept` is encoded as protobuf: the first clause a
+/// plain serializer takes (no `as=` transform, which errors do not get) is protobuf.
+pub fn status_as_protobuf(accept: Option<&str>) -> bool {
+    for clause in accept.unwrap_or("").split(',') {
+        let mut parts = clause.split(';').map(str::trim);
+        let media = parts.next().unwrap_or("").to_ascii_lowercase();
+        if parts.any(|p| p.trim_start().starts_with("as=")) {
+            continue;
+        }
+        match media.as_str() {
+            crate::server::protobuf::MEDIA_TYPE => return true,
+            "application/json" | "application/yaml" | "*/*" | "application/*" => return false,
+            _ => {}
+        }
+    }
+    false
+}
+
+/// Runs `f` with its error `Status` responses in protobuf when `protobuf` is set (see
+/// [`status_as_protobuf`]); [`no_protobuf_status`] turns that off for a custom resource.
+pub async fn with_protobuf_status<F: std::future::Future>(protobuf: bool, f: F) -> F::Output {
+    PROTOBUF_STATUS
+        .scope(std::cell::Cell::new(protobuf), f)
+        .await
+}
+
+/// This request's errors go out as JSON (its endpoint has no protobuf serializer).
+pub fn no_protobuf_status() {
+    let _ = PROTOBUF_STATUS.try_with(|c| c.set(false));
+}
+
+/// Whether the current request's error `Status` is protobuf.
+pub fn protobuf_status() -> bool {
+    PROTOBUF_STATUS.try_with(|c| c.get()).unwrap_or(false)
 }
 
 /// Runs `f` with its JSON responses indented (`?pretty`, or curl and wget by default).
@@ -224,8 +306,42 @@ mod tests {
                 "application/vnd.kubernetes.protobuf, application/json"
             ))
             .unwrap(),
+            Output::Protobuf
+        );
+        assert_eq!(
+            output_for(
+                Some("application/vnd.kubernetes.protobuf, application/json"),
+                false
+            )
+            .unwrap(),
             Output::Json
         );
+        assert_eq!(
+            output_for(Some("application/vnd.kubernetes.protobuf"), false)
+                .unwrap_err()
+                .code,
+            406
+        );
+        // Table is never protobuf; the next clause answers.
+        assert_eq!(
+            output(Some(
+                "application/vnd.kubernetes.protobuf;as=Table;v=v1;g=meta.k8s.io,application/json"
+            ))
+            .unwrap(),
+            Output::Json
+        );
+        assert_eq!(
+            output_for(Some("application/vnd.kubernetes.protobuf;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json"), false).unwrap(),
+            Output::PartialMetadataProtobuf("v1")
+        );
+        assert!(status_as_protobuf(Some(
+            "application/vnd.kubernetes.protobuf, application/json"
+        )));
+        assert!(!status_as_protobuf(Some(
+            "application/json, application/vnd.kubernetes.protobuf"
+        )));
+        assert!(!status_as_protobuf(Some("application/vnd.kubernetes.protobuf;as=PartialObjectMetadata;g=meta.k8s.io;v=v1, application/json")));
+        assert!(!status_as_protobuf(None));
         assert_eq!(output(Some("text/html")).unwrap_err().code, 406);
         assert_eq!(
             output(Some("application/json;as=Foo;g=meta.k8s.io;v=v1"))

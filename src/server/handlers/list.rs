@@ -242,12 +242,17 @@ pub async fn handle(ctx: &Ctx) -> Result<Response<Body>, Status> {
                 jiff::Timestamp::now(),
             )
         }
-        Output::PartialMetadata(version) => json!({
+        Output::PartialMetadata(version) | Output::PartialMetadataProtobuf(version) => json!({
             "kind": "PartialObjectMetadataList",
             "apiVersion": format!("meta.k8s.io/{version}"),
             "metadata": list_meta,
             "items": res.items.iter().map(|o| partial(o, version)).collect::<Vec<_>>(),
         }),
+        Output::Protobuf => {
+            return Ok(super::protobuf::respond_list(
+                &ctx.info, &res.items, &list_meta,
+            ))
+        }
         Output::Yaml => list_body(
             &ctx.info,
             res.items.iter().map(|o| (**o).clone()).collect(),

@@ -15,6 +15,7 @@ mod eviction;
 mod get;
 pub mod list;
 mod patch;
+mod protobuf;
 mod scale;
 mod update;
 mod watch;
@@ -753,6 +754,9 @@ pub fn check_types(info: &Resource, obj: &Value) -> Result<(), Status> {
 
 /// A JSON/YAML response with a status code.
 pub fn respond(out: Output, code: StatusCode, v: &Value) -> Response<Body> {
+    if out.is_protobuf() {
+        return protobuf::respond(code, v);
+    }
     let mut r = Response::new(full(negotiate::encode(out, v)));
     *r.status_mut() = code;
     r.headers_mut().insert(
@@ -855,7 +859,9 @@ pub fn respond_object(ctx: &Ctx, code: StatusCode, obj: &Value) -> Response<Body
             );
             respond(Output::Json, code, &t)
         }
-        Output::PartialMetadata(v) => respond(Output::Json, code, &partial(obj, v)),
+        Output::PartialMetadata(v) | Output::PartialMetadataProtobuf(v) => {
+            respond(ctx.output.wire(), code, &partial(obj, v))
+        }
         out => respond(out, code, obj),
     }
 }
@@ -1061,7 +1067,12 @@ pub async fn route(app: Arc<App>, user: User, req: Request<Incoming>) -> Respons
             .get(header::USER_AGENT)
             .and_then(|v| v.to_str().ok()),
     );
-    negotiate::with_pretty(pretty, async move {
+    let protobuf_status = negotiate::status_as_protobuf(
+        req.headers()
+            .get(header::ACCEPT)
+            .and_then(|v| v.to_str().ok()),
+    );
+    let inner = async move {
         // A remote APIService's group-version goes to its extension server, bodies streamed
         // (authorized already, as every request).
         let path = crate::meta::escape::path_unescape(req.uri().path());
@@ -1081,7 +1092,11 @@ pub async fn route(app: Arc<App>, user: User, req: Request<Incoming>) -> Respons
             Ok(r) => r,
             Err(s) => status_response(&s),
         }
-    })
+    };
+    negotiate::with_pretty(
+        pretty,
+        negotiate::with_protobuf_status(protobuf_status, inner),
+    )
     .await
 }
 
@@ -1197,20 +1212,23 @@ async fn route_inner(
     let parts: Vec<&str> = trimmed.trim_start_matches('/').split('/').collect();
     match parts.as_slice() {
         ["api", v] => {
+            let out = negotiate::output(accept)?.plain();
             return discovery::api_resource_list(&cat, "", v)
-                .map(|d| respond(Output::Json, StatusCode::OK, &d))
-                .ok_or_else(Status::path_not_found)
+                .map(|d| respond(out, StatusCode::OK, &d))
+                .ok_or_else(Status::path_not_found);
         }
         ["apis", g] => {
+            let out = negotiate::output(accept)?.plain();
             return discovery::api_group(&cat, g)
                 .or_else(|| crate::aggregator::discovery::api_group(g, &app.aggregator.remotes()))
-                .map(|d| respond(Output::Json, StatusCode::OK, &d))
-                .ok_or_else(Status::path_not_found)
+                .map(|d| respond(out, StatusCode::OK, &d))
+                .ok_or_else(Status::path_not_found);
         }
         ["apis", g, v] => {
+            let out = negotiate::output(accept)?.plain();
             return discovery::api_resource_list(&cat, g, v)
-                .map(|d| respond(Output::Json, StatusCode::OK, &d))
-                .ok_or_else(Status::path_not_found)
+                .map(|d| respond(out, StatusCode::OK, &d))
+                .ok_or_else(Status::path_not_found);
         }
         _ => {}
     }
@@ -1308,7 +1326,9 @@ async fn route_inner(
     if !info.namespaced && ri.namespace.is_some() {
         return Err(Status::path_not_found());
     }
-    let output = negotiate::output(accept)?;
+    // A failed negotiation is answered in JSON (kube's WriteRawJSON).
+    let output = negotiate::output_for(accept, info.protobuf)
+        .inspect_err(|_| negotiate::no_protobuf_status())?;
     let (parts, body) = req.into_parts();
     let audit_record = parts.extensions.get::<Arc<crate::audit::Record>>().cloned();
     let audit = parts

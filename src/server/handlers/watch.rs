@@ -3,7 +3,8 @@
 //! come serialized once from the watch cache. Table output turns each object into a one-row
 //! Table (column definitions in the first event only, as kube-apiserver does);
 //! PartialObjectMetadata output (client-go's metadata informers) turns every object and
-//! bookmark into a PartialObjectMetadata.
+//! bookmark into a PartialObjectMetadata. Protobuf output sends length-prefixed `WatchEvent`
+//! frames instead (`handlers::protobuf`).
 
 use std::time::Duration;
 
@@ -74,6 +75,17 @@ pub async fn handle(ctx: Ctx) -> Result<Response<Body>, Status> {
                     std::borrow::Cow::Borrowed(_) => None,
                 })
             });
+            if output.is_protobuf() {
+                let partial = match output {
+                    Output::PartialMetadataProtobuf(v) => Some(v),
+                    _ => None,
+                };
+                let frame = super::protobuf::watch_frame(&out, &info, conv, partial);
+                return Some((
+                    Ok::<_, std::convert::Infallible>(Frame::data(frame)),
+                    (s, first_next),
+                ));
+            }
             let line = match (output, event, conv) {
                 // a conversion that failed: the watch gets kube's ERROR event
                 (_, Some(_), Some(Err(e))) => watch::event_line("ERROR", &e.to_json()),
@@ -121,7 +133,11 @@ pub async fn handle(ctx: Ctx) -> Result<Response<Body>, Status> {
     let mut resp = Response::new(BodyExt::boxed(StreamBody::new(body)));
     resp.headers_mut().insert(
         header::CONTENT_TYPE,
-        HeaderValue::from_static("application/json"),
+        HeaderValue::from_static(if output.is_protobuf() {
+            crate::server::protobuf::STREAM_MEDIA_TYPE
+        } else {
+            "application/json"
+        }),
     );
     resp.headers_mut().insert(
         header::CACHE_CONTROL,

@@ -1,16 +1,21 @@
-//! Decoding of `application/vnd.kubernetes.protobuf` request bodies into the JSON the same
-//! object has in kube's JSON encoding, so the rest of the server only ever sees JSON.
+//! `application/vnd.kubernetes.protobuf`: decoding request bodies into the JSON the same
+//! object has in kube's JSON encoding (so the rest of the server only ever sees JSON), and
+//! encoding responses (objects, lists, `Status`, `PartialObjectMetadata`, watch frames) from
+//! that JSON.
 //!
 //! Owns: the `k8s\0` envelope (`runtime.Unknown`), the apiVersion/kind → definition lookup
-//! for request bodies (built-in kinds through the OpenAPI facts, plus `DeleteOptions` under
-//! any group-version as clients send it). The wire reader and JSON rendering live in
-//! `decode.rs`, the generated schema table in `schema.rs`.
+//! (built-in kinds through the OpenAPI facts, plus `DeleteOptions` under any group-version
+//! as clients send it, and the meta.k8s.io `PartialObjectMetadata(List)` kinds), the watch
+//! stream framing (a 4-byte big-endian length, then a `WatchEvent` without envelope whose
+//! object is an enveloped message, as kube's raw stream serializer writes it). The wire
+//! reader and JSON rendering live in `decode.rs`, the writer in `encode.rs`, the generated
+//! schema table in `crate::generated::protobuf_schema`.
 //!
-//! Does not know: HTTP content negotiation (the caller checks the Content-Type), encoding
-//! protobuf responses (we always answer JSON), custom resources (clients send those as JSON),
-//! defaulting, validation.
+//! Does not know: HTTP content negotiation (the caller checks Content-Type and Accept),
+//! custom resources (they have no protobuf form), defaulting, validation.
 
 mod decode;
+mod encode;
 use crate::generated::protobuf_schema as schema;
 
 use serde_json::{Map, Value};
@@ -62,7 +67,10 @@ fn decode_nested(body: &[u8], depth: usize) -> Result<Value, String> {
         })?;
     let body = decode::object(msg, unknown.raw, depth)?;
     let mut out = Map::with_capacity(body.len() + 2);
-    out.insert("apiVersion".into(), Value::String(unknown.api_version));
+    // (Discovery's APIVersions has none.)
+    if !unknown.api_version.is_empty() {
+        out.insert("apiVersion".into(), Value::String(unknown.api_version));
+    }
     out.insert("kind".into(), Value::String(unknown.kind));
     for (k, v) in body {
         if k != "apiVersion" && k != "kind" {
@@ -70,6 +78,176 @@ fn decode_nested(body: &[u8], depth: usize) -> Result<Value, String> {
         }
     }
     Ok(Value::Object(out))
+}
+
+const LIST_META: &str = "io.k8s.apimachinery.pkg.apis.meta.v1.ListMeta";
+const STATUS: &str = "io.k8s.apimachinery.pkg.apis.meta.v1.Status";
+
+/// The content type of a protobuf watch stream.
+pub const STREAM_MEDIA_TYPE: &str = "application/vnd.kubernetes.protobuf;stream=watch";
+
+/// Why an object could not be encoded: its kind has no protobuf encoding (kube: the Go type
+/// does not implement the protobuf marshalling interface; answered 406 NotAcceptable), or
+/// (`invalid`) a value does not fit its field's type (a server fault, answered 500).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NotMarshalable(pub String, pub bool);
+
+impl NotMarshalable {
+    pub fn invalid(&self) -> bool {
+        self.1
+    }
+}
+
+impl std::fmt::Display for NotMarshalable {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// Encodes an object (kube's JSON form, with `apiVersion` and `kind`) as the `k8s\0` +
+/// `runtime.Unknown` envelope kube's protobuf serializer writes: typeMeta(1){apiVersion,
+/// kind}, raw(2) the message, contentEncoding(3) and contentType(4) empty (both always on the
+/// wire, as gogo writes non-pointer strings).
+pub fn encode_object(v: &Value) -> Result<Vec<u8>, NotMarshalable> {
+    let api_version = v.get("apiVersion").and_then(Value::as_str).unwrap_or("");
+    let kind = v.get("kind").and_then(Value::as_str).unwrap_or("");
+    let mut raw = Vec::with_capacity(256);
+    message_for_kind(&mut raw, api_version, kind, v)?;
+    Ok(envelope_bytes(api_version, kind, &raw))
+}
+
+/// The message body of `v` as the type apiVersion/kind names.
+fn message_for_kind(
+    out: &mut Vec<u8>,
+    api_version: &str,
+    kind: &str,
+    v: &Value,
+) -> Result<(), NotMarshalable> {
+    let not = |why: String| NotMarshalable(why, true);
+    let meta_group = matches!(api_version, "meta.k8s.io/v1" | "meta.k8s.io/v1beta1");
+    let definition = match kind {
+        "PartialObjectMetadata" if meta_group => {
+            return encode::partial_object_metadata(out, v).map_err(not);
+        }
+        "PartialObjectMetadataList" if meta_group => {
+            let list = (|| {
+                let meta = v.get("metadata").unwrap_or(&Value::Null);
+                encode_nested(out, 1, LIST_META, meta)?;
+                for item in v
+                    .get("items")
+                    .and_then(Value::as_array)
+                    .into_iter()
+                    .flatten()
+                {
+                    let mut body = Vec::new();
+                    encode::partial_object_metadata(&mut body, item)?;
+                    encode::bytes_field(out, 2, &body);
+                }
+                Ok::<_, String>(())
+            })();
+            return list.map_err(not);
+        }
+        "Status" => STATUS,
+        _ => match definition_for(api_version, kind) {
+            Ok(d) if schema::message(d).is_some_and(|m| m.shape == schema::Shape::Object) => d,
+            _ => {
+                let version = api_version.rsplit('/').next().unwrap_or(api_version);
+                return Err(NotMarshalable(
+                    format!("object *{version}.{kind} does not implement the protobuf marshalling interface and cannot be encoded to a protobuf message"),
+                    false,
+                ));
+            }
+        },
+    };
+    encode::message_body(out, definition, v, 0).map_err(not)
+}
+
+/// Encodes a list of `kind` (a built-in list kind of `api_version`) from its list metadata
+/// and items (kube's JSON form of each item; their kind and apiVersion are not on the wire)
+/// without building the list's JSON first.
+pub fn encode_list<'a>(
+    api_version: &str,
+    kind: &str,
+    list_meta: &Value,
+    items: impl IntoIterator<Item = &'a Value>,
+) -> Result<Vec<u8>, NotMarshalable> {
+    let not_list = || {
+        let version = api_version.rsplit('/').next().unwrap_or(api_version);
+        NotMarshalable(
+            format!("object *{version}.{kind} does not implement the protobuf marshalling interface and cannot be encoded to a protobuf message"),
+            false,
+        )
+    };
+    let list = definition_for(api_version, kind)
+        .ok()
+        .and_then(schema::message)
+        .ok_or_else(not_list)?;
+    let (Some(meta), Some(items_field)) = (
+        list.fields.iter().find(|f| f.json == "metadata"),
+        list.fields.iter().find(|f| f.json == "items"),
+    ) else {
+        return Err(not_list());
+    };
+    let (schema::Ty::Msg(meta_def), schema::Ty::Msg(item_def)) = (meta.ty, items_field.ty) else {
+        return Err(not_list());
+    };
+    let mut raw = Vec::with_capacity(4096);
+    let fail = |e: String| NotMarshalable(e, true);
+    // ListMeta is field 1 and items field 2 in every list type; write in tag order.
+    let mut fields = [(meta.tag, true), (items_field.tag, false)];
+    fields.sort();
+    let mut body = Vec::with_capacity(1024);
+    let items: Vec<&Value> = items.into_iter().collect();
+    for (tag, is_meta) in fields {
+        if is_meta {
+            body.clear();
+            encode::message_body(&mut body, meta_def, list_meta, 0).map_err(fail)?;
+            encode::bytes_field(&mut raw, tag, &body);
+        } else {
+            for item in &items {
+                body.clear();
+                encode::message_body(&mut body, item_def, item, 0).map_err(fail)?;
+                encode::bytes_field(&mut raw, tag, &body);
+            }
+        }
+    }
+    Ok(envelope_bytes(api_version, kind, &raw))
+}
+
+fn envelope_bytes(api_version: &str, kind: &str, raw: &[u8]) -> Vec<u8> {
+    let mut tm = Vec::with_capacity(api_version.len() + kind.len() + 4);
+    encode::bytes_field(&mut tm, 1, api_version.as_bytes());
+    encode::bytes_field(&mut tm, 2, kind.as_bytes());
+    let mut out = Vec::with_capacity(raw.len() + tm.len() + 16);
+    out.extend_from_slice(&MAGIC);
+    encode::bytes_field(&mut out, 1, &tm);
+    encode::bytes_field(&mut out, 2, raw);
+    encode::bytes_field(&mut out, 3, b"");
+    encode::bytes_field(&mut out, 4, b"");
+    out
+}
+
+fn encode_nested(out: &mut Vec<u8>, tag: u32, name: &str, v: &Value) -> Result<(), String> {
+    let mut body = Vec::new();
+    encode::message_body(&mut body, name, v, 0)?;
+    encode::bytes_field(out, tag, &body);
+    Ok(())
+}
+
+/// One frame of a protobuf watch stream: the 4-byte big-endian length of a
+/// `meta.v1.WatchEvent{type(1), object(2): RawExtension{raw(1)}}` (no envelope: kube's
+/// stream serializer is the raw one), whose raw bytes are `object` enveloped.
+pub fn watch_frame(event_type: &str, object: &Value) -> Result<Vec<u8>, NotMarshalable> {
+    let obj = encode_object(object)?;
+    let mut raw_ext = Vec::with_capacity(obj.len() + 6);
+    encode::bytes_field(&mut raw_ext, 1, &obj);
+    let mut ev = Vec::with_capacity(raw_ext.len() + 16);
+    encode::bytes_field(&mut ev, 1, event_type.as_bytes());
+    encode::bytes_field(&mut ev, 2, &raw_ext);
+    let mut out = Vec::with_capacity(ev.len() + 4);
+    out.extend_from_slice(&(ev.len() as u32).to_be_bytes());
+    out.extend_from_slice(&ev);
+    Ok(out)
 }
 
 /// The fields of `runtime.Unknown` that matter.
@@ -125,8 +303,20 @@ fn utf8(b: &[u8]) -> Result<String, String> {
 
 /// The OpenAPI definition name of the body type named by apiVersion/kind.
 fn definition_for(api_version: &str, kind: &str) -> Result<&'static str, String> {
-    if kind == "DeleteOptions" {
-        return Ok(DELETE_OPTIONS);
+    match kind {
+        "DeleteOptions" => return Ok(DELETE_OPTIONS),
+        // Discovery documents (served without an apiVersion, or as v1).
+        "APIVersions" | "APIGroupList" | "APIGroup" | "APIResourceList"
+            if matches!(api_version, "" | "v1") =>
+        {
+            return Ok(match kind {
+                "APIVersions" => "io.k8s.apimachinery.pkg.apis.meta.v1.APIVersions",
+                "APIGroupList" => "io.k8s.apimachinery.pkg.apis.meta.v1.APIGroupList",
+                "APIGroup" => "io.k8s.apimachinery.pkg.apis.meta.v1.APIGroup",
+                _ => "io.k8s.apimachinery.pkg.apis.meta.v1.APIResourceList",
+            });
+        }
+        _ => {}
     }
     let (group, version) = match api_version.split_once('/') {
         Some((g, v)) => (g, v),
@@ -168,6 +358,44 @@ mod tests {
         ld(&mut out, 1, &tm);
         ld(&mut out, 2, raw);
         out
+    }
+
+    #[test]
+    fn status_and_watch_frames_round_trip() {
+        let status = serde_json::json!({"kind": "Status", "apiVersion": "v1", "metadata": {},
+            "status": "Failure", "message": "too old resource version: 1 (5)", "reason": "Expired",
+            "code": 410});
+        let env = encode_object(&status).unwrap();
+        assert!(env.starts_with(&MAGIC));
+        assert_eq!(decode_object(&env).unwrap(), status);
+        // A frame: big-endian length, then WatchEvent{type, object{raw: envelope}}.
+        let frame = watch_frame("ERROR", &status).unwrap();
+        let len = u32::from_be_bytes(frame[..4].try_into().unwrap()) as usize;
+        assert_eq!(len, frame.len() - 4);
+        let ev = schema::message("io.k8s.apimachinery.pkg.apis.meta.v1.WatchEvent").unwrap();
+        let ev = decode::object(ev, &frame[4..], 0).unwrap();
+        assert_eq!(ev["type"], "ERROR");
+        assert_eq!(ev["object"], status);
+        // A list: ListMeta then items, without the items' kind and apiVersion.
+        let items = [serde_json::json!({"metadata": {"name": "a"}, "data": {"k": "v"}})];
+        let list = encode_list(
+            "v1",
+            "ConfigMapList",
+            &serde_json::json!({"resourceVersion": "7"}),
+            items.iter(),
+        )
+        .unwrap();
+        assert_eq!(
+            decode_object(&list).unwrap(),
+            serde_json::json!({"apiVersion": "v1", "kind": "ConfigMapList",
+                "metadata": {"resourceVersion": "7"}, "items": [{"metadata": {"name": "a"}, "data": {"k": "v"}}]})
+        );
+        // Kinds without protobuf (custom resources, Table) are refused as kube refuses them.
+        let err =
+            encode_object(&serde_json::json!({"apiVersion": "meta.k8s.io/v1", "kind": "Table"}))
+                .unwrap_err();
+        assert_eq!(err.0, "object *v1.Table does not implement the protobuf marshalling interface and cannot be encoded to a protobuf message");
+        assert!(encode_list("example.com/v1", "WidgetList", &Value::Null, []).is_err());
     }
 
     #[test]
