@@ -98,9 +98,10 @@ struct Slot {
     failed: Arc<OnceLock<Status>>,
 }
 
-/// `/<group>/<resource>/` of a key, if it has that shape.
+/// `/<group>/<resource>/` of a key, if it has that shape. Rafter's own bookkeeping under
+/// `/.rafter/` (the Event expiry index, ...) is never a resource.
 pub fn resource_prefix(key: &[u8]) -> Option<&[u8]> {
-    if key.first() != Some(&b'/') {
+    if key.first() != Some(&b'/') || key.starts_with(b"/.rafter/") {
         return None;
     }
     let mut slashes = 0;

@@ -303,5 +303,9 @@ mod tests {
         );
         assert_eq!(resource_prefix(b"/core/nodes"), None);
         assert_eq!(resource_prefix(b"raw"), None);
+        assert_eq!(
+            resource_prefix(b"/.rafter/ttl/000000000099//core/events/ns/a"),
+            None
+        );
     }
 }
