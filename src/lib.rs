@@ -16,6 +16,7 @@ pub mod cel;
 pub mod controllers;
 pub mod faults;
 pub mod generated;
+pub mod kubelet;
 pub mod kv;
 pub mod meta;
 pub mod openapi;
@@ -102,6 +103,8 @@ pub struct Config {
     pub audit: audit::Config,
     /// `--cluster-signing-*`: the CA of the `csrsigning` loop.
     pub cluster_signing: ClusterSigning,
+    /// `--kubelet-*`: how the connect subresources reach kubelets.
+    pub kubelet: kubelet::Config,
 }
 
 /// The CA the `csrsigning` loop signs with and the longest certificate it issues.
@@ -175,6 +178,7 @@ impl Config {
             event_ttl: Duration::from_secs(3600),
             audit: audit::Config::default(),
             cluster_signing: ClusterSigning::default(),
+            kubelet: kubelet::Config::default(),
         }
     }
 }
@@ -507,6 +511,7 @@ pub async fn run(
         authz: authorizer.clone(),
         min_request_timeout: cfg.min_request_timeout,
         audit: auditor,
+        kubelet: Arc::new(kubelet::Client::new(&cfg.kubelet).map_err(|e| anyhow::anyhow!(e))?),
     });
     let aggregation = cfg
         .controllers

@@ -114,12 +114,79 @@ const CREATE_SUBRESOURCES: &[CreateSubresource] = &[
     },
 ];
 
+/// A connect subresource (`server::connect`) as discovery lists it.
+struct ConnectSubresource {
+    extra: Extra,
+    name: &'static str,
+    /// Its core/v1 kind.
+    kind: &'static str,
+    verbs: &'static [&'static str],
+}
+
+const CONNECT_VERBS: &[&str] = &["create", "get"];
+const PROXY_VERBS: &[&str] = &["create", "delete", "get", "patch", "update"];
+
+/// kube's connect subresources, by the strategy entry that serves each.
+const CONNECT_SUBRESOURCES: &[ConnectSubresource] = &[
+    ConnectSubresource {
+        extra: Extra::PodAttach,
+        name: "attach",
+        kind: "PodAttachOptions",
+        verbs: CONNECT_VERBS,
+    },
+    ConnectSubresource {
+        extra: Extra::PodExec,
+        name: "exec",
+        kind: "PodExecOptions",
+        verbs: CONNECT_VERBS,
+    },
+    ConnectSubresource {
+        extra: Extra::PodLog,
+        name: "log",
+        kind: "Pod",
+        verbs: &["get"],
+    },
+    ConnectSubresource {
+        extra: Extra::PodPortForward,
+        name: "portforward",
+        kind: "PodPortForwardOptions",
+        verbs: CONNECT_VERBS,
+    },
+    ConnectSubresource {
+        extra: Extra::PodProxy,
+        name: "proxy",
+        kind: "PodProxyOptions",
+        verbs: PROXY_VERBS,
+    },
+    ConnectSubresource {
+        extra: Extra::NodeProxy,
+        name: "proxy",
+        kind: "NodeProxyOptions",
+        verbs: PROXY_VERBS,
+    },
+    ConnectSubresource {
+        extra: Extra::ServiceProxy,
+        name: "proxy",
+        kind: "ServiceProxyOptions",
+        verbs: PROXY_VERBS,
+    },
+];
+
+fn connect_subresources(r: &Resource) -> impl Iterator<Item = &'static ConnectSubresource> + '_ {
+    CONNECT_SUBRESOURCES
+        .iter()
+        .filter(|c| r.strategy.extras().contains(&c.extra))
+}
+
 /// The kind a request on subresource `sub` of `r` is for (kube's `KindFor`): `scale` is
 /// autoscaling/v1 Scale, the create-only subresources have their own kinds, any other (and
 /// no subresource) is the resource's kind.
 pub fn subresource_kind(r: &Resource, sub: &str) -> (String, String, String) {
     if sub == "scale" && r.scale.is_some() {
         return ("autoscaling".into(), "v1".into(), "Scale".into());
+    }
+    if let Some(c) = connect_subresources(r).find(|c| c.name == sub) {
+        return ("".into(), "v1".into(), c.kind.into());
     }
     match CREATE_SUBRESOURCES
         .iter()
@@ -283,7 +350,17 @@ pub fn api_resource_list(cat: &Catalog, group: &str, version: &str) -> Option<Va
             e.insert("storageVersionHash".into(), json!(h));
         }
         list.push(Value::Object(e));
+        let first_sub = list.len();
         // Subresources sort after their parent, by name: binding < eviction < scale < status.
+        for c in connect_subresources(r) {
+            list.push(json!({
+                "name": format!("{}/{}", r.resource, c.name),
+                "singularName": "",
+                "namespaced": r.namespaced,
+                "kind": c.kind,
+                "verbs": c.verbs,
+            }));
+        }
         for sub in CREATE_SUBRESOURCES
             .iter()
             .filter(|s| s.group == r.group && s.resource == r.resource)
@@ -319,6 +396,7 @@ pub fn api_resource_list(cat: &Catalog, group: &str, version: &str) -> Option<Va
                 "verbs": SUBRESOURCE_VERBS,
             }));
         }
+        list[first_sub..].sort_by(|a, b| a["name"].as_str().cmp(&b["name"].as_str()));
     }
     let mut out = Map::new();
     out.insert("kind".into(), json!("APIResourceList"));
@@ -399,6 +477,13 @@ fn aggregated_resource(r: &Resource) -> Value {
         e.insert("categories".into(), json!(r.categories));
     }
     let mut subs = Vec::new();
+    for c in connect_subresources(r) {
+        subs.push(json!({
+            "subresource": c.name,
+            "responseKind": {"group": "", "version": "v1", "kind": c.kind},
+            "verbs": c.verbs,
+        }));
+    }
     for sub in CREATE_SUBRESOURCES
         .iter()
         .filter(|s| s.group == r.group && s.resource == r.resource)
@@ -430,6 +515,7 @@ fn aggregated_resource(r: &Resource) -> Value {
             "verbs": SUBRESOURCE_VERBS,
         }));
     }
+    subs.sort_by(|a, b| a["subresource"].as_str().cmp(&b["subresource"].as_str()));
     if !subs.is_empty() {
         e.insert("subresources".into(), Value::Array(subs));
     }

@@ -1059,6 +1059,11 @@ pub async fn route(app: Arc<App>, user: User, req: Request<Incoming>) -> Respons
             .and_then(|v| v.to_str().ok()),
     );
     negotiate::with_pretty(pretty, async move {
+        // Connect subresources (logs, exec, proxies) stream: served with the body unread.
+        let path = crate::meta::escape::path_unescape(req.uri().path());
+        if let Some(call) = super::connect::call(&app.store.registry().snapshot(), &path) {
+            return super::connect::serve(app, call, req).await;
+        }
         // The body is read whole before routing, so that every answer, an unrouted path's
         // 404 included, comes after the request ended (an HTTP/2 client is never cut off
         // mid-upload by a reset stream).

@@ -130,7 +130,15 @@ impl Strategy for Pods {
     }
 
     fn extras(&self) -> &'static [Extra] {
-        &[Extra::Binding, Extra::Eviction]
+        &[
+            Extra::PodAttach,
+            Extra::Binding,
+            Extra::Eviction,
+            Extra::PodExec,
+            Extra::PodLog,
+            Extra::PodPortForward,
+            Extra::PodProxy,
+        ]
     }
 
     fn fields(&self) -> Option<&'static SelectableFields> {
