@@ -238,7 +238,17 @@ async fn budgets_are_honoured() {
         .collect();
     assert_eq!(
         names,
-        ["pods", "pods/binding", "pods/eviction", "pods/status"]
+        [
+            "pods",
+            "pods/attach",
+            "pods/binding",
+            "pods/eviction",
+            "pods/exec",
+            "pods/log",
+            "pods/portforward",
+            "pods/proxy",
+            "pods/status"
+        ]
     );
 }
 
