@@ -199,8 +199,7 @@ async fn fake_kubelet_log_paths_with_kubectl() {
     );
     // Still streaming: kubectl has not exited.
     assert!(child.try_wait().unwrap().is_none());
-    child.kill().unwrap();
-    child.wait().unwrap();
+    stop(child);
     assert!(env
         .kubelet
         .seen("/containerLogs/default/p/app?follow=true")
@@ -262,6 +261,14 @@ async fn fake_kubelet_log_paths_with_kubectl() {
         .await
         .unwrap();
     assert_eq!(r.status(), StatusCode::METHOD_NOT_ALLOWED);
+}
+
+/// Stops a `timeout ... kubectl` child: `timeout` passes the TERM on to kubectl.
+fn stop(child: std::process::Child) -> std::process::Output {
+    let _ = Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status();
+    child.wait_with_output().unwrap()
 }
 
 /// An upgrade request over HTTP/1.1 with the admin identity; returns the status line and
@@ -439,6 +446,67 @@ async fn fake_kubelet_exec_and_attach_with_kubectl() {
     );
     let err = s.fails(&["exec", "u", "--", "ls"]);
     assert!(err.contains("pod u does not have a host assigned"), "{err}");
+
+    // Authorization before any work: kube's verbs on the subresources (GET → get, POST →
+    // create); a denied request never reaches the kubelet.
+    s.ok(&[
+        "create",
+        "role",
+        "logs-only",
+        "--verb=get",
+        "--resource=pods,pods/log",
+    ]);
+    s.ok(&[
+        "create",
+        "rolebinding",
+        "alice-logs",
+        "--role=logs-only",
+        "--user=alice",
+    ]);
+    assert_eq!(
+        retry_ok(s, &["logs", "p", "--tail=1", "--as", "alice"]),
+        "app line 5\n"
+    );
+    let before = env.kubelet.seen("/exec/").len();
+    let err = s.fails(&["exec", "p", "--as", "alice", "--", "ls"]);
+    assert!(
+        err.contains("User \"alice\" cannot")
+            && err
+                .contains("resource \"pods/exec\" in API group \"\" in the namespace \"default\""),
+        "{err}"
+    );
+    assert_eq!(env.kubelet.seen("/exec/").len(), before);
+    s.ok(&[
+        "create",
+        "role",
+        "exec",
+        "--verb=get,create",
+        "--resource=pods/exec",
+    ]);
+    s.ok(&[
+        "create",
+        "rolebinding",
+        "alice-exec",
+        "--role=exec",
+        "--user=alice",
+    ]);
+    let out = retry_ok(s, &["exec", "p", "--as", "alice", "--", "id"]);
+    assert_eq!(out, "exec app: id\n");
+    let err = s.fails(&["attach", "p", "--as", "alice"]);
+    assert!(err.contains("resource \"pods/attach\""), "{err}");
+}
+
+/// kubectl until it succeeds (RBAC changes reach the authorizer through the watch cache),
+/// bounded.
+fn retry_ok(s: &Server, args: &[&str]) -> String {
+    for _ in 0..50 {
+        let out = s.kubectl(args);
+        if out.status.success() {
+            return support::stdout(&out);
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    s.ok(args)
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -456,6 +524,7 @@ async fn port_forward_tunnels_spdy_to_the_kubelet() {
             ("Sec-WebSocket-Version", "13"),
             ("Sec-WebSocket-Key", key),
             ("Sec-WebSocket-Protocol", "SPDY/3.1+portforward.k8s.io"),
+            ("X-Fake-Raw-Echo", "1"),
         ],
     )
     .await;
@@ -513,6 +582,88 @@ async fn port_forward_tunnels_spdy_to_the_kubelet() {
         rest_of_body(&head, &mut io).await["message"],
         "pod u does not have a host assigned"
     );
+
+    // kubectl port-forward, WebSocket-tunnelled (kubectl's default) and plain SPDY: bytes
+    // to the local port come back through the kubelet's data stream.
+    let r = s
+        .json(
+            &env.client,
+            Method::PATCH,
+            &format!("{PODS}/p/status"),
+            Some(json!({"status": {"phase": "Running"}})),
+        )
+        .await;
+    assert_eq!(r.code, StatusCode::OK, "{}", r.body);
+    for websockets in ["false", "true"] {
+        let before = env.kubelet.seen("/portForward/default/p").len();
+        let local = support::free_port();
+        let mut child = Command::new("timeout")
+            .args(["60", "kubectl", "--kubeconfig"])
+            .arg(&s.kubeconfig)
+            .args([
+                "port-forward",
+                "pod/p",
+                &format!("{local}:8080"),
+                "--address=127.0.0.1",
+                "-v=6",
+            ])
+            .env("KUBECTL_PORT_FORWARD_WEBSOCKETS", websockets)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let stdout = child.stdout.take().unwrap();
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            for line in std::io::BufReader::new(stdout)
+                .lines()
+                .map_while(Result::ok)
+            {
+                let _ = tx.send(line);
+            }
+        });
+        let line = rx
+            .recv_timeout(Duration::from_secs(20))
+            .expect("kubectl port-forward did not start");
+        assert!(
+            line.contains(&format!("127.0.0.1:{local} -> 8080")),
+            "{line}"
+        );
+        let mut conn = tokio::net::TcpStream::connect(("127.0.0.1", local))
+            .await
+            .unwrap();
+        conn.write_all(b"ping through the kubelet\n").await.unwrap();
+        let mut buf = vec![0u8; 25];
+        let read = tokio::time::timeout(Duration::from_secs(10), conn.read_exact(&mut buf))
+            .await
+            .expect("echo within 10 s");
+        if let Err(e) = read {
+            let out = stop(child);
+            panic!(
+                "port-forward (websockets {websockets}): {e}: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+        }
+        assert_eq!(&buf, b"ping through the kubelet\n");
+        drop(conn);
+        let out = stop(child);
+        let seen = env.kubelet.seen("/portForward/default/p");
+        assert_eq!(
+            seen.len(),
+            before + 1,
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert_eq!(seen.last().unwrap().headers["upgrade"], "SPDY/3.1");
+        // kubectl -v=6 shows which way it went: the WebSocket tunnel, or a SPDY POST.
+        let log = String::from_utf8_lossy(&out.stderr);
+        let way = if websockets == "true" {
+            "tunneling_dialer.go:85] negotiated protocol: portforward.k8s.io"
+        } else {
+            "\"Response\" verb=\"POST\""
+        };
+        assert!(log.contains(way), "{log}");
+    }
 }
 
 /// A non-loopback address of this machine (kube proxies only to global unicast pod IPs).

@@ -422,8 +422,9 @@ async fn remote_command(mut req: Request<Incoming>) -> Response<Body> {
     r
 }
 
-/// A SPDY upgrade (`portforward.k8s.io`) accepted; the bytes after it are echoed (enough to
-/// prove the tunnel; no SPDY framing is read).
+/// A SPDY upgrade (`portforward.k8s.io`) accepted; then the SPDY/3.1 side of port-forwarding
+/// (every forwarded port echoes what it gets), or, with the request header
+/// `X-Fake-Raw-Echo`, the raw bytes echoed.
 fn port_forward(mut req: Request<Incoming>) -> Response<Body> {
     let spdy = req
         .headers()
@@ -435,21 +436,15 @@ fn port_forward(mut req: Request<Incoming>) -> Response<Body> {
         *r.status_mut() = StatusCode::BAD_REQUEST;
         return r;
     }
+    let echo_raw = req.headers().contains_key("x-fake-raw-echo");
     let on = hyper::upgrade::on(&mut req);
     tokio::spawn(async move {
         let Ok(up) = on.await else { return };
-        let mut io = hyper_util::rt::TokioIo::new(up);
-        let mut buf = vec![0u8; 4096];
-        loop {
-            match tokio::time::timeout(Duration::from_secs(30), io.read(&mut buf)).await {
-                Ok(Ok(n)) if n > 0 => {
-                    if io.write_all(&buf[..n]).await.is_err() {
-                        break;
-                    }
-                    let _ = io.flush().await;
-                }
-                _ => break,
-            }
+        let io = hyper_util::rt::TokioIo::new(up);
+        if echo_raw {
+            raw_echo(io).await
+        } else {
+            let _ = tokio::time::timeout(Duration::from_secs(60), spdy_port_forward(io)).await;
         }
     });
     let mut r = Response::new(full(Bytes::new()));
@@ -463,4 +458,101 @@ fn port_forward(mut req: Request<Incoming>) -> Response<Body> {
         "portforward.k8s.io".parse().unwrap(),
     );
     r
+}
+
+async fn raw_echo<IO: AsyncRead + AsyncWrite + Unpin>(mut io: IO) {
+    let mut buf = vec![0u8; 4096];
+    loop {
+        match tokio::time::timeout(Duration::from_secs(30), io.read(&mut buf)).await {
+            Ok(Ok(n)) if n > 0 => {
+                if io.write_all(&buf[..n]).await.is_err() {
+                    break;
+                }
+                let _ = io.flush().await;
+            }
+            _ => break,
+        }
+    }
+}
+
+async fn spdy_control<W: AsyncWrite + Unpin>(w: &mut W, kind: u16, flags: u8, body: &[u8]) {
+    let mut f = vec![0x80, 0x03];
+    f.extend_from_slice(&kind.to_be_bytes());
+    f.push(flags);
+    f.extend_from_slice(&(body.len() as u32).to_be_bytes()[1..]);
+    f.extend_from_slice(body);
+    let _ = w.write_all(&f).await;
+    let _ = w.flush().await;
+}
+
+async fn spdy_data<W: AsyncWrite + Unpin>(w: &mut W, stream: u32, flags: u8, body: &[u8]) {
+    let mut f = (stream & 0x7fff_ffff).to_be_bytes().to_vec();
+    f.push(flags);
+    f.extend_from_slice(&(body.len() as u32).to_be_bytes()[1..]);
+    f.extend_from_slice(body);
+    let _ = w.write_all(&f).await;
+    let _ = w.flush().await;
+}
+
+/// The kubelet's SPDY/3.1 port-forward server, reduced: every SYN_STREAM is answered with a
+/// SYN_REPLY (an empty header block, zlib "stored" blocks so no compressor is needed; the
+/// client's header blocks are not read: kubectl opens an error stream, then a data stream,
+/// per connection), data on a data stream is echoed back, and the client's FIN on it is
+/// answered with FINs on both streams of the pair. PINGs are answered.
+async fn spdy_port_forward<IO: AsyncRead + AsyncWrite + Unpin>(io: IO) {
+    let (mut r, mut w) = tokio::io::split(io);
+    let mut zlib_started = false;
+    let mut opened: Vec<u32> = Vec::new();
+    loop {
+        let mut head = [0u8; 8];
+        if r.read_exact(&mut head).await.is_err() {
+            return;
+        }
+        let flags = head[4];
+        let len = u32::from_be_bytes([0, head[5], head[6], head[7]]) as usize;
+        let mut payload = vec![0u8; len];
+        if r.read_exact(&mut payload).await.is_err() {
+            return;
+        }
+        if head[0] & 0x80 != 0 {
+            match u16::from_be_bytes([head[2], head[3]]) {
+                // SYN_STREAM
+                1 if payload.len() >= 4 => {
+                    let id = u32::from_be_bytes(payload[..4].try_into().unwrap()) & 0x7fff_ffff;
+                    opened.push(id);
+                    let mut body = id.to_be_bytes().to_vec();
+                    if !zlib_started {
+                        body.extend_from_slice(&[0x78, 0x01]);
+                        zlib_started = true;
+                    }
+                    // A non-final stored deflate block holding the u32 header count 0, then
+                    // the empty stored block of a sync flush (Go's inflater hands out
+                    // what it has at an empty stored block, without reading on).
+                    body.extend_from_slice(&[0x00, 0x04, 0x00, 0xfb, 0xff, 0, 0, 0, 0]);
+                    body.extend_from_slice(&[0x00, 0x00, 0x00, 0xff, 0xff]);
+                    spdy_control(&mut w, 2, 0, &body).await;
+                }
+                // PING
+                6 => spdy_control(&mut w, 6, 0, &payload).await,
+                // GOAWAY
+                7 => return,
+                _ => {}
+            }
+            continue;
+        }
+        let id = u32::from_be_bytes(head[..4].try_into().unwrap()) & 0x7fff_ffff;
+        let Some(i) = opened.iter().position(|x| *x == id) else {
+            continue;
+        };
+        if i % 2 == 0 {
+            continue; // an error stream: the client only closes it
+        }
+        if !payload.is_empty() {
+            spdy_data(&mut w, id, 0, &payload).await;
+        }
+        if flags & 0x01 != 0 {
+            spdy_data(&mut w, id, 0x01, &[]).await;
+            spdy_data(&mut w, opened[i - 1], 0x01, &[]).await;
+        }
+    }
 }
