@@ -846,3 +846,36 @@ async fn proxies_and_discovery() {
         json!(["create", "delete", "get", "patch", "update"])
     );
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn connect_requests_are_admitted() {
+    let mut env = env().await;
+    env.server
+        .extra_args
+        .extend(["--enable-admission-plugins".into(), "AlwaysDeny".into()]);
+    env.server.restart();
+    let s = &env.server;
+    let spdy = [
+        ("Connection", "Upgrade"),
+        ("Upgrade", "SPDY/3.1"),
+        ("X-Stream-Protocol-Version", "v4.channel.k8s.io"),
+    ];
+    for sub in [
+        "exec?command=ls&stdout=1",
+        "attach?stdout=1",
+        "portforward?ports=80",
+    ] {
+        let (head, mut io) = upgrade(s, "POST", &format!("{PODS}/p/{sub}"), &spdy).await;
+        assert!(head.starts_with("HTTP/1.1 403"), "{sub}: {head}");
+        assert_eq!(
+            rest_of_body(&head, &mut io).await["message"],
+            "pods \"p\" is forbidden: admission control is denying all modifications"
+        );
+    }
+    let (code, body) = get_status(&env, "/api/v1/nodes/n1/proxy/x").await;
+    assert_eq!(code, StatusCode::FORBIDDEN, "{body}");
+    // The log is a plain read: not admitted.
+    assert_eq!(s.ok(&["logs", "p", "--tail=1"]), "app line 5\n");
+    assert!(env.kubelet.seen("/exec/").is_empty());
+    assert!(env.kubelet.seen("/x").is_empty());
+}

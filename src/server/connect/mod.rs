@@ -14,7 +14,8 @@
 //!
 //! Which resource has which subresource is its strategy's (`Strategy::extras`, the
 //! `Extra::Pod*` / `*Proxy` entries); authorization has already run (the request's verb is
-//! kube's: GET → get, POST → create, ...). It does not know how kubelets are reached
+//! kube's: GET → get, POST → create, ...); the connecters (not the log) are admitted here
+//! with operation CONNECT and their options object, as kube does. It does not know how kubelets are reached
 //! (`kubelet`) nor what a pod's fields mean beyond the container names, node name and IP.
 
 mod tunnel;
@@ -28,7 +29,7 @@ use http_body_util::{BodyExt, BodyStream, StreamBody};
 use hyper::body::{Frame, Incoming};
 use serde_json::Value;
 
-use super::{full, status_response, App, Body};
+use super::{full, status_response, App, Body, User};
 use crate::meta::field_error::FieldError;
 use crate::meta::status::Status;
 use crate::registry::catalog::Catalog;
@@ -104,7 +105,19 @@ pub fn call(cat: &Catalog, path: &str) -> Option<Call> {
 }
 
 /// Serves a connect call; every failure is a `Status` response.
-pub async fn serve(app: Arc<App>, call: Call, req: Request<Incoming>) -> Response<Body> {
+pub async fn serve(
+    app: Arc<App>,
+    user: User,
+    call: Call,
+    req: Request<Incoming>,
+) -> Response<Body> {
+    // kube admits connect requests (not the log getter) with operation CONNECT and the
+    // request's options as the object, before connecting.
+    if call.what != Extra::PodLog {
+        if let Err(s) = admit(&app, &user, &call, &req).await {
+            return status_response(&s);
+        }
+    }
     let result = match call.what {
         Extra::PodLog => log(&app, &call, req).await,
         Extra::PodExec | Extra::PodAttach | Extra::PodPortForward => stream(&app, &call, req).await,
@@ -112,6 +125,91 @@ pub async fn serve(app: Arc<App>, call: Call, req: Request<Incoming>) -> Respons
         _ => Err(Status::path_not_found()),
     };
     result.unwrap_or_else(|s| status_response(&s))
+}
+
+/// The connect options object kube decodes from the query (`PodExecOptions`, ...).
+fn options_object(call: &Call, q: &[(String, String)]) -> Value {
+    let kind = match call.what {
+        Extra::PodExec => "PodExecOptions",
+        Extra::PodAttach => "PodAttachOptions",
+        Extra::PodPortForward => "PodPortForwardOptions",
+        Extra::PodProxy => "PodProxyOptions",
+        Extra::NodeProxy => "NodeProxyOptions",
+        _ => "ServiceProxyOptions",
+    };
+    let mut o = serde_json::json!({"kind": kind, "apiVersion": "v1"});
+    match call.what {
+        Extra::PodExec | Extra::PodAttach => {
+            for flag in ["stdin", "stdout", "stderr", "tty"] {
+                if parse_bool(q, flag).unwrap_or(false) {
+                    o[flag] = Value::Bool(true);
+                }
+            }
+            if let Some(c) = last(q, "container") {
+                o["container"] = c.into();
+            }
+            if call.what == Extra::PodExec {
+                let cmd: Vec<&str> = q
+                    .iter()
+                    .filter(|(k, _)| k == "command")
+                    .map(|(_, v)| v.as_str())
+                    .collect();
+                o["command"] = serde_json::json!(cmd);
+            }
+        }
+        Extra::PodPortForward => {
+            let ports: Vec<i64> = q
+                .iter()
+                .filter(|(k, _)| k == "ports")
+                .flat_map(|(_, v)| v.split(',').filter_map(|p| p.trim().parse().ok()))
+                .collect();
+            if !ports.is_empty() {
+                o["ports"] = serde_json::json!(ports);
+            }
+        }
+        _ => {
+            if !call.subpath.is_empty() {
+                o["path"] = call.subpath.clone().into();
+            }
+        }
+    }
+    o
+}
+
+async fn admit(app: &App, user: &User, call: &Call, req: &Request<Incoming>) -> Result<(), Status> {
+    let q = query_pairs(req);
+    let object = options_object(call, &q);
+    let sub = match call.what {
+        Extra::PodExec => "exec",
+        Extra::PodAttach => "attach",
+        Extra::PodPortForward => "portforward",
+        _ => "proxy",
+    };
+    let mut a = crate::admission::Attributes {
+        operation: crate::admission::Operation::Connect,
+        resource: call.info.clone(),
+        subresource: sub.into(),
+        name: call.name.clone(),
+        namespace: call.namespace.clone().unwrap_or_default(),
+        object: Some(object.clone()),
+        old_object: None,
+        options: object,
+        dry_run: false,
+        user: user.clone(),
+        reinvocation: Default::default(),
+    };
+    let h = crate::admission::Handle {
+        store: app.store.clone(),
+        authz: Some(app.authz.clone()),
+        warnings: crate::admission::Warnings::default(),
+        audit: req
+            .extensions()
+            .get::<crate::admission::AuditAnnotations>()
+            .cloned()
+            .unwrap_or_default(),
+    };
+    app.admission.admit(&mut a, &h).await?;
+    app.admission.validate(&a, &h).await
 }
 
 impl Call {

@@ -1062,7 +1062,7 @@ pub async fn route(app: Arc<App>, user: User, req: Request<Incoming>) -> Respons
         // Connect subresources (logs, exec, proxies) stream: served with the body unread.
         let path = crate::meta::escape::path_unescape(req.uri().path());
         if let Some(call) = super::connect::call(&app.store.registry().snapshot(), &path) {
-            return super::connect::serve(app, call, req).await;
+            return super::connect::serve(app, user, call, req).await;
         }
         // The body is read whole before routing, so that every answer, an unrouted path's
         // 404 included, comes after the request ended (an HTTP/2 client is never cut off
