@@ -48,6 +48,8 @@ impl Default for Config {
 /// Clients toward kubelets and proxied backends.
 pub struct Client {
     kubelet: reqwest::Client,
+    /// The same identity, the kubelet's certificate not verified (`insecureSkipTLSVerifyBackend`).
+    kubelet_insecure: reqwest::Client,
     proxy: reqwest::Client,
     preferred: Vec<String>,
 }
@@ -87,6 +89,7 @@ fn builder() -> reqwest::ClientBuilder {
 impl Client {
     pub fn new(cfg: &Config) -> Result<Client, String> {
         let mut b = builder();
+        let mut insecure = builder().danger_accept_invalid_certs(true);
         match &cfg.certificate_authority {
             Some(ca) => {
                 let pem = std::fs::read(ca).map_err(|e| {
@@ -110,10 +113,10 @@ impl Client {
                     std::fs::read(k)
                         .map_err(|e| format!("--kubelet-client-key {}: {e}", k.display()))?,
                 );
-                b = b.identity(
-                    reqwest::Identity::from_pem(&pem)
-                        .map_err(|e| format!("--kubelet-client-certificate/key: {e}"))?,
-                );
+                let identity = reqwest::Identity::from_pem(&pem)
+                    .map_err(|e| format!("--kubelet-client-certificate/key: {e}"))?;
+                b = b.identity(identity.clone());
+                insecure = insecure.identity(identity);
             }
             (None, None) => {}
             _ => {
@@ -131,6 +134,9 @@ impl Client {
         }
         Ok(Client {
             kubelet: b.build().map_err(|e| format!("kubelet client: {e}"))?,
+            kubelet_insecure: insecure
+                .build()
+                .map_err(|e| format!("kubelet client: {e}"))?,
             proxy: builder()
                 .danger_accept_invalid_certs(true)
                 .build()
@@ -142,6 +148,12 @@ impl Client {
     /// The client for kubelet endpoints (the configured identity and trust).
     pub fn kubelet(&self) -> &reqwest::Client {
         &self.kubelet
+    }
+
+    /// The kubelet client that does not verify the kubelet's certificate (kube's
+    /// `InsecureSkipTLSVerifyTransport`, for `insecureSkipTLSVerifyBackend`).
+    pub fn kubelet_insecure(&self) -> &reqwest::Client {
+        &self.kubelet_insecure
     }
 
     /// The client for pod, service and non-kubelet node addresses.

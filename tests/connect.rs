@@ -34,18 +34,30 @@ struct Env {
 /// (unscheduled), `ghost` (on a node that does not exist) and `down` (on a node whose
 /// kubelet does not listen).
 async fn env() -> Env {
+    env_with(|k| {
+        vec![
+            "--kubelet-certificate-authority".into(),
+            k.ca.display().to_string(),
+            "--kubelet-client-certificate".into(),
+            k.client_cert.display().to_string(),
+            "--kubelet-client-key".into(),
+            k.client_key.display().to_string(),
+        ]
+    })
+    .await
+}
+
+/// [`env`] with the server's `--kubelet-*` flags chosen by `flags`.
+async fn env_with(flags: impl Fn(&fake_kubelet::FakeKubelet) -> Vec<String>) -> Env {
     let dir = tempfile::tempdir().unwrap();
     let kubelet = fake_kubelet::start(dir.path()).await;
-    let server = Server::start_with(&[
-        "--kubelet-certificate-authority",
-        kubelet.ca.to_str().unwrap(),
-        "--kubelet-client-certificate",
-        kubelet.client_cert.to_str().unwrap(),
-        "--kubelet-client-key",
-        kubelet.client_key.to_str().unwrap(),
-        "--kubelet-preferred-address-types",
-        "InternalIP,Hostname",
+    let mut args = flags(&kubelet);
+    args.extend([
+        "--kubelet-preferred-address-types".into(),
+        "InternalIP,Hostname".into(),
     ]);
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let server = Server::start_with(&args);
     let client = server.client();
     let node = |name: &str, port: u16| {
         json!({"apiVersion": "v1", "kind": "Node", "metadata": {"name": name},
@@ -878,4 +890,54 @@ async fn connect_requests_are_admitted() {
     assert_eq!(s.ok(&["logs", "p", "--tail=1"]), "app line 5\n");
     assert!(env.kubelet.seen("/exec/").is_empty());
     assert!(env.kubelet.seen("/x").is_empty());
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn kubelet_trust_and_identity() {
+    // A CA that did not sign the kubelet's certificate: refused, unless the request asks
+    // for insecureSkipTLSVerifyBackend.
+    let other = tempfile::tempdir().unwrap();
+    let stranger = fake_kubelet::start(other.path()).await;
+    let env = env_with(|k| {
+        vec![
+            "--kubelet-certificate-authority".into(),
+            stranger.ca.display().to_string(),
+            "--kubelet-client-certificate".into(),
+            k.client_cert.display().to_string(),
+            "--kubelet-client-key".into(),
+            k.client_key.display().to_string(),
+        ]
+    })
+    .await;
+    let (code, body) = get_status(&env, &format!("{PODS}/p/log")).await;
+    assert_eq!(code, StatusCode::INTERNAL_SERVER_ERROR, "{body}");
+    assert_eq!(
+        body["message"],
+        format!(
+            "Get \"https://127.0.0.1:{}/containerLogs/default/p/app\": tls: failed to verify certificate: x509: certificate signed by unknown authority",
+            env.kubelet.port
+        )
+    );
+    assert!(env.kubelet.seen("/containerLogs/").is_empty());
+    assert_eq!(
+        env.server.ok(&[
+            "logs",
+            "p",
+            "--tail=1",
+            "--insecure-skip-tls-verify-backend"
+        ]),
+        "app line 5\n"
+    );
+    drop(env);
+
+    // No CA: the kubelet's certificate is not verified (kube's default); no client
+    // certificate: the kubelet (which requires one) refuses the handshake.
+    let env = env_with(|_| vec![]).await;
+    let (code, body) = get_status(&env, &format!("{PODS}/p/log")).await;
+    assert_eq!(code, StatusCode::INTERNAL_SERVER_ERROR, "{body}");
+    assert!(body["message"].as_str().unwrap().starts_with(&format!(
+        "Get \"https://127.0.0.1:{}/containerLogs/default/p/app\": ",
+        env.kubelet.port
+    )));
+    assert!(env.kubelet.seen("/containerLogs/").is_empty());
 }

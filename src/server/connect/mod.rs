@@ -359,7 +359,18 @@ async fn kubelet_location(app: &App, name: &str) -> Result<crate::kubelet::Locat
 fn dial_error(authority: &str, e: &reqwest::Error) -> String {
     let mut src: Option<&(dyn std::error::Error + 'static)> = Some(e);
     while let Some(s) = src {
+        if let Some(tls) = s.downcast_ref::<rustls::Error>() {
+            return tls_error(tls);
+        }
         if let Some(io) = s.downcast_ref::<std::io::Error>() {
+            // An io::Error's source skips its payload: look inside (it may nest).
+            let mut inner = io.get_ref();
+            while let Some(i) = inner {
+                if let Some(tls) = i.downcast_ref::<rustls::Error>() {
+                    return tls_error(tls);
+                }
+                inner = i.downcast_ref::<std::io::Error>().and_then(|e| e.get_ref());
+            }
             let what = match io.kind() {
                 std::io::ErrorKind::ConnectionRefused => "connect: connection refused".into(),
                 std::io::ErrorKind::TimedOut => "i/o timeout".into(),
@@ -379,6 +390,24 @@ fn dial_error(authority: &str, e: &reqwest::Error) -> String {
         src = s.source();
     }
     text
+}
+
+/// Go's crypto/tls words for a failed handshake with a backend.
+fn tls_error(e: &rustls::Error) -> String {
+    use rustls::CertificateError as C;
+    let verify = |why: &str| format!("tls: failed to verify certificate: x509: {why}");
+    match e {
+        rustls::Error::InvalidCertificate(C::UnknownIssuer | C::BadSignature) => {
+            verify("certificate signed by unknown authority")
+        }
+        rustls::Error::InvalidCertificate(C::Expired | C::NotValidYet) => {
+            verify("certificate has expired or is not yet valid")
+        }
+        rustls::Error::InvalidCertificate(
+            C::NotValidForName | C::NotValidForNameContext { .. },
+        ) => verify("certificate is not valid for the host"),
+        other => format!("tls: {other}"),
+    }
 }
 
 /// A backend's body as our streamed body (ends quietly if the backend breaks off).
@@ -494,10 +523,13 @@ async fn log(app: &App, call: &Call, req: Request<Incoming>) -> Result<Response<
         container,
         encode(params)
     );
-    // insecureSkipTLSVerifyBackend: kube skips verifying the kubelet's certificate; ours
-    // already does when no --kubelet-certificate-authority is set.
-    let _ = insecure;
-    let resp = app.kubelet.kubelet().get(&url).send().await.map_err(|e| {
+    // insecureSkipTLSVerifyBackend: kube's transport that skips verifying the kubelet.
+    let client = if insecure {
+        app.kubelet.kubelet_insecure()
+    } else {
+        app.kubelet.kubelet()
+    };
+    let resp = client.get(&url).send().await.map_err(|e| {
         Status::new(
             500,
             "",
