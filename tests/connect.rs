@@ -379,17 +379,29 @@ async fn fake_kubelet_exec_and_attach_with_kubectl() {
     assert_eq!(out.status.code(), Some(3), "{}", support::stderr(&out));
     assert_eq!(s.ok(&["attach", "p"]), "attached to app\n");
     // The kubelet saw kube's query (stdin / stdout / stderr as input / output / error) over
-    // a v5 WebSocket.
+    // SPDY: kubectl's v5 WebSocket was translated, as kube's StreamTranslator does.
     let exec = env.kubelet.seen("/exec/default/p/app?command=ls");
     assert_eq!(exec.len(), 1, "{exec:?}");
     assert_eq!(
         exec[0].uri,
         "/exec/default/p/app?command=ls&command=-l&command=%2F&error=1&output=1"
     );
-    assert_eq!(exec[0].method, "GET");
-    let protocols = exec[0].headers["sec-websocket-protocol"].to_str().unwrap();
-    assert!(protocols.contains("v5.channel.k8s.io"), "{protocols}");
+    assert_eq!(exec[0].method, "POST");
+    assert_eq!(exec[0].headers["upgrade"], "SPDY/3.1");
+    assert_eq!(
+        exec[0].headers["x-stream-protocol-version"],
+        "v4.channel.k8s.io"
+    );
+    assert!(exec[0].headers.get("sec-websocket-key").is_none());
     assert_eq!(env.kubelet.seen("/attach/default/p/app").len(), 1);
+    // kubectl's own SPDY (its fallback) is passed through to the kubelet.
+    let before = env.kubelet.seen("/exec/").len();
+    let out = s.kubectl_env(
+        &["exec", "-i", "p", "--", "cat"],
+        &[("KUBECTL_REMOTE_COMMAND_WEBSOCKETS", "false")],
+    );
+    assert!(out.status.success(), "{}", support::stderr(&out));
+    assert_eq!(env.kubelet.seen("/exec/").len(), before + 1);
 
     // kube's errors, as the SPDY (POST) and WebSocket (GET) upgrades get them.
     let spdy = [
@@ -458,6 +470,13 @@ async fn fake_kubelet_exec_and_attach_with_kubectl() {
     );
     let err = s.fails(&["exec", "u", "--", "ls"]);
     assert!(err.contains("pod u does not have a host assigned"), "{err}");
+    // Translated sessions report a kubelet they cannot reach on the error channel.
+    let err = s.fails(&["exec", "down", "--", "ls"]);
+    assert!(
+        err.contains("error dialing backend: dial tcp 127.0.0.1:")
+            && err.contains("connect: connection refused"),
+        "{err}"
+    );
 
     // Authorization before any work: kube's verbs on the subresources (GET → get, POST →
     // create); a denied request never reaches the kubelet.

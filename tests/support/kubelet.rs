@@ -2,9 +2,9 @@
 //! certificates required and issued by that CA) that speaks the kubelet's endpoints:
 //! `/containerLogs/<ns>/<pod>/<container>` (five log lines an hour apart, honouring
 //! `tailLines`, `limitBytes`, `timestamps`, `sinceSeconds`, `sinceTime`; `follow` streams three
-//! more lines, then holds the stream open), `/exec/...` and `/attach/...` as WebSocket
-//! `v5.channel.k8s.io` (stdout names the command or container and echoes stdin; the command
-//! `exit N` ends with kube's NonZeroExitCode status), `/portForward/...` as a SPDY upgrade
+//! more lines, then holds the stream open), `/exec/...` and `/attach/...` as a kubelet
+//! serves them, over SPDY/3.1 or WebSocket `v4.channel.k8s.io` (stdout names the command or
+//! container and echoes stdin; the command `exit N` ends with kube's NonZeroExitCode status), `/portForward/...` as a SPDY upgrade
 //! that echoes the bytes it gets, and anything else as `kubelet: <method> <path>?<query>`.
 //! Every request's method, URI and headers are recorded.
 #![allow(dead_code)]
@@ -314,6 +314,158 @@ pub async fn read_frame<R: AsyncRead + Unpin>(r: &mut R) -> Option<(u8, Vec<u8>)
     Some((head[0] & 0x0f, payload))
 }
 
+/// The error stream's Status for `command` (`exit N` fails with kube's NonZeroExitCode).
+fn exit_status(command: &[String]) -> String {
+    let code = command
+        .first()
+        .filter(|c| *c == "exit")
+        .and(command.get(1))
+        .and_then(|n| n.parse::<i32>().ok())
+        .unwrap_or(0);
+    if code == 0 {
+        r#"{"metadata":{},"status":"Success"}"#.to_string()
+    } else {
+        format!(
+            r#"{{"metadata":{{}},"status":"Failure","message":"command terminated with non-zero exit code: error executing command [exit {code}], exit code {code}","reason":"NonZeroExitCode","details":{{"causes":[{{"reason":"ExitCode","message":"{code}"}}]}}}}"#
+        )
+    }
+}
+
+/// Exec and attach over SPDY/3.1 (`v4.channel.k8s.io`), as kubelets serve them. Streams are
+/// known by the order client-go opens them (error, stdin, stdout, stderr, resize: those the
+/// query asks for), so the client's compressed header blocks need not be read.
+fn spdy_remote_command(mut req: Request<Incoming>) -> Response<Body> {
+    let q = query(&req);
+    let exec = req.uri().path().starts_with("/exec/");
+    let container = req
+        .uri()
+        .path()
+        .rsplit('/')
+        .next()
+        .unwrap_or("")
+        .to_string();
+    let command: Vec<String> = q
+        .iter()
+        .filter(|(k, _)| k == "command")
+        .map(|(_, v)| v.clone())
+        .collect();
+    let flag = |k: &str| get(&q, k) == Some("1");
+    let mut kinds = vec!["error"];
+    for (k, kind) in [
+        ("input", "stdin"),
+        ("output", "stdout"),
+        ("error", "stderr"),
+        ("tty", "resize"),
+    ] {
+        if flag(k) {
+            kinds.push(kind);
+        }
+    }
+    let greeting = if exec {
+        format!("exec {}: {}\n", container, command.join(" "))
+    } else {
+        format!("attached to {container}\n")
+    };
+    let status = exit_status(&command);
+    let on = hyper::upgrade::on(&mut req);
+    tokio::spawn(async move {
+        let Ok(up) = on.await else { return };
+        let io = hyper_util::rt::TokioIo::new(up);
+        let _ = tokio::time::timeout(
+            Duration::from_secs(60),
+            spdy_session(io, kinds, greeting, status),
+        )
+        .await;
+    });
+    let mut r = Response::new(full(Bytes::new()));
+    *r.status_mut() = StatusCode::SWITCHING_PROTOCOLS;
+    r.headers_mut()
+        .insert("upgrade", "SPDY/3.1".parse().unwrap());
+    r.headers_mut()
+        .insert("connection", "Upgrade".parse().unwrap());
+    r.headers_mut().insert(
+        "x-stream-protocol-version",
+        "v4.channel.k8s.io".parse().unwrap(),
+    );
+    r
+}
+
+async fn spdy_session<IO: AsyncRead + AsyncWrite + Unpin>(
+    io: IO,
+    kinds: Vec<&'static str>,
+    greeting: String,
+    status: String,
+) {
+    let (mut r, mut w) = tokio::io::split(io);
+    let mut zlib_started = false;
+    let mut ids: Vec<(u32, &str)> = Vec::new();
+    let mut finished = false;
+    let stream_of =
+        |ids: &Vec<(u32, &str)>, kind: &str| ids.iter().find(|(_, k)| *k == kind).map(|(i, _)| *i);
+    loop {
+        let mut head = [0u8; 8];
+        if r.read_exact(&mut head).await.is_err() {
+            return;
+        }
+        let flags = head[4];
+        let len = u32::from_be_bytes([0, head[5], head[6], head[7]]) as usize;
+        let mut payload = vec![0u8; len];
+        if r.read_exact(&mut payload).await.is_err() {
+            return;
+        }
+        let mut finish = false;
+        if head[0] & 0x80 != 0 {
+            match u16::from_be_bytes([head[2], head[3]]) {
+                1 if payload.len() >= 4 => {
+                    let id = u32::from_be_bytes(payload[..4].try_into().unwrap()) & 0x7fff_ffff;
+                    let kind = kinds.get(ids.len()).copied().unwrap_or("extra");
+                    ids.push((id, kind));
+                    let mut body = id.to_be_bytes().to_vec();
+                    if !zlib_started {
+                        body.extend_from_slice(&[0x78, 0x01]);
+                        zlib_started = true;
+                    }
+                    body.extend_from_slice(&[0x00, 0x04, 0x00, 0xfb, 0xff, 0, 0, 0, 0]);
+                    body.extend_from_slice(&[0x00, 0x00, 0x00, 0xff, 0xff]);
+                    spdy_control(&mut w, 2, 0, &body).await;
+                    if ids.len() == kinds.len() {
+                        if let Some(out) = stream_of(&ids, "stdout") {
+                            spdy_data(&mut w, out, 0, greeting.as_bytes()).await;
+                        }
+                        finish = !kinds.contains(&"stdin");
+                    }
+                }
+                6 => spdy_control(&mut w, 6, 0, &payload).await,
+                7 => return,
+                _ => {}
+            }
+        } else {
+            let id = u32::from_be_bytes(head[..4].try_into().unwrap()) & 0x7fff_ffff;
+            if stream_of(&ids, "stdin") == Some(id) {
+                if !payload.is_empty() {
+                    if let Some(out) = stream_of(&ids, "stdout") {
+                        let mut echo = b"stdin: ".to_vec();
+                        echo.extend_from_slice(&payload);
+                        spdy_data(&mut w, out, 0, &echo).await;
+                    }
+                }
+                finish = flags & 0x01 != 0;
+            }
+        }
+        if finish && !finished {
+            finished = true;
+            if let Some(e) = stream_of(&ids, "error") {
+                spdy_data(&mut w, e, 0, status.as_bytes()).await;
+            }
+            for kind in ["stdout", "stderr", "error"] {
+                if let Some(id) = stream_of(&ids, kind) {
+                    spdy_data(&mut w, id, 0x01, &[]).await;
+                }
+            }
+        }
+    }
+}
+
 async fn remote_command(mut req: Request<Incoming>) -> Response<Body> {
     let is_ws = req
         .headers()
@@ -327,8 +479,26 @@ async fn remote_command(mut req: Request<Incoming>) -> Response<Body> {
         .filter_map(|v| v.to_str().ok())
         .flat_map(|v| v.split(',').map(|s| s.trim().to_string()))
         .collect::<Vec<_>>();
-    if !is_ws || !offered.iter().any(|p| p == "v5.channel.k8s.io") {
-        let mut r = Response::new(full("fake kubelet: only WebSocket v5.channel.k8s.io"));
+    let spdy_versions: Vec<String> = req
+        .headers()
+        .get_all("x-stream-protocol-version")
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(',').map(|s| s.trim().to_string()))
+        .collect();
+    let spdy = req
+        .headers()
+        .get("upgrade")
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.eq_ignore_ascii_case("SPDY/3.1"));
+    if spdy && spdy_versions.iter().any(|v| v == "v4.channel.k8s.io") {
+        return spdy_remote_command(req);
+    }
+    // As a real kubelet: WebSocket channel protocols up to v4 (v5 is the API server's).
+    if !is_ws || !offered.iter().any(|p| p == "v4.channel.k8s.io") {
+        let mut r = Response::new(full(
+            "fake kubelet: SPDY v4.channel.k8s.io or WebSocket v4.channel.k8s.io",
+        ));
         *r.status_mut() = StatusCode::BAD_REQUEST;
         return r;
     }
@@ -381,19 +551,7 @@ async fn remote_command(mut req: Request<Incoming>) -> Response<Body> {
                 }
             }
         }
-        let code = command
-            .first()
-            .filter(|c| *c == "exit")
-            .and(command.get(1))
-            .and_then(|n| n.parse::<i32>().ok())
-            .unwrap_or(0);
-        let status = if code == 0 {
-            r#"{"metadata":{},"status":"Success"}"#.to_string()
-        } else {
-            format!(
-                r#"{{"metadata":{{}},"status":"Failure","message":"command terminated with non-zero exit code: error executing command [exit {code}], exit code {code}","reason":"NonZeroExitCode","details":{{"causes":[{{"reason":"ExitCode","message":"{code}"}}]}}}}"#
-            )
-        };
+        let status = exit_status(&command);
         let mut err = vec![3u8];
         err.extend_from_slice(status.as_bytes());
         write_frame(&mut io, 2, &err, false).await;

@@ -4,13 +4,14 @@
 //! kubelet's body as it comes (`follow`), exec / attach / port-forward are HTTP upgrades
 //! relayed byte for byte after the kubelet's `101`, proxies stream both ways.
 //!
-//! What toward the kubelet: exec and attach upgrades (WebSocket `v5.channel.k8s.io` and
-//! older channel protocols, or SPDY) are passed through as the client asked, the kubelet
-//! speaking the client's protocol (kube-apiserver 1.33 instead translates a v5 WebSocket into
-//! SPDY toward the kubelet; the kubelet serves both). Port-forward over WebSocket-tunnelled SPDY
-//! (`SPDY/3.1+portforward.k8s.io`, kubectl ≥ 1.31) is unwrapped here as kube's tunneling handler
-//! does: the kubelet gets a SPDY upgrade and the SPDY bytes travel inside binary WebSocket
-//! messages on the client's side (`tunnel`). A plain SPDY port-forward is passed through.
+//! What toward the kubelet, as kube-apiserver 1.33: exec and attach over WebSocket
+//! `v5.channel.k8s.io` (kubectl's default) are translated into SPDY/3.1 `v4.channel.k8s.io`
+//! sessions with the kubelet (`translate`, kube's StreamTranslator: kubelets do not speak v5);
+//! older WebSocket channel protocols and SPDY upgrades are passed through, the kubelet
+//! speaking them itself. Port-forward over WebSocket-tunnelled SPDY
+//! (`SPDY/3.1+portforward.k8s.io`, kubectl ≥ 1.31) is unwrapped as kube's tunneling handler
+//! does (`tunnel`: the kubelet gets a SPDY upgrade, the SPDY bytes travel inside binary
+//! WebSocket messages on the client's side); a plain SPDY port-forward is passed through.
 //!
 //! Which resource has which subresource is its strategy's (`Strategy::extras`, the
 //! `Extra::Pod*` / `*Proxy` entries); authorization has already run (the request's verb is
@@ -18,6 +19,7 @@
 //! with operation CONNECT and their options object, as kube does. It does not know how kubelets are reached
 //! (`kubelet`) nor what a pod's fields mean beyond the container names, node name and IP.
 
+mod translate;
 mod tunnel;
 
 use std::sync::Arc;
@@ -636,6 +638,7 @@ async fn stream(
         .get(call.scope(), &call.name, ReadAt::Latest)
         .await?;
     let ns = call.namespace.as_deref().unwrap_or("");
+    let mut streams = translate::Streams::default();
     let (path, params) = match call.what {
         Extra::PodPortForward => {
             let mut params = Vec::new();
@@ -667,7 +670,14 @@ async fn stream(
                 ("stderr", "error"),
                 ("tty", "tty"),
             ] {
-                if parse_bool(&q, flag)? {
+                let on = parse_bool(&q, flag)?;
+                match flag {
+                    "stdin" => streams.stdin = on,
+                    "stdout" => streams.stdout = on,
+                    "stderr" => streams.stderr = on,
+                    _ => streams.tty = on,
+                }
+                if on {
                     params.push((key, "1".to_string()));
                 }
             }
@@ -699,6 +709,18 @@ async fn stream(
     let on_client = hyper::upgrade::on(&mut req);
     if call.what == Extra::PodPortForward && tunnel::wanted(req.headers()) {
         return tunnel::serve(app, &url, &loc.authority(), req, on_client).await;
+    }
+    // kube translates v5 WebSocket sessions to SPDY; older WebSocket protocols and SPDY
+    // are passed through to the kubelet, which speaks them.
+    if call.what != Extra::PodPortForward && translate::wanted(req.headers()) {
+        return translate::serve(
+            app.kubelet.kubelet().clone(),
+            url,
+            loc.authority(),
+            req,
+            on_client,
+            streams,
+        );
     }
     let mut headers = relay_headers(req.headers(), true);
     headers.remove(header::CONTENT_TYPE);

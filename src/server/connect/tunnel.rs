@@ -115,7 +115,11 @@ pub async fn serve(
 }
 
 /// Writes one unmasked server frame.
-async fn write_frame<W: AsyncWrite + Unpin>(w: &mut W, opcode: u8, payload: &[u8]) -> bool {
+pub(super) async fn write_frame<W: AsyncWrite + Unpin>(
+    w: &mut W,
+    opcode: u8,
+    payload: &[u8],
+) -> bool {
     let mut head = vec![0x80 | opcode];
     match payload.len() {
         n if n < 126 => head.push(n as u8),
@@ -131,6 +135,40 @@ async fn write_frame<W: AsyncWrite + Unpin>(w: &mut W, opcode: u8, payload: &[u8
     w.write_all(&head).await.is_ok()
         && w.write_all(payload).await.is_ok()
         && w.flush().await.is_ok()
+}
+
+/// Reads one client frame (opcode, unmasked payload); `None` at the end, on a broken
+/// frame, or on one larger than [`MAX_FRAME`].
+pub(super) async fn read_frame<R: AsyncRead + Unpin>(r: &mut R) -> Option<(u8, Vec<u8>)> {
+    let mut head = [0u8; 2];
+    r.read_exact(&mut head).await.ok()?;
+    let opcode = head[0] & 0x0f;
+    let masked = head[1] & 0x80 != 0;
+    let mut len = (head[1] & 0x7f) as u64;
+    if len == 126 {
+        let mut b = [0u8; 2];
+        r.read_exact(&mut b).await.ok()?;
+        len = u16::from_be_bytes(b) as u64;
+    } else if len == 127 {
+        let mut b = [0u8; 8];
+        r.read_exact(&mut b).await.ok()?;
+        len = u64::from_be_bytes(b);
+    }
+    if len > MAX_FRAME {
+        return None;
+    }
+    let mut mask = [0u8; 4];
+    if masked {
+        r.read_exact(&mut mask).await.ok()?;
+    }
+    let mut payload = vec![0u8; len as usize];
+    r.read_exact(&mut payload).await.ok()?;
+    if masked {
+        for (i, b) in payload.iter_mut().enumerate() {
+            *b ^= mask[i % 4];
+        }
+    }
+    Some((opcode, payload))
 }
 
 /// Relays WebSocket message payloads from the client to the backend and the backend's bytes
@@ -161,43 +199,7 @@ where
         }
     };
     let up = async move {
-        loop {
-            let mut head = [0u8; 2];
-            if c_read.read_exact(&mut head).await.is_err() {
-                break;
-            }
-            let opcode = head[0] & 0x0f;
-            let masked = head[1] & 0x80 != 0;
-            let mut len = (head[1] & 0x7f) as u64;
-            if len == 126 {
-                let mut b = [0u8; 2];
-                if c_read.read_exact(&mut b).await.is_err() {
-                    break;
-                }
-                len = u16::from_be_bytes(b) as u64;
-            } else if len == 127 {
-                let mut b = [0u8; 8];
-                if c_read.read_exact(&mut b).await.is_err() {
-                    break;
-                }
-                len = u64::from_be_bytes(b);
-            }
-            if len > MAX_FRAME {
-                break;
-            }
-            let mut mask = [0u8; 4];
-            if masked && c_read.read_exact(&mut mask).await.is_err() {
-                break;
-            }
-            let mut payload = vec![0u8; len as usize];
-            if c_read.read_exact(&mut payload).await.is_err() {
-                break;
-            }
-            if masked {
-                for (i, b) in payload.iter_mut().enumerate() {
-                    *b ^= mask[i % 4];
-                }
-            }
+        while let Some((opcode, payload)) = read_frame(&mut c_read).await {
             match opcode {
                 0x0..=0x2 => {
                     if b_write.write_all(&payload).await.is_err() {
