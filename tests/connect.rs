@@ -148,6 +148,10 @@ async fn fake_kubelet_log_paths_with_kubectl() {
     assert!(stamped.ends_with("Z app line 5\n"), "{stamped}");
     assert_eq!(s.ok(&["logs", "p", "--limit-bytes=14"]), "app line 1\napp");
     assert_eq!(
+        s.ok(&["logs", "p", "--previous", "--tail=1"]),
+        "app line 5\n"
+    );
+    assert_eq!(
         s.ok(&["logs", "multi", "-c", "b", "--tail=1"]),
         "b line 5\n"
     );
@@ -171,6 +175,7 @@ async fn fake_kubelet_log_paths_with_kubectl() {
         ),
         "/containerLogs/default/p/app?tailLines=1&timestamps=true",
         "/containerLogs/default/p/app?limitBytes=14",
+        "/containerLogs/default/p/app?previous=true&tailLines=1",
     ] {
         assert!(uris.iter().any(|u| u == want), "{want} not in {uris:?}");
     }
