@@ -846,22 +846,33 @@ async fn proxies_and_discovery() {
         .iter()
         .map(|e| e["name"].as_str().unwrap())
         .collect();
-    let pods_at = names.iter().position(|n| *n == "pods").unwrap();
+    // kube's /api/v1 order: a resource, then its subresources by name.
+    let pods: Vec<&str> = names
+        .iter()
+        .copied()
+        .filter(|n| n.starts_with("pods/") || *n == "pods")
+        .collect();
     assert_eq!(
-        names[pods_at..pods_at + 9],
+        pods,
         [
             "pods",
             "pods/attach",
             "pods/binding",
+            "pods/ephemeralcontainers",
             "pods/eviction",
             "pods/exec",
             "pods/log",
             "pods/portforward",
             "pods/proxy",
+            "pods/resize",
             "pods/status"
         ],
         "{names:?}"
     );
+    for (a, b) in [("nodes", "nodes/proxy"), ("services", "services/proxy")] {
+        let at = names.iter().position(|n| *n == a).unwrap();
+        assert_eq!(names[at + 1], b, "{names:?}");
+    }
     let find = |n: &str| {
         r.body["resources"]
             .as_array()
@@ -876,6 +887,36 @@ async fn proxies_and_discovery() {
         json!({"name": "pods/exec", "singularName": "", "namespaced": true, "kind": "PodExecOptions", "verbs": ["create", "get"]})
     );
     assert_eq!(find("pods/log")["verbs"], json!(["get"]));
+    // Aggregated discovery (v2) has them too, with their kinds.
+    let r = env
+        .client
+        .get(format!("{}/api", s.url))
+        .header(
+            "accept",
+            "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList",
+        )
+        .send()
+        .await
+        .unwrap();
+    let agg: Value = r.json().await.unwrap();
+    let pods = agg["items"][0]["versions"][0]["resources"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["resource"] == "pods")
+        .cloned()
+        .unwrap();
+    let exec = pods["subresources"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["subresource"] == "exec")
+        .cloned()
+        .unwrap();
+    assert_eq!(
+        exec,
+        json!({"subresource": "exec", "responseKind": {"group": "", "version": "v1", "kind": "PodExecOptions"}, "verbs": ["create", "get"]})
+    );
     assert_eq!(find("nodes/proxy")["kind"], "NodeProxyOptions");
     assert_eq!(
         find("services/proxy")["verbs"],

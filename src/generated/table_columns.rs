@@ -637,6 +637,14 @@ pub const PVC: &[Col] = &[
 ];
 
 #[rustfmt::skip]
+pub const COMPONENT_STATUS: &[Col] = &[
+    Col { name: "Name", ty: "string", format: "name", priority: 0, desc: META_V1_OBJECT_META_NAME },
+    Col { name: "Status", ty: "string", format: "", priority: 0, desc: "Status of the component conditions" },
+    Col { name: "Message", ty: "string", format: "", priority: 0, desc: "Message of the component conditions" },
+    Col { name: "Error", ty: "string", format: "", priority: 0, desc: "Error of the component conditions" },
+];
+
+#[rustfmt::skip]
 pub const DEPLOYMENT: &[Col] = &[
     Col { name: "Name", ty: "string", format: "name", priority: 0, desc: META_V1_OBJECT_META_NAME },
     Col { name: "Ready", ty: "string", format: "", priority: 0, desc: "Number of the pod with ready state" },

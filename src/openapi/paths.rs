@@ -431,6 +431,15 @@ fn resource_paths(r: &Resource, paths: &mut Map<String, Value>) {
         sub.insert("parameters".into(), Value::Array(item_scope.clone()));
         paths.insert(format!("{base}/{{name}}/status"), Value::Object(sub));
     }
+    // Subresources writing a part of the object (pods/ephemeralcontainers, pods/resize).
+    for e in r.strategy.extras() {
+        if let crate::registry::strategy::Extra::Writes(name) = e {
+            let what = format!("{name} of the specified");
+            let mut sub = item_ops.subresource(&upper_first(name), &what, def);
+            sub.insert("parameters".into(), Value::Array(item_scope.clone()));
+            paths.insert(format!("{base}/{{name}}/{name}"), Value::Object(sub));
+        }
+    }
     if r.scale.is_some() {
         let scale_ops = ItemOps {
             gvk: gvk("autoscaling", "v1", "Scale"),

@@ -197,80 +197,174 @@ pub fn subresource_kind(r: &Resource, sub: &str) -> (String, String, String) {
     }
 }
 
-/// The create-only review resources (`server::handlers::{authentication, access_review}`):
-/// not stored, so not in the resource table.
-struct Review {
+/// The resources that are not stored, so not in the resource table: the create-only reviews
+/// (`server::handlers::{authentication, access_review}`), `bindings` (`handlers::binding`) and
+/// the read-only `componentstatuses` (`handlers::component_status`).
+struct Unstored {
+    endpoint: Endpoint,
     group: &'static str,
     version: &'static str,
     resource: &'static str,
     singular: &'static str,
     kind: &'static str,
     namespaced: bool,
+    verbs: &'static [&'static str],
+    short_names: &'static [&'static str],
 }
 
-const REVIEWS: &[Review] = &[
-    Review {
+const CREATE: &[&str] = &["create"];
+
+/// What serves an unstored resource.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Endpoint {
+    /// A create-only review (authentication.k8s.io, authorization.k8s.io).
+    Review,
+    /// `POST namespaces/<ns>/bindings`: pods/binding of the pod the Binding names.
+    Bindings,
+    /// The read-only, computed ComponentStatuses.
+    ComponentStatuses,
+}
+
+const UNSTORED: &[Unstored] = &[
+    Unstored {
+        endpoint: Endpoint::Bindings,
+        group: "",
+        version: "v1",
+        resource: "bindings",
+        singular: "binding",
+        kind: "Binding",
+        namespaced: true,
+        verbs: CREATE,
+        short_names: &[],
+    },
+    Unstored {
+        endpoint: Endpoint::ComponentStatuses,
+        group: "",
+        version: "v1",
+        resource: "componentstatuses",
+        singular: "componentstatus",
+        kind: "ComponentStatus",
+        namespaced: false,
+        verbs: &["get", "list"],
+        short_names: &["cs"],
+    },
+    Unstored {
+        endpoint: Endpoint::Review,
         group: "authentication.k8s.io",
         version: "v1",
         resource: "selfsubjectreviews",
         singular: "selfsubjectreview",
         kind: "SelfSubjectReview",
         namespaced: false,
+        verbs: CREATE,
+        short_names: &[],
     },
-    Review {
+    Unstored {
+        endpoint: Endpoint::Review,
         group: "authentication.k8s.io",
         version: "v1",
         resource: "tokenreviews",
         singular: "tokenreview",
         kind: "TokenReview",
         namespaced: false,
+        verbs: CREATE,
+        short_names: &[],
     },
-    Review {
+    Unstored {
+        endpoint: Endpoint::Review,
         group: "authorization.k8s.io",
         version: "v1",
         resource: "localsubjectaccessreviews",
         singular: "localsubjectaccessreview",
         kind: "LocalSubjectAccessReview",
         namespaced: true,
+        verbs: CREATE,
+        short_names: &[],
     },
-    Review {
+    Unstored {
+        endpoint: Endpoint::Review,
         group: "authorization.k8s.io",
         version: "v1",
         resource: "selfsubjectaccessreviews",
         singular: "selfsubjectaccessreview",
         kind: "SelfSubjectAccessReview",
         namespaced: false,
+        verbs: CREATE,
+        short_names: &[],
     },
-    Review {
+    Unstored {
+        endpoint: Endpoint::Review,
         group: "authorization.k8s.io",
         version: "v1",
         resource: "selfsubjectrulesreviews",
         singular: "selfsubjectrulesreview",
         kind: "SelfSubjectRulesReview",
         namespaced: false,
+        verbs: CREATE,
+        short_names: &[],
     },
-    Review {
+    Unstored {
+        endpoint: Endpoint::Review,
         group: "authorization.k8s.io",
         version: "v1",
         resource: "subjectaccessreviews",
         singular: "subjectaccessreview",
         kind: "SubjectAccessReview",
         namespaced: false,
+        verbs: CREATE,
+        short_names: &[],
     },
 ];
 
-impl Review {
+impl Unstored {
     fn legacy(&self) -> Value {
-        json!({"name": self.resource, "singularName": self.singular, "namespaced": self.namespaced,
-               "kind": self.kind, "verbs": ["create"]})
+        let mut e = Map::new();
+        e.insert("name".into(), json!(self.resource));
+        e.insert("singularName".into(), json!(self.singular));
+        e.insert("namespaced".into(), json!(self.namespaced));
+        e.insert("kind".into(), json!(self.kind));
+        e.insert("verbs".into(), json!(self.verbs));
+        if !self.short_names.is_empty() {
+            e.insert("shortNames".into(), json!(self.short_names));
+        }
+        Value::Object(e)
     }
 
     fn aggregated(&self) -> Value {
-        json!({"resource": self.resource,
-               "responseKind": {"group": self.group, "version": self.version, "kind": self.kind},
-               "scope": if self.namespaced { "Namespaced" } else { "Cluster" },
-               "singularResource": self.singular, "verbs": ["create"]})
+        let mut e = Map::new();
+        e.insert("resource".into(), json!(self.resource));
+        e.insert(
+            "responseKind".into(),
+            json!({"group": self.group, "version": self.version, "kind": self.kind}),
+        );
+        e.insert(
+            "scope".into(),
+            json!(if self.namespaced {
+                "Namespaced"
+            } else {
+                "Cluster"
+            }),
+        );
+        e.insert("singularResource".into(), json!(self.singular));
+        e.insert("verbs".into(), json!(self.verbs));
+        if !self.short_names.is_empty() {
+            e.insert("shortNames".into(), json!(self.short_names));
+        }
+        Value::Object(e)
     }
+}
+
+fn unstored<'a>(group: &'a str, version: &'a str) -> impl Iterator<Item = &'static Unstored> + 'a {
+    UNSTORED
+        .iter()
+        .filter(move |u| u.group == group && u.version == version)
+}
+
+/// What serves `group/version/resource` when it is an unstored resource.
+pub fn unstored_endpoint(group: &str, version: &str, resource: &str) -> Option<Endpoint> {
+    unstored(group, version)
+        .find(|u| u.resource == resource)
+        .map(|u| u.endpoint)
 }
 
 /// Every served group with its versions, in kube-apiserver's order: the resource table's,
@@ -293,47 +387,75 @@ pub fn served_groups(cat: &Catalog) -> Vec<(&str, Vec<&str>)> {
     out
 }
 
-impl CreateSubresource {
-    /// The legacy APIResourceList entry (`group`/`version` only when they differ).
-    fn legacy(&self, parent: &Resource) -> Value {
-        let mut e = Map::new();
-        e.insert(
-            "name".into(),
-            json!(format!("{}/{}", self.resource, self.name)),
-        );
-        e.insert("singularName".into(), json!(""));
-        e.insert("namespaced".into(), json!(parent.namespaced));
-        if self.kind_group != parent.group {
-            e.insert("group".into(), json!(self.kind_group));
-            e.insert("version".into(), json!(self.kind_version));
-        }
-        e.insert("kind".into(), json!(self.kind));
-        e.insert("verbs".into(), json!(["create"]));
-        Value::Object(e)
-    }
+/// A subresource as discovery lists it: its name, the kind its requests and responses are
+/// (group, version, kind) and its verbs.
+struct Sub<'a> {
+    name: &'a str,
+    kind: (&'a str, &'a str, &'a str),
+    verbs: &'static [&'static str],
 }
 
-/// `GET /api/v1` (group `""`) or `GET /apis/<group>/<version>` → APIResourceList, including the
-/// `<resource>/status` and `<resource>/scale` subresource entries. `None` if not served.
-pub fn api_resource_list(cat: &Catalog, group: &str, version: &str) -> Option<Value> {
-    let reviews: Vec<&Review> = REVIEWS
+/// The subresources of `r`, sorted by name as kube lists them after their parent.
+fn subresources(r: &Resource) -> Vec<Sub<'_>> {
+    let own = (r.group.as_str(), r.version.as_str(), r.kind.as_str());
+    let mut subs: Vec<Sub> = CREATE_SUBRESOURCES
         .iter()
-        .filter(|r| r.group == group && r.version == version)
+        .filter(|s| s.group == r.group && s.resource == r.resource)
+        .map(|s| Sub {
+            name: s.name,
+            kind: (s.kind_group, s.kind_version, s.kind),
+            verbs: CREATE,
+        })
         .collect();
-    if !reviews.is_empty() {
-        return Some(json!({
-            "kind": "APIResourceList", "apiVersion": "v1",
-            "groupVersion": group_version(group, version),
-            "resources": reviews.iter().map(|r| r.legacy()).collect::<Vec<_>>(),
-        }));
+    for e in r.strategy.extras() {
+        let name = match e {
+            Extra::Approval => "approval",
+            Extra::Writes(name) => name,
+            _ => continue,
+        };
+        subs.push(Sub {
+            name,
+            kind: own,
+            verbs: SUBRESOURCE_VERBS,
+        });
     }
-    let mut items: Vec<&Resource> = cat.in_group_version(group, version).map(|r| &**r).collect();
-    if items.is_empty() {
+    for c in connect_subresources(r) {
+        subs.push(Sub {
+            name: c.name,
+            kind: ("", "v1", c.kind),
+            verbs: c.verbs,
+        });
+    }
+    if r.scale.is_some() {
+        subs.push(Sub {
+            name: "scale",
+            kind: ("autoscaling", "v1", "Scale"),
+            verbs: SUBRESOURCE_VERBS,
+        });
+    }
+    if r.has_status {
+        subs.push(Sub {
+            name: "status",
+            kind: own,
+            verbs: SUBRESOURCE_VERBS,
+        });
+    }
+    subs.sort_by_key(|s| s.name);
+    subs
+}
+
+/// `GET /api/v1` (group `""`) or `GET /apis/<group>/<version>` → APIResourceList: every
+/// resource, stored or not, sorted by name, each followed by its subresources. `None` if not
+/// served.
+pub fn api_resource_list(cat: &Catalog, group: &str, version: &str) -> Option<Value> {
+    let mut entries: Vec<(&str, Vec<Value>)> = unstored(group, version)
+        .map(|u| (u.resource, vec![u.legacy()]))
+        .collect();
+    let stored: Vec<&Resource> = cat.in_group_version(group, version).map(|r| &**r).collect();
+    if stored.is_empty() && entries.is_empty() {
         return None;
     }
-    items.sort_by(|a, b| a.resource.cmp(&b.resource));
-    let mut list = Vec::new();
-    for r in items {
+    for r in stored {
         let mut e = Map::new();
         e.insert("name".into(), json!(r.resource));
         e.insert("singularName".into(), json!(r.singular));
@@ -349,55 +471,26 @@ pub fn api_resource_list(cat: &Catalog, group: &str, version: &str) -> Option<Va
         if let Some(h) = &r.storage_version_hash {
             e.insert("storageVersionHash".into(), json!(h));
         }
-        list.push(Value::Object(e));
-        let first_sub = list.len();
-        // Subresources sort after their parent, by name: binding < eviction < scale < status.
-        for c in connect_subresources(r) {
-            list.push(json!({
-                "name": format!("{}/{}", r.resource, c.name),
-                "singularName": "",
-                "namespaced": r.namespaced,
-                "kind": c.kind,
-                "verbs": c.verbs,
-            }));
+        let mut list = vec![Value::Object(e)];
+        for sub in subresources(r) {
+            let mut e = Map::new();
+            e.insert("name".into(), json!(format!("{}/{}", r.resource, sub.name)));
+            e.insert("singularName".into(), json!(""));
+            e.insert("namespaced".into(), json!(r.namespaced));
+            let (g, v, k) = sub.kind;
+            // `group`/`version` only when they differ from the parent's.
+            if g != r.group {
+                e.insert("group".into(), json!(g));
+                e.insert("version".into(), json!(v));
+            }
+            e.insert("kind".into(), json!(k));
+            e.insert("verbs".into(), json!(sub.verbs));
+            list.push(Value::Object(e));
         }
-        for sub in CREATE_SUBRESOURCES
-            .iter()
-            .filter(|s| s.group == r.group && s.resource == r.resource)
-        {
-            list.push(sub.legacy(r));
-        }
-        if r.strategy.extras().contains(&Extra::Approval) {
-            list.push(json!({
-                "name": format!("{}/approval", r.resource),
-                "singularName": "",
-                "namespaced": r.namespaced,
-                "kind": r.kind,
-                "verbs": SUBRESOURCE_VERBS,
-            }));
-        }
-        if r.scale.is_some() {
-            list.push(json!({
-                "name": format!("{}/scale", r.resource),
-                "singularName": "",
-                "namespaced": r.namespaced,
-                "group": "autoscaling",
-                "version": "v1",
-                "kind": "Scale",
-                "verbs": SUBRESOURCE_VERBS,
-            }));
-        }
-        if r.has_status {
-            list.push(json!({
-                "name": format!("{}/status", r.resource),
-                "singularName": "",
-                "namespaced": r.namespaced,
-                "kind": r.kind,
-                "verbs": SUBRESOURCE_VERBS,
-            }));
-        }
-        list[first_sub..].sort_by(|a, b| a["name"].as_str().cmp(&b["name"].as_str()));
+        entries.push((r.resource.as_str(), list));
     }
+    entries.sort_by(|a, b| a.0.cmp(b.0));
+    let list: Vec<Value> = entries.into_iter().flat_map(|(_, l)| l).collect();
     let mut out = Map::new();
     out.insert("kind".into(), json!("APIResourceList"));
     if !group.is_empty() {
@@ -438,15 +531,13 @@ fn aggregated_group(cat: &Catalog, group: &str, versions: &[&str]) -> Value {
     let vs: Vec<Value> = versions
         .iter()
         .map(|v| {
-            let mut items: Vec<&Resource> = cat.in_group_version(group, v).map(|r| &**r).collect();
-            items.sort_by(|a, b| a.resource.cmp(&b.resource));
-            let mut rs: Vec<Value> = items.into_iter().map(aggregated_resource).collect();
-            rs.extend(
-                REVIEWS
-                    .iter()
-                    .filter(|r| r.group == group && r.version == *v)
-                    .map(Review::aggregated),
-            );
+            let mut entries: Vec<(&str, Value)> = cat
+                .in_group_version(group, v)
+                .map(|r| (r.resource.as_str(), aggregated_resource(r)))
+                .collect();
+            entries.extend(unstored(group, v).map(|u| (u.resource, u.aggregated())));
+            entries.sort_by(|a, b| a.0.cmp(b.0));
+            let rs: Vec<Value> = entries.into_iter().map(|(_, e)| e).collect();
             json!({"version": v, "resources": rs, "freshness": "Current"})
         })
         .collect();
@@ -476,46 +567,17 @@ fn aggregated_resource(r: &Resource) -> Value {
     if !r.categories.is_empty() {
         e.insert("categories".into(), json!(r.categories));
     }
-    let mut subs = Vec::new();
-    for c in connect_subresources(r) {
-        subs.push(json!({
-            "subresource": c.name,
-            "responseKind": {"group": "", "version": "v1", "kind": c.kind},
-            "verbs": c.verbs,
-        }));
-    }
-    for sub in CREATE_SUBRESOURCES
-        .iter()
-        .filter(|s| s.group == r.group && s.resource == r.resource)
-    {
-        subs.push(json!({
-            "subresource": sub.name,
-            "responseKind": {"group": sub.kind_group, "version": sub.kind_version, "kind": sub.kind},
-            "verbs": ["create"],
-        }));
-    }
-    if r.strategy.extras().contains(&Extra::Approval) {
-        subs.push(json!({
-            "subresource": "approval",
-            "responseKind": {"group": r.group, "version": r.version, "kind": r.kind},
-            "verbs": SUBRESOURCE_VERBS,
-        }));
-    }
-    if r.scale.is_some() {
-        subs.push(json!({
-            "subresource": "scale",
-            "responseKind": {"group": "autoscaling", "version": "v1", "kind": "Scale"},
-            "verbs": SUBRESOURCE_VERBS,
-        }));
-    }
-    if r.has_status {
-        subs.push(json!({
-            "subresource": "status",
-            "responseKind": {"group": r.group, "version": r.version, "kind": r.kind},
-            "verbs": SUBRESOURCE_VERBS,
-        }));
-    }
-    subs.sort_by(|a, b| a["subresource"].as_str().cmp(&b["subresource"].as_str()));
+    let subs: Vec<Value> = subresources(r)
+        .into_iter()
+        .map(|sub| {
+            let (g, v, k) = sub.kind;
+            json!({
+                "subresource": sub.name,
+                "responseKind": {"group": g, "version": v, "kind": k},
+                "verbs": sub.verbs,
+            })
+        })
+        .collect();
     if !subs.is_empty() {
         e.insert("subresources".into(), Value::Array(subs));
     }

@@ -43,6 +43,7 @@ fn subresource_of(part: Part) -> Option<&'static str> {
         Part::Status => Some("status"),
         Part::Finalize => Some("finalize"),
         Part::Approval => Some("approval"),
+        Part::Sub(name) => Some(name),
         Part::Whole => None,
     }
 }

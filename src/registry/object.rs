@@ -107,6 +107,8 @@ pub enum Part {
     Finalize,
     /// The CSR `/approval` subresource (status.conditions only).
     Approval,
+    /// An [`Extra::Writes`](super::strategy::Extra::Writes) subresource (pods/resize, ...).
+    Sub(&'static str),
     /// A registry-internal write of spec and status together (pods/binding), with the system
     /// fields of metadata still kept from the stored object.
     Whole,

@@ -73,6 +73,32 @@ pub fn prepare_for_update(res: &Resource, part: Part, new: &mut Value, old: &Val
         res.strategy.default(new);
         return;
     }
+    if let Part::Sub(sub) = part {
+        // kube's ResetObjectMetaForStatus: all but the name, namespace, uid and
+        // resourceVersion come from the stored object; the strategy takes its part.
+        let rv = meta(new).get("resourceVersion").cloned();
+        let managed = meta(new).get("managedFields").cloned();
+        let sent = std::mem::replace(new, old.clone());
+        keep_managed(new, managed);
+        for f in ["name", "namespace", "uid"] {
+            if let Some(v) = meta(&sent).get(f).filter(|v| v.as_str() != Some("")) {
+                meta_mut(new).insert(f.into(), v.clone());
+            }
+        }
+        match rv {
+            Some(rv) => {
+                meta_mut(new).insert("resourceVersion".into(), rv);
+            }
+            None => {
+                meta_mut(new).remove("resourceVersion");
+            }
+        }
+        res.strategy
+            .prepare_for_subresource_update(sub, new, &sent, old);
+        res.strategy.default(new);
+        bump_generation(res, new, old);
+        return;
+    }
     if part == Part::Status {
         let status = new.get("status").cloned();
         let rv = meta(new).get("resourceVersion").cloned();
@@ -148,6 +174,11 @@ pub fn prepare_for_update(res: &Resource, part: Part, new: &mut Value, old: &Val
             }
         }
     }
+    bump_generation(res, new, old);
+}
+
+/// `metadata.generation` + 1 when the write changed the spec of a kind that keeps one.
+fn bump_generation(res: &Resource, new: &mut Value, old: &Value) {
     if res.generation && spec_changed(new, old, res.has_status) {
         let g = meta(new)
             .get("generation")

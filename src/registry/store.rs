@@ -785,6 +785,8 @@ impl Store {
                 errs.extend(info.strategy.validate(&new));
             } else if part == Part::Approval {
                 errs.extend(info.strategy.validate_approval(&new, &old));
+            } else if let Part::Sub(sub) = part {
+                errs.extend(info.strategy.validate_subresource_update(sub, &new, &old));
             } else if part == Part::Status {
                 errs.extend(info.strategy.validate_status_update(&new, &old));
             } else {

@@ -55,6 +55,11 @@ pub enum Extra {
     NodeProxy,
     /// `.../proxy/...` (services): proxied to a ready address of the service's endpoints.
     ServiceProxy,
+    /// `GET/PUT/PATCH .../<name>`: a subresource writing the part of the object that
+    /// [`Strategy::prepare_for_subresource_update`] takes from the request and
+    /// [`Strategy::validate_subresource_update`] checks (pods/ephemeralcontainers,
+    /// pods/resize).
+    Writes(&'static str),
 }
 
 /// Adds one field (internal name, value as kube renders it) to an object's field set.
@@ -283,6 +288,23 @@ pub trait Strategy: Send + Sync {
     /// resourceVersion "must be specified for an update").
     fn allow_unconditional_update(&self) -> bool {
         true
+    }
+
+    /// PrepareForUpdate of an [`Extra::Writes`] subresource `sub`: `new` starts as the stored
+    /// object `old` (its resourceVersion and managed fields from the request) and takes from
+    /// `sent`, the request's object, what the subresource writes. Runs before defaulting.
+    fn prepare_for_subresource_update(
+        &self,
+        _sub: &str,
+        _new: &mut Value,
+        _sent: &Value,
+        _old: &Value,
+    ) {
+    }
+
+    /// ValidateUpdate of an [`Extra::Writes`] subresource `sub`.
+    fn validate_subresource_update(&self, _sub: &str, new: &Value, old: &Value) -> Vec<FieldError> {
+        self.validate_update(new, old)
     }
 
     /// ValidateUpdate of the `approval` subresource (only `status.conditions` changed).

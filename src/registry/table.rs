@@ -511,6 +511,11 @@ pub mod printers {
         row: pvc_row,
         sort: None,
     };
+    pub const COMPONENT_STATUS: Printer = Printer {
+        columns: cols::COMPONENT_STATUS,
+        row: component_status_row,
+        sort: None,
+    };
     pub const DEPLOYMENT: Printer = Printer {
         columns: cols::DEPLOYMENT,
         row: deployment_row,
@@ -1615,6 +1620,32 @@ fn pvc_row(o: &Value, ctx: &Ctx) -> Row {
         json!(unset_or(o, &["spec", "volumeAttributesClassName"])),
         ctx.age(o),
         json!(unset_or(o, &["spec", "volumeMode"])),
+    ])
+}
+
+/// The first `Healthy` condition decides: True is Healthy, anything else Unhealthy, none
+/// Unknown.
+fn component_status_row(o: &Value, _ctx: &Ctx) -> Row {
+    let healthy = arr(o, &["conditions"])
+        .iter()
+        .find(|c| s(c, &["type"]) == "Healthy");
+    let (status, message, error) = match healthy {
+        None => ("Unknown", "", ""),
+        Some(c) => (
+            if s(c, &["status"]) == "True" {
+                "Healthy"
+            } else {
+                "Unhealthy"
+            },
+            s(c, &["message"]),
+            s(c, &["error"]),
+        ),
+    };
+    Row::new(vec![
+        name_cell(o),
+        json!(status),
+        json!(message),
+        json!(error),
     ])
 }
 

@@ -388,10 +388,9 @@ impl Plugin for ServiceAccount {
         "ServiceAccount"
     }
 
+    /// Mutates pod creates only (the ephemeral-container check is validation's, after the
+    /// strategy's own rules).
     async fn admit(&self, a: &mut Attributes, h: &Handle) -> Result<(), Status> {
-        if ephemeral_update(a) {
-            return limit_ephemeral(a, h).await;
-        }
         if !applies(a) {
             return Ok(());
         }

@@ -104,7 +104,7 @@ impl Plugin for PodTolerationRestriction {
             return Ok(());
         };
         let qos =
-            crate::registry::builtin::core::pod::pod_qos(pod.get("spec").unwrap_or(&Value::Null));
+            crate::registry::builtin::core::qos::pod_qos(pod.get("spec").unwrap_or(&Value::Null));
         if qos != "BestEffort" {
             extra.push(json!({"key": "node.kubernetes.io/memory-pressure", "operator": "Exists", "effect": "NoSchedule"}));
         }

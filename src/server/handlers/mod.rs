@@ -8,6 +8,7 @@ mod access_review;
 mod apply;
 mod authentication;
 mod binding;
+mod component_status;
 mod create;
 mod delete;
 mod eviction;
@@ -1194,9 +1195,44 @@ async fn route_inner(
         }
         _ => {}
     }
-    let Some(ri) = request_info::parse(req.method(), &path, query.flag("watch")) else {
+    let Some(mut ri) = request_info::parse(req.method(), &path, query.flag("watch")) else {
         return Err(Status::path_not_found());
     };
+    if ri.subresource.is_none() {
+        use crate::registry::discovery::{unstored_endpoint, Endpoint};
+        match unstored_endpoint(&ri.group, &ri.version, &ri.resource) {
+            Some(Endpoint::ComponentStatuses) => {
+                if ri.namespace.is_some() {
+                    return Err(Status::path_not_found());
+                }
+                let output = negotiate::output(accept)?;
+                return component_status::handle(&app, ri.verb, ri.name.as_deref(), &query, output)
+                    .await;
+            }
+            // `POST namespaces/<ns>/bindings` is pods/binding of the pod the Binding names.
+            Some(Endpoint::Bindings) => {
+                if ri.namespace.is_none() {
+                    return Err(Status::path_not_found());
+                }
+                if ri.verb != "create" || ri.name.is_some() {
+                    return Err(Status::method_not_allowed());
+                }
+                let binding = authentication::decode_kind(req.headers(), req.body(), "Binding")?;
+                let name = binding
+                    .get("metadata")
+                    .and_then(|m| m.get("name"))
+                    .and_then(serde_json::Value::as_str)
+                    .unwrap_or("");
+                if name.is_empty() {
+                    return Err(Status::bad_request("name must be provided"));
+                }
+                ri.resource = "pods".into();
+                ri.name = Some(name.to_string());
+                ri.subresource = Some("binding".into());
+            }
+            _ => {}
+        }
+    }
     if ri.group == "authentication.k8s.io" && ri.version == "v1" {
         if let Some(kind) = authentication::review_kind(&ri.resource) {
             if ri.verb != "create" || ri.name.is_some() || ri.namespace.is_some() {
@@ -1287,6 +1323,13 @@ async fn route_inner(
     }
     let sub = ctx.ri.subresource.clone();
     let extra = |e: Extra| info.strategy.extras().contains(&e);
+    // An `Extra::Writes` subresource named by the request.
+    let writes = sub.as_deref().and_then(|s| {
+        info.strategy.extras().iter().find_map(|e| match e {
+            Extra::Writes(name) if *name == s => Some(*name),
+            _ => None,
+        })
+    });
     let warnings = |resp: Result<Response<Body>, Status>, ctx: &Ctx| {
         let mut resp = resp?;
         for w in ctx.warnings.lock().map(|w| w.clone()).unwrap_or_default() {
@@ -1320,6 +1363,15 @@ async fn route_inner(
             "patch" => patch::handle(&ctx, store::Part::Approval).await,
             _ => Err(Status::method_not_supported(ctx.scope().gr(), verb)),
         },
+        (Some(_), verb) if writes.is_some() => {
+            let part = store::Part::Sub(writes.unwrap_or_default());
+            match verb {
+                "get" => get::handle(&ctx).await,
+                "update" => update::handle(&ctx, part).await,
+                "patch" => patch::handle(&ctx, part).await,
+                _ => Err(Status::method_not_supported(ctx.scope().gr(), verb)),
+            }
+        }
         (Some("finalize"), "update") if extra(Extra::Finalize) => {
             update::handle(&ctx, store::Part::Finalize).await
         }

@@ -7,7 +7,9 @@ use crate::registry::strategy::{default_reset_fields, ResetFields};
 use serde_json::{json, Map, Value};
 
 use super::pod_spec::default_pod_spec;
+use super::pod_subresources;
 use super::pod_validation::{validate_pod_spec, validate_pod_spec_update};
+use super::qos::pod_qos;
 use crate::meta::field_error::FieldError;
 use crate::registry::field_selectors::{self as fields, not_supported, Put, SelectableFields};
 use crate::registry::strategy::{Extra, Strategy};
@@ -24,6 +26,9 @@ impl Strategy for Pods {
                 &["metadata", "deletionTimestamp"],
                 &["metadata", "ownerReferences"],
             ],
+            // kube keeps only the subresource's own fields of an apply; the status is the
+            // part of the rest a client could claim.
+            Part::Sub(_) => &[&["status"]],
             _ => default_reset_fields(part, has_status),
         }
     }
@@ -138,7 +143,24 @@ impl Strategy for Pods {
             Extra::PodLog,
             Extra::PodPortForward,
             Extra::PodProxy,
+            Extra::Writes(pod_subresources::EPHEMERAL),
+            Extra::Writes(pod_subresources::RESIZE),
         ]
+    }
+
+    fn prepare_for_subresource_update(
+        &self,
+        sub: &str,
+        new: &mut Value,
+        sent: &Value,
+        old: &Value,
+    ) {
+        pod_subresources::prepare(sub, new, sent, old);
+    }
+
+    /// `ValidatePodEphemeralContainersUpdate` / `ValidatePodResize`.
+    fn validate_subresource_update(&self, sub: &str, new: &Value, old: &Value) -> Vec<FieldError> {
+        pod_subresources::validate(sub, new, old)
     }
 
     fn fields(&self) -> Option<&'static SelectableFields> {
@@ -218,63 +240,5 @@ fn requests_from_limits(c: &mut Map<String, Value>) {
         for (k, v) in limits {
             req.entry(k).or_insert(v);
         }
-    }
-}
-
-/// The pod's QoS class from its containers' requests and limits.
-/// The pod's QoS class (`qos.GetPodQOS`) from its spec.
-pub fn pod_qos(spec: &Value) -> &'static str {
-    let containers: Vec<&Value> = ["containers", "initContainers"]
-        .iter()
-        .filter_map(|l| spec.get(*l).and_then(Value::as_array))
-        .flatten()
-        .collect();
-    let mut any = false;
-    let mut guaranteed = !containers.is_empty();
-    for c in &containers {
-        let req = c.pointer("/resources/requests").and_then(Value::as_object);
-        let lim = c.pointer("/resources/limits").and_then(Value::as_object);
-        for r in ["cpu", "memory"] {
-            let rq = req.and_then(|m| m.get(r));
-            let lm = lim.and_then(|m| m.get(r));
-            if rq.is_some() || lm.is_some() {
-                any = true;
-            }
-            match (rq, lm) {
-                (_, None) => guaranteed = false,
-                (Some(a), Some(b)) if a != b => guaranteed = false,
-                _ => {}
-            }
-        }
-    }
-    if !any {
-        "BestEffort"
-    } else if guaranteed {
-        "Guaranteed"
-    } else {
-        "Burstable"
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn qos() {
-        assert_eq!(
-            pod_qos(&json!({"containers": [{"name": "a"}]})),
-            "BestEffort"
-        );
-        assert_eq!(
-            pod_qos(
-                &json!({"containers": [{"resources": {"limits": {"cpu": "1", "memory": "1Gi"}, "requests": {"cpu": "1", "memory": "1Gi"}}}]})
-            ),
-            "Guaranteed"
-        );
-        assert_eq!(
-            pod_qos(&json!({"containers": [{"resources": {"requests": {"cpu": "1"}}}]})),
-            "Burstable"
-        );
     }
 }

@@ -481,6 +481,80 @@ fn validate_container(c: &Value, p: &str, volumes: &HashSet<String>, errs: &mut 
     }
 }
 
+/// The fields of an ephemeral container beyond kube's allow list, in the struct's order:
+/// "cannot be set for an Ephemeral Container".
+const EPHEMERAL_FORBIDDEN: &[&str] = &[
+    "ports",
+    "resources",
+    "resizePolicy",
+    "restartPolicy",
+    "livenessProbe",
+    "readinessProbe",
+    "startupProbe",
+    "lifecycle",
+];
+
+/// `validateEphemeralContainers`: each is a container (name, image, ...), its name unique
+/// among every container of the pod (`names` holds the others), its target one of the
+/// regular or init containers, and without what only a workload container may have.
+fn validate_ephemeral_containers<'a>(
+    spec: &'a Value,
+    path: &str,
+    volumes: &HashSet<String>,
+    names: &mut HashMap<&'a str, ()>,
+    errs: &mut Vec<FieldError>,
+) {
+    let others: HashSet<&str> = ["containers", "initContainers"]
+        .iter()
+        .flat_map(|l| list(spec, l))
+        .map(|c| text(c, "name"))
+        .collect();
+    for (i, c) in list(spec, "ephemeralContainers").iter().enumerate() {
+        let p = format!("{path}.ephemeralContainers[{i}]");
+        validate_container(c, &p, volumes, errs);
+        let name = text(c, "name");
+        if names.insert(name, ()).is_some() {
+            errs.push(FieldError::duplicate(format!("{p}.name"), name));
+        }
+        let target = text(c, "targetContainerName");
+        if !target.is_empty() && !others.contains(target) {
+            errs.push(FieldError::not_found(
+                format!("{p}.targetContainerName"),
+                target,
+            ));
+        }
+        for f in EPHEMERAL_FORBIDDEN {
+            let set = match c.get(*f) {
+                None | Some(Value::Null) => false,
+                Some(Value::Array(a)) => !a.is_empty(),
+                // An empty `resources` is the zero value kube's allow list compares with.
+                Some(Value::Object(o)) if *f == "resources" => o.values().any(|v| {
+                    !(v.is_null()
+                        || v.as_object().is_some_and(|m| m.is_empty())
+                        || v.as_array().is_some_and(|a| a.is_empty()))
+                }),
+                Some(_) => true,
+            };
+            if set {
+                errs.push(FieldError::forbidden(
+                    format!("{p}.{f}"),
+                    "cannot be set for an Ephemeral Container",
+                ));
+            }
+        }
+        for (j, m) in list(c, "volumeMounts").iter().enumerate() {
+            for f in ["subPath", "subPathExpr"] {
+                if !text(m, f).is_empty() {
+                    errs.push(FieldError::forbidden(
+                        format!("{p}.volumeMounts[{j}].{f}"),
+                        "cannot be set for an Ephemeral Container",
+                    ));
+                }
+            }
+        }
+    }
+}
+
 /// `ValidatePodSpec` of the spec at `path` (`spec`, `spec.template.spec`, ...).
 pub fn validate_pod_spec(spec: &Value, path: &str, errs: &mut Vec<FieldError>) {
     let volumes = validate_volumes(spec, path, errs);
@@ -558,6 +632,7 @@ pub fn validate_pod_spec(spec: &Value, path: &str, errs: &mut Vec<FieldError>) {
             }
         }
     }
+    validate_ephemeral_containers(spec, path, &volumes, &mut names, errs);
     let rp = text(spec, "restartPolicy");
     if !rp.is_empty() && !matches!(rp, "Always" | "OnFailure" | "Never") {
         errs.push(FieldError::not_supported(
