@@ -172,7 +172,7 @@ pub(super) async fn read_frame<R: AsyncRead + Unpin>(r: &mut R) -> Option<(u8, V
 }
 
 /// Relays WebSocket message payloads from the client to the backend and the backend's bytes
-/// back as binary messages, until either side ends.
+/// back as binary messages (a close frame when the backend ends), until either side ends.
 async fn relay<C, B>(client: C, backend: B)
 where
     C: AsyncRead + AsyncWrite + Unpin + Send + 'static,
@@ -220,7 +220,11 @@ where
         }
         let _ = b_write.shutdown().await;
     };
-    tokio::join!(up, down);
+    // Either side ending ends the tunnel (the other half is dropped, never left waiting).
+    tokio::select! {
+        _ = up => {}
+        _ = down => {}
+    }
 }
 
 #[cfg(test)]
