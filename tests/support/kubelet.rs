@@ -6,7 +6,8 @@
 //! serves them, over SPDY/3.1 or WebSocket `v4.channel.k8s.io` (stdout names the command or
 //! container and echoes stdin; the command `exit N` ends with kube's NonZeroExitCode status), `/portForward/...` as a SPDY upgrade
 //! that echoes the bytes it gets, and anything else as `kubelet: <method> <path>?<query>`.
-//! Every request's method, URI and headers are recorded.
+//! Every request's method, URI and headers are recorded. A container named `big` has a
+//! 64 MiB log (benches).
 #![allow(dead_code)]
 
 use std::path::{Path, PathBuf};
@@ -52,6 +53,9 @@ impl FakeKubelet {
             .collect()
     }
 }
+
+/// The size of the log of a container named `big` (benches).
+pub const BIG_LOG: usize = 64 << 20;
 
 /// The log line `i` (1-based) is written this long before now.
 pub fn line_age(i: u32) -> Duration {
@@ -202,6 +206,14 @@ fn logs(req: &Request<Incoming>) -> Response<Body> {
         .next()
         .unwrap_or("")
         .to_string();
+    if container == "big" {
+        // For benches: BIG_LOG bytes in 64 KiB writes.
+        use futures::StreamExt;
+        let chunk = Bytes::from(vec![b'x'; 64 << 10]);
+        let s = futures::stream::iter(0..BIG_LOG / (64 << 10))
+            .map(move |_| Ok::<_, std::convert::Infallible>(Frame::data(chunk.clone())));
+        return Response::new(BodyExt::boxed(StreamBody::new(s)));
+    }
     let mut lines: Vec<String> = (1..=5u32)
         .filter(|i| since.is_none_or(|s| now - line_age(*i) >= s))
         .map(|i| {
