@@ -17,6 +17,7 @@ pub mod cel;
 pub mod controllers;
 pub mod faults;
 pub mod generated;
+pub mod kubelet;
 pub mod kv;
 pub mod meta;
 pub mod openapi;
@@ -106,6 +107,8 @@ pub struct Config {
     /// `--proxy-client-cert-file` and `--proxy-client-key-file`: the aggregator's client
     /// certificate (`None`: the data folder's `front-proxy-client.crt` and `.key`).
     pub proxy_client: Option<(PathBuf, PathBuf)>,
+    /// `--kubelet-*`: how the connect subresources reach kubelets.
+    pub kubelet: kubelet::Config,
 }
 
 /// The CA the `csrsigning` loop signs with and the longest certificate it issues.
@@ -180,6 +183,7 @@ impl Config {
             audit: audit::Config::default(),
             cluster_signing: ClusterSigning::default(),
             proxy_client: None,
+            kubelet: kubelet::Config::default(),
         }
     }
 }
@@ -563,6 +567,7 @@ pub async fn run(
         min_request_timeout: cfg.min_request_timeout,
         audit: auditor,
         aggregator: aggregator_app.clone(),
+        kubelet: Arc::new(kubelet::Client::new(&cfg.kubelet).map_err(|e| anyhow::anyhow!(e))?),
     });
     let aggregation = cfg
         .controllers

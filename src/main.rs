@@ -233,6 +233,20 @@ enum Command {
         /// ask for less).
         #[arg(long, default_value = "8760h", value_parser = parse_duration)]
         cluster_signing_duration: Duration,
+        /// Client certificate (PEM) presented to kubelets (logs, exec, attach, port-forward,
+        /// node proxy).
+        #[arg(long, requires = "kubelet_client_key")]
+        kubelet_client_certificate: Option<PathBuf>,
+        /// Its private key (PEM).
+        #[arg(long, requires = "kubelet_client_certificate")]
+        kubelet_client_key: Option<PathBuf>,
+        /// CA bundle (PEM) kubelets' serving certificates are verified with (unset: not
+        /// verified, as kube-apiserver).
+        #[arg(long)]
+        kubelet_certificate_authority: Option<PathBuf>,
+        /// Node address types tried, in order, to reach a kubelet.
+        #[arg(long, default_value = rafter::kubelet::DEFAULT_ADDRESS_TYPES, value_delimiter = ',')]
+        kubelet_preferred_address_types: Vec<String>,
         /// Built-in group versions and resources to serve, as kube-apiserver's flag:
         /// `api/all=false,v1=true,apps/v1`, `batch/v1=false`, `batch/v1/cronjobs=false`.
         #[arg(long, default_value = "")]
@@ -590,6 +604,10 @@ fn main() -> anyhow::Result<()> {
             cluster_signing_cert_file,
             cluster_signing_key_file,
             cluster_signing_duration,
+            kubelet_client_certificate,
+            kubelet_client_key,
+            kubelet_certificate_authority,
+            kubelet_preferred_address_types,
             enable_admission_plugins,
             disable_admission_plugins,
             admission_control_config_file,
@@ -624,6 +642,12 @@ fn main() -> anyhow::Result<()> {
                         duration: cluster_signing_duration,
                     },
                     proxy_client: proxy_client_cert_file.zip(proxy_client_key_file),
+                    kubelet: rafter::kubelet::Config {
+                        client_certificate: kubelet_client_certificate,
+                        client_key: kubelet_client_key,
+                        certificate_authority: kubelet_certificate_authority,
+                        preferred_address_types: kubelet_preferred_address_types,
+                    },
                     shutdown_delay,
                     peer_listen,
                     peer_advertise,

@@ -114,12 +114,79 @@ const CREATE_SUBRESOURCES: &[CreateSubresource] = &[
     },
 ];
 
+/// A connect subresource (`server::connect`) as discovery lists it.
+struct ConnectSubresource {
+    extra: Extra,
+    name: &'static str,
+    /// Its core/v1 kind.
+    kind: &'static str,
+    verbs: &'static [&'static str],
+}
+
+const CONNECT_VERBS: &[&str] = &["create", "get"];
+const PROXY_VERBS: &[&str] = &["create", "delete", "get", "patch", "update"];
+
+/// kube's connect subresources, by the strategy entry that serves each.
+const CONNECT_SUBRESOURCES: &[ConnectSubresource] = &[
+    ConnectSubresource {
+        extra: Extra::PodAttach,
+        name: "attach",
+        kind: "PodAttachOptions",
+        verbs: CONNECT_VERBS,
+    },
+    ConnectSubresource {
+        extra: Extra::PodExec,
+        name: "exec",
+        kind: "PodExecOptions",
+        verbs: CONNECT_VERBS,
+    },
+    ConnectSubresource {
+        extra: Extra::PodLog,
+        name: "log",
+        kind: "Pod",
+        verbs: &["get"],
+    },
+    ConnectSubresource {
+        extra: Extra::PodPortForward,
+        name: "portforward",
+        kind: "PodPortForwardOptions",
+        verbs: CONNECT_VERBS,
+    },
+    ConnectSubresource {
+        extra: Extra::PodProxy,
+        name: "proxy",
+        kind: "PodProxyOptions",
+        verbs: PROXY_VERBS,
+    },
+    ConnectSubresource {
+        extra: Extra::NodeProxy,
+        name: "proxy",
+        kind: "NodeProxyOptions",
+        verbs: PROXY_VERBS,
+    },
+    ConnectSubresource {
+        extra: Extra::ServiceProxy,
+        name: "proxy",
+        kind: "ServiceProxyOptions",
+        verbs: PROXY_VERBS,
+    },
+];
+
+fn connect_subresources(r: &Resource) -> impl Iterator<Item = &'static ConnectSubresource> + '_ {
+    CONNECT_SUBRESOURCES
+        .iter()
+        .filter(|c| r.strategy.extras().contains(&c.extra))
+}
+
 /// The kind a request on subresource `sub` of `r` is for (kube's `KindFor`): `scale` is
 /// autoscaling/v1 Scale, the create-only subresources have their own kinds, any other (and
 /// no subresource) is the resource's kind.
 pub fn subresource_kind(r: &Resource, sub: &str) -> (String, String, String) {
     if sub == "scale" && r.scale.is_some() {
         return ("autoscaling".into(), "v1".into(), "Scale".into());
+    }
+    if let Some(c) = connect_subresources(r).find(|c| c.name == sub) {
+        return ("".into(), "v1".into(), c.kind.into());
     }
     match CREATE_SUBRESOURCES
         .iter()
@@ -337,6 +404,13 @@ fn subresources(r: &Resource) -> Vec<Sub<'_>> {
             name,
             kind: own,
             verbs: SUBRESOURCE_VERBS,
+        });
+    }
+    for c in connect_subresources(r) {
+        subs.push(Sub {
+            name: c.name,
+            kind: ("", "v1", c.kind),
+            verbs: c.verbs,
         });
     }
     if r.scale.is_some() {

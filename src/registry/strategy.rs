@@ -41,6 +41,20 @@ pub enum Extra {
     /// `GET/PUT/PATCH .../approval` (certificate signing requests): writes only
     /// `status.conditions`, checked by [`Strategy::validate_approval`].
     Approval,
+    /// `GET .../log` (pods): the kubelet's container log, streamed (`server::connect`).
+    PodLog,
+    /// `GET/POST .../exec` (pods): an upgrade relayed to the kubelet's `/exec`.
+    PodExec,
+    /// `GET/POST .../attach` (pods): an upgrade relayed to the kubelet's `/attach`.
+    PodAttach,
+    /// `GET/POST .../portforward` (pods): an upgrade relayed to the kubelet's `/portForward`.
+    PodPortForward,
+    /// `.../proxy/...` (pods): proxied to the pod's IP.
+    PodProxy,
+    /// `.../proxy/...` (nodes): proxied to the node's kubelet (or another port of the node).
+    NodeProxy,
+    /// `.../proxy/...` (services): proxied to a ready address of the service's endpoints.
+    ServiceProxy,
     /// `GET/PUT/PATCH .../<name>`: a subresource writing the part of the object that
     /// [`Strategy::prepare_for_subresource_update`] takes from the request and
     /// [`Strategy::validate_subresource_update`] checks (pods/ephemeralcontainers,

@@ -9,6 +9,7 @@
 //! → routing (non-resource paths, discovery, resources). Every error that reaches the edge is a
 //! [`Status`] rendered once by [`status_response`].
 
+pub mod connect;
 pub mod handlers;
 pub mod health;
 pub mod impersonation;
@@ -88,6 +89,8 @@ pub struct App {
     pub audit: Option<Arc<crate::audit::Auditor>>,
     /// The aggregation layer: remote APIServices, their proxy and discovery.
     pub aggregator: Arc<crate::aggregator::Aggregator>,
+    /// Clients toward kubelets and proxied backends (`server::connect`).
+    pub kubelet: Arc<crate::kubelet::Client>,
 }
 
 /// kube-apiserver's max-in-flight filter: separate budgets for read-only and mutating
@@ -399,7 +402,8 @@ pub async fn handle(
         let Ok(_permit) = app.inflight.admit(&user, verb) else {
             return too_many_requests();
         };
-        if verb == "watch" {
+        // Long-running requests (watches, logs, exec, proxies) have no deadline.
+        if verb == "watch" || long_running(info.as_ref()) {
             return handlers::route(app.clone(), user, req).await;
         }
         // Non-long-running requests get a deadline: --request-timeout, or a shorter

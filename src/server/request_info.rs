@@ -61,6 +61,12 @@ pub fn parse(method: &Method, path: &str, watch_param: bool) -> Option<RequestIn
             info.name = Some(name.to_string());
             info.subresource = Some(sub.to_string());
         }
+        // A proxy's path goes on after the subresource (`pods/p/proxy/a/b`).
+        [resource, name, sub @ "proxy", _, ..] => {
+            info.resource = resource.to_string();
+            info.name = Some(name.to_string());
+            info.subresource = Some(sub.to_string());
+        }
         _ => return None,
     }
     if info.resource.is_empty() || info.name.as_deref() == Some("") {
@@ -119,6 +125,31 @@ mod tests {
                 i.verb,
             )
         })
+    }
+
+    #[test]
+    fn proxy_paths_keep_their_subresource() {
+        let i = parse(
+            &Method::GET,
+            "/api/v1/namespaces/ns/pods/p:80/proxy/a/b",
+            false,
+        )
+        .unwrap();
+        assert_eq!(
+            (
+                i.resource.as_str(),
+                i.name.as_deref(),
+                i.subresource.as_deref(),
+                i.verb
+            ),
+            ("pods", Some("p:80"), Some("proxy"), "get")
+        );
+        let i = parse(&Method::POST, "/api/v1/nodes/n/proxy/x", false).unwrap();
+        assert_eq!(
+            (i.subresource.as_deref(), i.verb),
+            (Some("proxy"), "create")
+        );
+        assert!(parse(&Method::GET, "/api/v1/namespaces/ns/pods/p/status/x", false).is_none());
     }
 
     #[test]

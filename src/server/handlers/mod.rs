@@ -1080,6 +1080,10 @@ pub async fn route(app: Arc<App>, user: User, req: Request<Incoming>) -> Respons
             return crate::aggregator::proxy::serve(app.aggregator.clone(), remote, user, req)
                 .await;
         }
+        // Connect subresources (logs, exec, proxies) stream: served with the body unread.
+        if let Some(call) = super::connect::call(&app.store.registry().snapshot(), &path) {
+            return super::connect::serve(app, user, call, req).await;
+        }
         // The body is read whole before routing, so that every answer, an unrouted path's
         // 404 included, comes after the request ended (an HTTP/2 client is never cut off
         // mid-upload by a reset stream).

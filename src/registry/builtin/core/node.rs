@@ -9,12 +9,16 @@ use crate::meta::field_error::{go_quote, ErrorType, FieldError};
 use crate::meta::validation::{is_valid_label_value, validate_label_name};
 use crate::registry::builtin::checks::{list_of, parse_cidr_sloppy, str_of};
 use crate::registry::field_selectors::{self as fields, not_supported, Put, SelectableFields};
-use crate::registry::strategy::{is_unset, Strategy};
+use crate::registry::strategy::{is_unset, Extra, Strategy};
 use crate::registry::table::{printers, Printer};
 
 pub struct Nodes;
 
 impl Strategy for Nodes {
+    fn extras(&self) -> &'static [Extra] {
+        &[Extra::NodeProxy]
+    }
+
     fn keeps_status_on_create(&self) -> bool {
         true
     }

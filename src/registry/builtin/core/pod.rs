@@ -136,8 +136,13 @@ impl Strategy for Pods {
 
     fn extras(&self) -> &'static [Extra] {
         &[
+            Extra::PodAttach,
             Extra::Binding,
             Extra::Eviction,
+            Extra::PodExec,
+            Extra::PodLog,
+            Extra::PodPortForward,
+            Extra::PodProxy,
             Extra::Writes(pod_subresources::EPHEMERAL),
             Extra::Writes(pod_subresources::RESIZE),
         ]

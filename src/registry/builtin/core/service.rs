@@ -9,7 +9,7 @@ use crate::registry::builtin::checks::str_at as text;
 use crate::meta::field_error::FieldError;
 use crate::meta::validation::{is_dns1123_label, is_dns1123_subdomain, validate_labels};
 use crate::registry::field_selectors::{self as fields, not_supported, Put, SelectableFields};
-use crate::registry::strategy::{obj_entry, Strategy};
+use crate::registry::strategy::{obj_entry, Extra, Strategy};
 use crate::registry::table::{printers, Printer};
 
 pub struct Services;
@@ -36,6 +36,10 @@ fn ip_mode(ing: &Value, p: &str, errs: &mut Vec<FieldError>) {
 }
 
 impl Strategy for Services {
+    fn extras(&self) -> &'static [Extra] {
+        &[Extra::ServiceProxy]
+    }
+
     fn quota(&self) -> Option<&'static dyn crate::registry::quota::Evaluator> {
         Some(&crate::registry::quota::Services)
     }
