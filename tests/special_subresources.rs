@@ -27,6 +27,13 @@ async fn pod(s: &Server, c: &reqwest::Client, name: &str, resources: Value) -> V
     r.body
 }
 
+/// A strategic merge patch with the admin identity.
+async fn smp(s: &Server, c: &reqwest::Client, path: &str, body: &[u8]) -> support::Reply {
+    let ctype = "application/strategic-merge-patch+json";
+    s.send(c, Method::PATCH, path, ctype, Some(body.to_vec()))
+        .await
+}
+
 fn message(r: &support::Reply) -> String {
     r.body["message"].as_str().unwrap_or_default().to_string()
 }
@@ -227,20 +234,16 @@ async fn ephemeral_containers_are_added_through_their_subresource() {
 
     // Fields only workload containers have are refused; names are unique pod-wide. (The
     // strategic merge puts the new item first.)
-    let r = s
-        .send(
-            &c,
-            Method::PATCH,
-            &format!("{PODS}/web/ephemeralcontainers"),
-            "application/strategic-merge-patch+json",
-            Some(
-                json!({"spec": {"ephemeralContainers": [{"name": "app", "image": "busybox",
+    let r = smp(
+        &s,
+        &c,
+        &format!("{PODS}/web/ephemeralcontainers"),
+        json!({"spec": {"ephemeralContainers": [{"name": "app", "image": "busybox",
                     "ports": [{"containerPort": 80}], "targetContainerName": "nope"}]}})
-                .to_string()
-                .into_bytes(),
-            ),
-        )
-        .await;
+        .to_string()
+        .as_bytes(),
+    )
+    .await;
     assert_eq!(r.code, StatusCode::UNPROCESSABLE_ENTITY, "{}", r.body);
     let m = message(&r);
     for part in [
@@ -281,15 +284,13 @@ async fn ephemeral_containers_are_added_through_their_subresource() {
         )
         .await;
     assert_eq!(r.code, StatusCode::CREATED, "{}", r.body);
-    let r = s
-        .send(
-            &c,
-            Method::PATCH,
-            &format!("{PODS}/static/ephemeralcontainers"),
-            "application/strategic-merge-patch+json",
-            Some(br#"{"spec":{"ephemeralContainers":[{"name":"d","image":"busybox"}]}}"#.to_vec()),
-        )
-        .await;
+    let r = smp(
+        &s,
+        &c,
+        &format!("{PODS}/static/ephemeralcontainers"),
+        br#"{"spec":{"ephemeralContainers":[{"name":"d","image":"busybox"}]}}"#,
+    )
+    .await;
     assert_eq!(r.code, StatusCode::UNPROCESSABLE_ENTITY, "{}", r.body);
     assert!(
         message(&r).contains("static pods do not support ephemeral containers"),
@@ -332,15 +333,13 @@ async fn pods_are_resized_in_place() {
     assert_eq!(resized["metadata"]["generation"], 2);
 
     let patch = |body: Value| {
-        let s = &s;
-        let c = &c;
+        let (s, c) = (&s, &c);
         async move {
-            s.send(
+            smp(
+                s,
                 c,
-                Method::PATCH,
                 &format!("{PODS}/web/resize"),
-                "application/strategic-merge-patch+json",
-                Some(body.to_string().into_bytes()),
+                body.to_string().as_bytes(),
             )
             .await
         }
@@ -369,15 +368,13 @@ async fn pods_are_resized_in_place() {
         )
         .await;
     assert_eq!(r.code, StatusCode::CREATED, "{}", r.body);
-    let r = s
-        .send(
-            &c,
-            Method::PATCH,
-            &format!("{PODS}/restarts/resize"),
-            "application/strategic-merge-patch+json",
-            Some(br#"{"spec":{"containers":[{"name":"app","resources":{"limits":{"memory":"100Mi"}}}]}}"#.to_vec()),
-        )
-        .await;
+    let r = smp(
+        &s,
+        &c,
+        &format!("{PODS}/restarts/resize"),
+        br#"{"spec":{"containers":[{"name":"app","resources":{"limits":{"memory":"100Mi"}}}]}}"#,
+    )
+    .await;
     assert_eq!(r.code, StatusCode::OK, "{}", r.body);
     assert_eq!(
         r.body["spec"]["containers"][0]["resources"]["limits"]["memory"],
@@ -410,18 +407,9 @@ async fn pods_are_resized_in_place() {
         message(&r)
     );
     // The main endpoint still refuses resource changes.
-    let r = s
-        .send(
-            &c,
-            Method::PATCH,
-            &format!("{PODS}/web"),
-            "application/strategic-merge-patch+json",
-            Some(
-                json!({"spec": {"containers": [{"name": "app", "resources": {"requests": {"cpu": "300m"}}}]}})
-                    .to_string()
-                    .into_bytes(),
-            ),
-        )
+    let r = smp(&s, &c, &format!("{PODS}/web"), json!({"spec": {"containers": [{"name": "app", "resources": {"requests": {"cpu": "300m"}}}]}})
+        .to_string()
+        .as_bytes())
         .await;
     assert_eq!(r.code, StatusCode::UNPROCESSABLE_ENTITY, "{}", r.body);
 
