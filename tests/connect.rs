@@ -350,6 +350,18 @@ async fn upgrade(
 }
 
 /// The JSON body of a non-101 answer to [`upgrade`].
+/// An upgrade the server refuses: the response head and its JSON body.
+async fn refused(
+    server: &Server,
+    method: &str,
+    path: &str,
+    headers: &[(&str, &str)],
+) -> (String, Value) {
+    let (head, mut io) = upgrade(server, method, path, headers).await;
+    let body = rest_of_body(&head, &mut io).await;
+    (head, body)
+}
+
 async fn rest_of_body<R: tokio::io::AsyncRead + Unpin>(head: &str, io: &mut R) -> Value {
     let len: usize = head
         .lines()
@@ -414,7 +426,7 @@ async fn fake_kubelet_exec_and_attach_with_kubectl() {
         ("Upgrade", "SPDY/3.1"),
         ("X-Stream-Protocol-Version", "v4.channel.k8s.io"),
     ];
-    let (head, mut io) = upgrade(
+    let (head, body) = refused(
         s,
         "POST",
         &format!("{PODS}/u/exec?command=ls&stdout=1"),
@@ -422,11 +434,8 @@ async fn fake_kubelet_exec_and_attach_with_kubectl() {
     )
     .await;
     assert!(head.starts_with("HTTP/1.1 400"), "{head}");
-    assert_eq!(
-        rest_of_body(&head, &mut io).await["message"],
-        "pod u does not have a host assigned"
-    );
-    let (head, mut io) = upgrade(
+    assert_eq!(body["message"], "pod u does not have a host assigned");
+    let (head, body) = refused(
         s,
         "POST",
         &format!("{PODS}/multi/exec?command=ls&stdout=1"),
@@ -435,10 +444,10 @@ async fn fake_kubelet_exec_and_attach_with_kubectl() {
     .await;
     assert!(head.starts_with("HTTP/1.1 400"), "{head}");
     assert_eq!(
-        rest_of_body(&head, &mut io).await["message"],
+        body["message"],
         "a container name must be specified for pod multi, choose one of: [a b] or one of the init containers: [i]"
     );
-    let (head, mut io) = upgrade(
+    let (head, body) = refused(
         s,
         "POST",
         &format!("{PODS}/down/exec?command=ls&stdout=1"),
@@ -446,21 +455,15 @@ async fn fake_kubelet_exec_and_attach_with_kubectl() {
     )
     .await;
     assert!(head.starts_with("HTTP/1.1 500"), "{head}");
-    let msg = rest_of_body(&head, &mut io).await["message"]
-        .as_str()
-        .unwrap()
-        .to_string();
+    let msg = body["message"].as_str().unwrap().to_string();
     assert!(
         msg.starts_with("error dialing backend: dial tcp 127.0.0.1:")
             && msg.ends_with(": connect: connection refused"),
         "{msg}"
     );
-    let (head, mut io) = upgrade(s, "POST", &format!("{PODS}/ghost/attach?stdout=1"), &spdy).await;
+    let (head, body) = refused(s, "POST", &format!("{PODS}/ghost/attach?stdout=1"), &spdy).await;
     assert!(head.starts_with("HTTP/1.1 404"), "{head}");
-    assert_eq!(
-        rest_of_body(&head, &mut io).await["message"],
-        "nodes \"n-missing\" not found"
-    );
+    assert_eq!(body["message"], "nodes \"n-missing\" not found");
     // Not an upgrade at all.
     let r = env
         .client
@@ -942,10 +945,10 @@ async fn connect_requests_are_admitted() {
         "attach?stdout=1",
         "portforward?ports=80",
     ] {
-        let (head, mut io) = upgrade(s, "POST", &format!("{PODS}/p/{sub}"), &spdy).await;
+        let (head, body) = refused(s, "POST", &format!("{PODS}/p/{sub}"), &spdy).await;
         assert!(head.starts_with("HTTP/1.1 403"), "{sub}: {head}");
         assert_eq!(
-            rest_of_body(&head, &mut io).await["message"],
+            body["message"],
             "pods \"p\" is forbidden: admission control is denying all modifications"
         );
     }

@@ -89,6 +89,8 @@ pub struct CachedEvent {
     /// `prev` stamped with this event's revision (what DELETED events carry).
     deleted_object: OnceLock<Arc<Value>>,
     lines: [OnceLock<Bytes>; 3],
+    /// The same events in another encoding (protobuf frames), made by the edge once.
+    frames: [OnceLock<Bytes>; 3],
 }
 
 impl CachedEvent {
@@ -105,6 +107,7 @@ impl CachedEvent {
             prev,
             deleted_object: OnceLock::new(),
             lines: Default::default(),
+            frames: Default::default(),
         }
     }
 
@@ -145,6 +148,16 @@ impl CachedEvent {
         let i = t as usize;
         self.lines[i]
             .get_or_init(|| event_line(t.as_str(), &self.object_for(t)))
+            .clone()
+    }
+}
+
+impl CachedEvent {
+    /// The event of type `t` in an encoding the caller makes (`encode` gets the type and
+    /// the object), made once per type and shared by every watcher.
+    pub fn frame(&self, t: EventType, encode: impl FnOnce(EventType, &Value) -> Bytes) -> Bytes {
+        self.frames[t as usize]
+            .get_or_init(|| encode(t, &self.object_for(t)))
             .clone()
     }
 }

@@ -343,24 +343,28 @@ fn exit_status(command: &[String]) -> String {
     }
 }
 
+/// What an exec or attach request asks for: whether it is an exec, the container, the
+/// command.
+fn remote_command_of(
+    req: &Request<Incoming>,
+    q: &[(String, String)],
+) -> (bool, String, Vec<String>) {
+    let path = req.uri().path();
+    let container = path.rsplit('/').next().unwrap_or("").to_string();
+    let command = q
+        .iter()
+        .filter(|(k, _)| k == "command")
+        .map(|(_, v)| v.clone())
+        .collect();
+    (path.starts_with("/exec/"), container, command)
+}
+
 /// Exec and attach over SPDY/3.1 (`v4.channel.k8s.io`), as kubelets serve them. Streams are
 /// known by the order client-go opens them (error, stdin, stdout, stderr, resize: those the
 /// query asks for), so the client's compressed header blocks need not be read.
 fn spdy_remote_command(mut req: Request<Incoming>) -> Response<Body> {
     let q = query(&req);
-    let exec = req.uri().path().starts_with("/exec/");
-    let container = req
-        .uri()
-        .path()
-        .rsplit('/')
-        .next()
-        .unwrap_or("")
-        .to_string();
-    let command: Vec<String> = q
-        .iter()
-        .filter(|(k, _)| k == "command")
-        .map(|(_, v)| v.clone())
-        .collect();
+    let (exec, container, command) = remote_command_of(&req, &q);
     let flag = |k: &str| get(&q, k) == Some("1");
     let mut kinds = vec!["error"];
     for (k, kind) in [
@@ -521,19 +525,7 @@ async fn remote_command(mut req: Request<Incoming>) -> Response<Body> {
         .unwrap_or("")
         .to_string();
     let q = query(&req);
-    let exec = req.uri().path().starts_with("/exec/");
-    let container = req
-        .uri()
-        .path()
-        .rsplit('/')
-        .next()
-        .unwrap_or("")
-        .to_string();
-    let command: Vec<String> = q
-        .iter()
-        .filter(|(k, _)| k == "command")
-        .map(|(_, v)| v.clone())
-        .collect();
+    let (exec, container, command) = remote_command_of(&req, &q);
     let stdin = get(&q, "input") == Some("1");
     let on = hyper::upgrade::on(&mut req);
     tokio::spawn(async move {

@@ -76,6 +76,10 @@ pub fn watch_frame(
             Err(e) => error_frame(&not_marshalable(&e)),
         }
     };
+    // A cached event whose stored form is served as is: one frame per event, shared.
+    if let (watch::Out::Event(e, t), None | Some(Ok(None)), None) = (out, &conv, partial) {
+        return e.frame(*t, |t, obj| Bytes::from(frame(t.as_str(), obj)));
+    }
     let bytes = match (out.object(), conv) {
         (Some(_), Some(Err(e))) => error_frame(&e),
         (Some((t, obj)), conv) => {
