@@ -56,6 +56,26 @@ struct Args {
     /// side by side.
     #[arg(long)]
     etcd_script: Option<PathBuf>,
+    /// Objects of the LIST measurement (1 KiB each).
+    #[arg(long, default_value_t = 10_000)]
+    list_objects: usize,
+    /// A few seconds in all (one replica, one concurrency, small LIST): checks that the bench
+    /// runs, its figures mean nothing.
+    #[arg(long)]
+    smoke: bool,
+}
+
+impl Args {
+    fn smoke(mut self) -> Args {
+        if self.smoke {
+            self.replicas = vec![1];
+            self.concurrency = vec![4];
+            self.get_concurrency = 4;
+            self.duration = 1;
+            self.list_objects = 100;
+        }
+        self
+    }
 }
 
 /// Latencies of the successful requests of one run, and the failures.
@@ -157,7 +177,104 @@ fn row_create(c: usize) -> String {
 }
 
 const ROW_GET: &str = "linearizable GETs";
+const ROW_LIST: &str = "consistent LIST, JSON";
+const ROW_LIST_PB: &str = "consistent LIST, protobuf";
+const ROW_LIST_ANY: &str = "LIST resourceVersion=0, JSON";
+const ROW_RSS_IDLE: &str = "RSS per member, idle";
+const ROW_RSS_LOADED: &str = "RSS per member, after load";
 const ROW_FAILOVER: &str = "leader kill -> first write";
+
+/// Resident set size (bytes) of a process, from /proc.
+fn rss_of(pid: &str) -> Option<u64> {
+    let status = std::fs::read_to_string(format!("/proc/{}/status", pid.trim())).ok()?;
+    let kb = status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmRSS:"))?
+        .trim()
+        .trim_end_matches("kB")
+        .trim()
+        .parse::<u64>()
+        .ok()?;
+    Some(kb * 1024)
+}
+
+/// Mean RSS of the processes whose pid files are given, as a cell ("83 MiB (80-86)").
+fn rss_cell(pid_files: &[PathBuf]) -> String {
+    let v: Vec<u64> = pid_files
+        .iter()
+        .filter_map(|f| std::fs::read_to_string(f).ok())
+        .filter_map(|p| rss_of(&p))
+        .collect();
+    if v.is_empty() {
+        return "n/a".into();
+    }
+    let mib = |b: u64| b as f64 / (1024.0 * 1024.0);
+    let mean = v.iter().sum::<u64>() / v.len() as u64;
+    let (lo, hi) = (v.iter().min().unwrap(), v.iter().max().unwrap());
+    format!("{:.0} MiB ({:.0}-{:.0})", mib(mean), mib(*lo), mib(*hi))
+}
+
+/// Median time of `runs` sequential requests and the body size, as a cell with ms per MB.
+async fn time_list(
+    client: &reqwest::Client,
+    make: &dyn Fn(&reqwest::Client) -> reqwest::RequestBuilder,
+    runs: usize,
+) -> Result<(String, u64)> {
+    let mut times = vec![];
+    let mut bytes = 0u64;
+    for _ in 0..runs.max(1) {
+        let t = Instant::now();
+        let resp = make(client).send().await?;
+        if !resp.status().is_success() {
+            bail!("LIST answered {}", resp.status());
+        }
+        bytes = resp.bytes().await?.len() as u64;
+        times.push(t.elapsed());
+    }
+    times.sort();
+    let med = times[times.len() / 2].as_secs_f64() * 1000.0;
+    let mb = bytes as f64 / 1e6;
+    Ok((
+        format!("{med:.0} ms, {mb:.1} MB, {:.1} ms/MB", med / mb.max(1e-9)),
+        bytes,
+    ))
+}
+
+/// Creates `n` objects with `clients` concurrent workers; `make(client, i)` builds one.
+async fn fill(
+    new_client: &dyn Fn() -> Result<reqwest::Client>,
+    n: usize,
+    clients: usize,
+    make: MakeRequest,
+) -> Result<()> {
+    let next = Arc::new(AtomicU64::new(0));
+    let mut tasks = vec![];
+    for _ in 0..clients.max(1) {
+        let (client, next, make) = (new_client()?, next.clone(), make.clone());
+        tasks.push(tokio::spawn(async move {
+            loop {
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                if i >= n as u64 {
+                    return Ok::<(), anyhow::Error>(());
+                }
+                let mut tries = 0;
+                loop {
+                    tries += 1;
+                    match make(&client, i).send().await {
+                        Ok(r) if r.status().is_success() || r.status() == 409 => break,
+                        Ok(r) if tries >= 5 => bail!("filling: {}", r.status()),
+                        Err(e) if tries >= 5 => bail!("filling: {e}"),
+                        _ => tokio::time::sleep(Duration::from_millis(50)).await,
+                    }
+                }
+            }
+        }));
+    }
+    for t in tasks {
+        t.await??;
+    }
+    Ok(())
+}
 
 // ---------------------------------------------------------------------------------------------
 // Rafter through cluster/up.sh
@@ -229,6 +346,12 @@ impl Cluster {
             .keys()
             .filter(|k| k.starts_with("REPLICA_") && k.ends_with("_API"))
             .count()
+    }
+
+    fn pid_files(&self) -> Vec<PathBuf> {
+        (1..=self.replicas())
+            .map(|i| self.run.join(format!("replica-{i}.pid")))
+            .collect()
     }
 
     fn lb(&self) -> String {
@@ -333,6 +456,7 @@ async fn bench_rafter(c: &Cluster, args: &Args, kill: bool) -> Result<Column> {
     }
     let dur = Duration::from_secs(args.duration);
     let mut col = Column::new();
+    col.insert(ROW_RSS_IDLE.into(), rss_cell(&c.pid_files()));
     let body = Arc::new(serde_json::to_vec(&configmap_body())?);
     for &n in &args.concurrency {
         let (base, body) = (base.clone(), body.clone());
@@ -354,6 +478,57 @@ async fn bench_rafter(c: &Cluster, args: &Args, kill: bool) -> Result<Column> {
         s.cell()
     );
     col.insert(ROW_GET.into(), s.cell());
+
+    // LISTs of a namespace holding `list_objects` ConfigMaps.
+    let _ = setup
+        .post(format!("https://{lb}/api/v1/namespaces"))
+        .json(&serde_json::json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "bench-list"}}))
+        .send()
+        .await?;
+    let list = format!("https://{lb}/api/v1/namespaces/bench-list/configmaps");
+    let make: MakeRequest = {
+        let list = list.clone();
+        Arc::new(move |cl, i| {
+            cl.post(&list).json(&serde_json::json!({
+                "apiVersion": "v1", "kind": "ConfigMap",
+                "metadata": {"name": format!("l-{i}")},
+                "data": {"v": "x".repeat(CM_VALUE_LEN)},
+            }))
+        })
+    };
+    fill(&new_client, args.list_objects, 32, make).await?;
+    let runs = if args.smoke { 1 } else { 5 };
+    let l = list.clone();
+    let (cell, _) = time_list(&setup, &move |cl| cl.get(&l), runs).await?;
+    eprintln!("  {ROW_LIST}: {cell}");
+    col.insert(ROW_LIST.into(), cell);
+    let l = list.clone();
+    let (cell, _) = time_list(
+        &setup,
+        &move |cl| {
+            cl.get(&l)
+                .header("accept", "application/vnd.kubernetes.protobuf")
+        },
+        runs,
+    )
+    .await?;
+    eprintln!("  {ROW_LIST_PB}: {cell}");
+    col.insert(ROW_LIST_PB.into(), cell);
+    let l = format!("{list}?resourceVersion=0");
+    let (cell, _) = time_list(&setup, &move |cl| cl.get(&l), runs).await?;
+    eprintln!("  {ROW_LIST_ANY}: {cell}");
+    col.insert(ROW_LIST_ANY.into(), cell);
+
+    // Memory against the JSON of everything stored in the benchmark's namespaces.
+    let mut stored = 0u64;
+    for ns in ["bench", "bench-list"] {
+        let u = format!("https://{lb}/api/v1/namespaces/{ns}/configmaps");
+        stored += time_list(&setup, &move |cl| cl.get(&u), 1).await?.1;
+    }
+    let rss = rss_cell(&c.pid_files());
+    let cell = format!("{rss}; stored JSON {:.0} MB", stored as f64 / 1e6);
+    eprintln!("  {ROW_RSS_LOADED}: {cell}");
+    col.insert(ROW_RSS_LOADED.into(), cell);
 
     if kill && c.replicas() >= 3 {
         let leader = c.leader()?;
@@ -445,6 +620,8 @@ async fn bench_etcd(script: &Path, args: &Args) -> Result<Column> {
     };
     let dur = Duration::from_secs(args.duration);
     let mut col = Column::new();
+    let pids: Vec<PathBuf> = (1..=3).map(|i| dir.join(format!("e{i}.pid"))).collect();
+    col.insert(ROW_RSS_IDLE.into(), rss_cell(&pids));
     let eps = Arc::new(eps);
     for &n in &args.concurrency {
         let (eps, value) = (eps.clone(), value.clone());
@@ -479,16 +656,73 @@ async fn bench_etcd(script: &Path, args: &Args) -> Result<Column> {
     let s = run_load(&new_client, args.get_concurrency, dur, make).await?;
     eprintln!("  etcd linearizable ranges: {}", s.cell());
     col.insert(ROW_GET.into(), s.cell());
+
+    // A linearizable range over `list_objects` keys: the storage half of a LIST.
+    let make: MakeRequest = {
+        let (eps, value) = (eps.clone(), value.clone());
+        Arc::new(move |cl, i| {
+            let key = b64(format!("/list/{i:08}").as_bytes());
+            cl.post(format!("{}/v3/kv/put", eps[i as usize % eps.len()]))
+                .body(format!(r#"{{"key":"{key}","value":"{value}"}}"#))
+        })
+    };
+    fill(&new_client, args.list_objects, 32, make).await?;
+    let runs = if args.smoke { 1 } else { 5 };
+    let body = format!(
+        r#"{{"key":"{}","range_end":"{}"}}"#,
+        b64(b"/list/"),
+        b64(b"/list0")
+    );
+    let ep = eps[0].clone();
+    let (cell, _) = time_list(
+        &client,
+        &move |cl| cl.post(format!("{ep}/v3/kv/range")).body(body.clone()),
+        runs,
+    )
+    .await?;
+    eprintln!("  etcd range of {} keys: {cell}", args.list_objects);
+    col.insert(ROW_LIST.into(), format!("{cell} (range)"));
+    col.insert(ROW_RSS_LOADED.into(), rss_cell(&pids));
     col.insert(ROW_FAILOVER.into(), "not measured".into());
     Ok(col)
 }
 
 // ---------------------------------------------------------------------------------------------
 
+/// The leading rate of a cell ("2408/s ...").
+fn rate_of(cell: &str) -> Option<f64> {
+    cell.split("/s").next()?.trim().parse().ok()
+}
+
+/// Rafter ×N against etcd ×3 for the rate rows, as the issue states its targets.
+fn print_ratios(cols: &[(String, Column)]) {
+    let Some((_, etcd)) = cols.iter().find(|(h, _)| h == "etcd x3") else {
+        return;
+    };
+    for (h, c) in cols.iter().filter(|(h, _)| h.starts_with("rafter")) {
+        for (row, v) in c {
+            if let (Some(a), Some(b)) = (rate_of(v), etcd.get(row).and_then(|e| rate_of(e))) {
+                if b > 0.0 {
+                    println!("{h} / etcd x3, {row}: {:.2}x", a / b);
+                }
+            }
+        }
+    }
+}
+
 fn print_table(args: &Args, cols: &[(String, Column)]) {
     let mut rows: Vec<String> = args.concurrency.iter().map(|&c| row_create(c)).collect();
-    rows.push(ROW_GET.into());
-    rows.push(ROW_FAILOVER.into());
+    for r in [
+        ROW_GET,
+        ROW_LIST,
+        ROW_LIST_PB,
+        ROW_LIST_ANY,
+        ROW_RSS_IDLE,
+        ROW_RSS_LOADED,
+        ROW_FAILOVER,
+    ] {
+        rows.push(r.into());
+    }
     let label_w = rows.iter().map(String::len).max().unwrap_or(0);
     let widths: Vec<usize> = cols
         .iter()
@@ -517,14 +751,18 @@ fn print_table(args: &Args, cols: &[(String, Column)]) {
     println!(
         "\n1 KiB ConfigMaps (generateName) through HAProxy; GETs of one object with \
          resourceVersion unset; {}s per measurement; Raft log fsync on. etcd: 1 KiB puts and \
-         linearizable single-key ranges through its JSON gateway.",
-        args.duration
+         linearizable single-key ranges through its JSON gateway. LISTs: {} ConfigMaps of \
+         1 KiB in one namespace, median of sequential requests; etcd's row is a range over as \
+         many keys. RSS: mean (min-max) over the members; \"stored JSON\" is the LIST size of \
+         everything the run created.",
+        args.duration, args.list_objects
     );
+    print_ratios(cols);
 }
 
 #[tokio::main]
 async fn main() -> Result<()> {
-    let args = Args::parse();
+    let args = Args::parse().smoke();
     let mut cols: Vec<(String, Column)> = vec![];
     if let Some(run) = &args.run_dir {
         let c = Cluster::existing(run, args.rafter_bin.as_deref())?;
