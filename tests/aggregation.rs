@@ -244,9 +244,17 @@ spec:
         support::strip_empty(&remote),
         support::strip_empty(&group_of(&agg))
     );
-    assert_eq!(remote["versions"][0]["resources"][0]["resource"], "flunders");
+    assert_eq!(
+        remote["versions"][0]["resources"][0]["resource"],
+        "flunders"
+    );
     let names = |doc: &Value| -> Vec<Value> {
-        doc["items"].as_array().unwrap().iter().map(|g| g["metadata"].clone()).collect()
+        doc["items"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|g| g["metadata"].clone())
+            .collect()
     };
     assert_eq!(names(&from_pb), names(&agg));
 
@@ -448,10 +456,12 @@ spec:
     assert!(1000 - ext.fail_checks.load(Ordering::SeqCst) >= 5);
     let metrics = s.ok(&["get", "--raw", "/metrics"]);
     assert!(
-        metrics.lines().any(|l| l.starts_with("aggregator_unavailable_apiservice_total{")
-            && l.contains(&format!("name=\"{name}\""))
-            && l.contains("reason=\"FailedDiscoveryCheck\"")
-            && l.ends_with(" 1")),
+        metrics.lines().any(
+            |l| l.starts_with("aggregator_unavailable_apiservice_total{")
+                && l.contains(&format!("name=\"{name}\""))
+                && l.contains("reason=\"FailedDiscoveryCheck\"")
+                && l.ends_with(" 1")
+        ),
         "{metrics}"
     );
     ext.fail_checks.store(0, Ordering::SeqCst);
@@ -475,11 +485,18 @@ spec:
             ext.port
         ),
     ]);
-    wait_for(Duration::from_secs(30), "v1.scheduling.k8s.io remote", || {
-        (available(&s, "v1.scheduling.k8s.io").1 == "Passed").then_some(())
-    });
+    wait_for(
+        Duration::from_secs(30),
+        "v1.scheduling.k8s.io remote",
+        || (available(&s, "v1.scheduling.k8s.io").1 == "Passed").then_some(()),
+    );
     let pcs = s
-        .json(&client, Method::GET, "/apis/scheduling.k8s.io/v1/priorityclasses", None)
+        .json(
+            &client,
+            Method::GET,
+            "/apis/scheduling.k8s.io/v1/priorityclasses",
+            None,
+        )
         .await;
     assert_eq!(pcs.code, StatusCode::OK);
     assert_eq!(pcs.body["servedBy"], "extension", "{}", pcs.body);
@@ -497,7 +514,10 @@ spec:
         .find(|g| g["metadata"]["name"] == "scheduling.k8s.io")
         .expect("scheduling.k8s.io");
     assert_eq!(scheduling["versions"].as_array().unwrap().len(), 1);
-    assert_eq!(scheduling["versions"][0]["resources"][0]["resource"], "widgets");
+    assert_eq!(
+        scheduling["versions"][0]["resources"][0]["resource"],
+        "widgets"
+    );
     s.ok_stdin(
         &["apply", "-f", "-"],
         &format!(
@@ -528,18 +548,33 @@ spec:
     assert_eq!(apps["preferredVersion"]["version"], "v1");
     s.ok(&["delete", "apiservice", "v1alpha9.apps"]);
     s.restart();
-    wait_for(Duration::from_secs(30), "v1.scheduling.k8s.io local again", || {
-        (available(&s, "v1.scheduling.k8s.io").1 == "Local").then_some(())
-    });
-    let spec = s.ok(&["get", "apiservice", "v1.scheduling.k8s.io", "-o", "jsonpath={.spec}"]);
+    wait_for(
+        Duration::from_secs(30),
+        "v1.scheduling.k8s.io local again",
+        || (available(&s, "v1.scheduling.k8s.io").1 == "Local").then_some(()),
+    );
+    let spec = s.ok(&[
+        "get",
+        "apiservice",
+        "v1.scheduling.k8s.io",
+        "-o",
+        "jsonpath={.spec}",
+    ]);
     assert!(!spec.contains("service"), "{spec}");
     let pcs = s
-        .json(&client, Method::GET, "/apis/scheduling.k8s.io/v1/priorityclasses", None)
+        .json(
+            &client,
+            Method::GET,
+            "/apis/scheduling.k8s.io/v1/priorityclasses",
+            None,
+        )
         .await;
     assert_eq!(pcs.body["kind"], "PriorityClassList", "{}", pcs.body);
-    wait_for(Duration::from_secs(30), "the APIService Available again", || {
-        (available(&s, &name).0 == "True").then_some(())
-    });
+    wait_for(
+        Duration::from_secs(30),
+        "the APIService Available again",
+        || (available(&s, &name).0 == "True").then_some(()),
+    );
 
     // The server stops: Available turns False (FailedDiscoveryCheck), requests get 503.
     ext.stop.send(true).unwrap();
@@ -648,10 +683,20 @@ spec:
         "-p",
         r#"{"spec":{"service":{"namespace":"wardle","name":"api2","port":443},"insecureSkipTLSVerify":true}}"#,
     ]);
-    wait_for(Duration::from_secs(30), "v1.stable.example.com restored", || {
-        let spec = s.ok(&["get", "apiservice", "v1.stable.example.com", "-o", "jsonpath={.spec}"]);
-        (!spec.contains("service")).then_some(())
-    });
+    wait_for(
+        Duration::from_secs(30),
+        "v1.stable.example.com restored",
+        || {
+            let spec = s.ok(&[
+                "get",
+                "apiservice",
+                "v1.stable.example.com",
+                "-o",
+                "jsonpath={.spec}",
+            ]);
+            (!spec.contains("service")).then_some(())
+        },
+    );
     s.ok(&["delete", "crd", "crontabs.stable.example.com"]);
     wait_for(
         Duration::from_secs(60),

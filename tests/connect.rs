@@ -815,7 +815,10 @@ async fn proxies_and_discovery() {
             let (code, body) =
                 get_status(&env, "/api/v1/namespaces/default/services/web:http/proxy/x").await;
             assert_eq!(code, StatusCode::SERVICE_UNAVAILABLE);
-            assert_eq!(body["message"], "no endpoints available for service \"web\"");
+            assert_eq!(
+                body["message"],
+                "no endpoints available for service \"web\""
+            );
             // An address that names no pod of the namespace is not used.
             put_endpoints(json!([{"addresses": [{"ip": ip.to_string()}],
                                   "ports": [{"name": "http", "port": port}]}]))
@@ -823,7 +826,10 @@ async fn proxies_and_discovery() {
             let (code, body) =
                 get_status(&env, "/api/v1/namespaces/default/services/web:http/proxy/x").await;
             assert_eq!(code, StatusCode::SERVICE_UNAVAILABLE);
-            assert_eq!(body["message"], "no endpoints available for service \"web:http\"");
+            assert_eq!(
+                body["message"],
+                "no endpoints available for service \"web:http\""
+            );
             // The pod's address (with another that is no pod's, never picked).
             let r = s
                 .json(
@@ -855,11 +861,17 @@ async fn proxies_and_discovery() {
             let (code, body) =
                 get_status(&env, "/api/v1/namespaces/default/services/web:81/proxy/x").await;
             assert_eq!(code, StatusCode::SERVICE_UNAVAILABLE);
-            assert_eq!(body["message"], "no service port 81 found for service \"web\"");
+            assert_eq!(
+                body["message"],
+                "no service port 81 found for service \"web\""
+            );
             let (code, body) =
                 get_status(&env, "/api/v1/namespaces/default/services/web/proxy/x").await;
             assert_eq!(code, StatusCode::SERVICE_UNAVAILABLE);
-            assert_eq!(body["message"], "no endpoints available for service \"web\"");
+            assert_eq!(
+                body["message"],
+                "no endpoints available for service \"web\""
+            );
             let (code, body) =
                 get_status(&env, "/api/v1/namespaces/default/services/nope:80/proxy/x").await;
             assert_eq!(code, StatusCode::NOT_FOUND);
@@ -872,7 +884,12 @@ async fn proxies_and_discovery() {
             let ext = json!({"apiVersion": "v1", "kind": "Service", "metadata": {"name": "ext"},
                 "spec": {"type": "ExternalName", "externalName": "example.com"}});
             let r = s
-                .json(&env.client, Method::POST, "/api/v1/namespaces/default/services", Some(ext))
+                .json(
+                    &env.client,
+                    Method::POST,
+                    "/api/v1/namespaces/default/services",
+                    Some(ext),
+                )
                 .await;
             assert_eq!(r.code, StatusCode::CREATED, "{}", r.body);
             let (code, body) =
@@ -990,7 +1007,9 @@ async fn proxies_and_discovery() {
     // does (operation ids per method; the whole operations are compared with the oracle by
     // tests/openapi_docs.rs).
     let v2 = s.json(&env.client, Method::GET, "/openapi/v2", None).await;
-    let v3 = s.json(&env.client, Method::GET, "/openapi/v3/api/v1", None).await;
+    let v3 = s
+        .json(&env.client, Method::GET, "/openapi/v3/api/v1", None)
+        .await;
     assert_eq!(v3.code, StatusCode::OK);
     let oracle = std::fs::read(concat!(
         env!("CARGO_MANIFEST_DIR"),
@@ -1004,7 +1023,12 @@ async fn proxies_and_discovery() {
             .into_iter()
             .flatten()
             .filter(|(m, _)| *m != "parameters")
-            .map(|(m, op)| (m.clone(), op["operationId"].as_str().unwrap_or("").to_string()))
+            .map(|(m, op)| {
+                (
+                    m.clone(),
+                    op["operationId"].as_str().unwrap_or("").to_string(),
+                )
+            })
             .collect();
         out.sort();
         out
@@ -1025,13 +1049,20 @@ async fn proxies_and_discovery() {
     for path in &connect_paths {
         let ours = ids(&v2.body["paths"][path]);
         assert!(!ours.is_empty(), "{path} missing from /openapi/v2");
-        assert_eq!(ids(&v3.body["paths"][path]), ours, "{path} in /openapi/v3/api/v1");
+        assert_eq!(
+            ids(&v3.body["paths"][path]),
+            ours,
+            "{path} in /openapi/v3/api/v1"
+        );
         if let Some(up) = &oracle {
             assert_eq!(ours, ids(&up["paths"][path]), "{path}");
         }
     }
     let exec = &v2.body["paths"][format!("{ns}/pods/{{name}}/exec")];
-    assert_eq!(exec["get"]["operationId"], "connectCoreV1GetNamespacedPodExec");
+    assert_eq!(
+        exec["get"]["operationId"],
+        "connectCoreV1GetNamespacedPodExec"
+    );
     let names: Vec<&str> = exec["parameters"]
         .as_array()
         .unwrap()
@@ -1040,7 +1071,16 @@ async fn proxies_and_discovery() {
         .collect();
     assert_eq!(
         names,
-        ["command", "container", "name", "namespace", "stderr", "stdin", "stdout", "tty"]
+        [
+            "command",
+            "container",
+            "name",
+            "namespace",
+            "stderr",
+            "stdin",
+            "stdout",
+            "tty"
+        ]
     );
     assert_eq!(
         v2.body["paths"][format!("{ns}/pods/{{name}}/log")]["get"]["operationId"],

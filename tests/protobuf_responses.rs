@@ -885,7 +885,12 @@ async fn aggregated_discovery_in_protobuf() {
         }
     }
     // The deployments entry, typed.
-    let (_, _, pb) = get(&c, &format!("{}/apis", s.url), support::AGGREGATED_PB_ACCEPT).await;
+    let (_, _, pb) = get(
+        &c,
+        &format!("{}/apis", s.url),
+        support::AGGREGATED_PB_ACCEPT,
+    )
+    .await;
     let (_, _, raw) = envelope(&pb);
     let list = api::apidiscovery::v2::APIGroupDiscoveryList::decode(raw.as_slice()).unwrap();
     let apps = list

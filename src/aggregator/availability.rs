@@ -388,7 +388,8 @@ async fn check_inner(agg: &Arc<Aggregator>, r: &Arc<Remote>) -> Condition {
 /// the address that answered 2xx, or kube's message.
 async fn discovery_attempt(agg: &Arc<Aggregator>, r: &Arc<Remote>) -> Result<SocketAddr, String> {
     let store = &agg.store;
-    let (host, addrs) = resolve::resolve_service_host(store, &r.namespace, &r.service, r.port).await?;
+    let (host, addrs) =
+        resolve::resolve_service_host(store, &r.namespace, &r.service, r.port).await?;
     let Some(&addr) = addrs.first() else {
         return Err("no addresses".into());
     };

@@ -135,7 +135,12 @@ pub fn merge_group_list(list: &mut Value, remotes: &[Arc<Remote>]) {
 
 /// The version order kube's aggregator gives a group: `versionPriority` (the local
 /// APIServices' own for served versions), then kube's version order.
-fn sort_versions<T>(items: &mut [T], group: &str, remotes: &[Arc<Remote>], version_of: impl Fn(&T) -> String) {
+fn sort_versions<T>(
+    items: &mut [T],
+    group: &str,
+    remotes: &[Arc<Remote>],
+    version_of: impl Fn(&T) -> String,
+) {
     let prio = |v: &str| {
         remotes
             .iter()
@@ -145,7 +150,9 @@ fn sort_versions<T>(items: &mut [T], group: &str, remotes: &[Arc<Remote>], versi
     };
     items.sort_by(|a, b| {
         let (a, b) = (version_of(a), version_of(b));
-        prio(&b).cmp(&prio(&a)).then_with(|| compare_versions(&a, &b))
+        prio(&b)
+            .cmp(&prio(&a))
+            .then_with(|| compare_versions(&a, &b))
     });
 }
 
@@ -153,7 +160,11 @@ fn sort_versions<T>(items: &mut [T], group: &str, remotes: &[Arc<Remote>], versi
 /// (a remote APIService of a version also served here keeps one entry: requests for it are
 /// proxied).
 pub fn merge_versions(group_body: &mut Value, group: &str, remotes: &[Arc<Remote>]) {
-    let remotes: Vec<Arc<Remote>> = remotes.iter().filter(|r| r.group == group).cloned().collect();
+    let remotes: Vec<Arc<Remote>> = remotes
+        .iter()
+        .filter(|r| r.group == group)
+        .cloned()
+        .collect();
     if remotes.is_empty() {
         return;
     }
@@ -162,7 +173,9 @@ pub fn merge_versions(group_body: &mut Value, group: &str, remotes: &[Arc<Remote
     };
     for r in &remotes {
         if !versions.iter().any(|v| v["version"] == r.version.as_str()) {
-            versions.push(json!({"groupVersion": group_version(group, &r.version), "version": r.version}));
+            versions.push(
+                json!({"groupVersion": group_version(group, &r.version), "version": r.version}),
+            );
         }
     }
     let version_of = |v: &Value| v["version"].as_str().unwrap_or("").to_string();

@@ -590,7 +590,11 @@ fn connect_paths(
         let mut out = Vec::new();
         let mut named = false;
         for key in keys {
-            let pname = PARAMS.iter().find(|p| p.0 == key).map(|p| p.1).unwrap_or(key);
+            let pname = PARAMS
+                .iter()
+                .find(|p| p.0 == key)
+                .map(|p| p.1)
+                .unwrap_or(key);
             if !named && pname > "name" {
                 out.push(name_param(options));
                 named = true;
@@ -664,7 +668,12 @@ fn connect_paths(
                 CONNECT_METHODS,
             ),
             Extra::PodProxy => ("proxy", "PodProxyOptions", &["podProxyPath"], PROXY_METHODS),
-            Extra::NodeProxy => ("proxy", "NodeProxyOptions", &["nodeProxyPath"], PROXY_METHODS),
+            Extra::NodeProxy => (
+                "proxy",
+                "NodeProxyOptions",
+                &["nodeProxyPath"],
+                PROXY_METHODS,
+            ),
             Extra::ServiceProxy => (
                 "proxy",
                 "ServiceProxyOptions",

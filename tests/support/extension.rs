@@ -139,9 +139,7 @@ pub async fn start_extension(front_proxy_ca: &[u8]) -> Extension {
                     move |req: hyper::Request<hyper::body::Incoming>| {
                         let (seen, second, cn) = (seen.clone(), second.clone(), cn.clone());
                         let fail = fail.clone();
-                        async move {
-                            Ok::<_, Infallible>(handle(req, &seen, second, &cn, &fail).await)
-                        }
+                        async move { Ok::<_, Infallible>(handle(req, &seen, second, &cn, &fail).await) }
                     },
                 );
                 let conn = hyper_util::server::conn::auto::Builder::new(
@@ -212,7 +210,10 @@ async fn handle(
                 .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| n.checked_sub(1))
                 .is_ok()
         {
-            return json_resp(503, json!({"kind": "Status", "status": "Failure", "code": 503}));
+            return json_resp(
+                503,
+                json!({"kind": "Status", "status": "Failure", "code": 503}),
+            );
         }
         return json_resp(200, discovery());
     }

@@ -541,7 +541,10 @@ pub fn aggregated_discovery_from_pb(body: &[u8], version: &str) -> serde_json::V
                         .iter()
                         .map(|r| {
                             let mut m = Map::new();
-                            m.insert("resource".into(), json!(r.resource.clone().unwrap_or_default()));
+                            m.insert(
+                                "resource".into(),
+                                json!(r.resource.clone().unwrap_or_default()),
+                            );
                             if let Some(k) = &r.response_kind {
                                 m.insert("responseKind".into(), gvk(k));
                             }
@@ -582,7 +585,10 @@ pub fn aggregated_discovery_from_pb(body: &[u8], version: &str) -> serde_json::V
                         })
                         .collect();
                     let mut m = Map::new();
-                    m.insert("version".into(), json!(v.version.clone().unwrap_or_default()));
+                    m.insert(
+                        "version".into(),
+                        json!(v.version.clone().unwrap_or_default()),
+                    );
                     if !resources.is_empty() {
                         m.insert("resources".into(), Value::Array(resources));
                     }
@@ -600,7 +606,11 @@ pub fn aggregated_discovery_from_pb(body: &[u8], version: &str) -> serde_json::V
             let mut m = Map::new();
             m.insert(
                 "metadata".into(),
-                if name.is_empty() { json!({}) } else { json!({"name": name}) },
+                if name.is_empty() {
+                    json!({})
+                } else {
+                    json!({"name": name})
+                },
             );
             if !versions.is_empty() {
                 m.insert("versions".into(), Value::Array(versions));

@@ -1063,7 +1063,11 @@ async fn service_location(
                     namespace: ns,
                 };
                 if !valid_address(app, pod_scope, addr, ip).await {
-                    tracing::debug!(service = name, ip, "endpoint address is not a pod's, skipped");
+                    tracing::debug!(
+                        service = name,
+                        ip,
+                        "endpoint address is not a pod's, skipped"
+                    );
                     continue;
                 }
                 let scheme = if scheme.is_empty() { "http" } else { scheme };
@@ -1086,7 +1090,10 @@ async fn valid_address(app: &App, pods: Scope<'_>, addr: &Value, ip: &str) -> bo
     let Some(target) = addr.get("targetRef") else {
         return false;
     };
-    let target_ns = target.get("namespace").and_then(Value::as_str).unwrap_or("");
+    let target_ns = target
+        .get("namespace")
+        .and_then(Value::as_str)
+        .unwrap_or("");
     if Some(target_ns) != pods.namespace {
         return false;
     }

@@ -954,7 +954,10 @@ fn discovery_response(
                 crate::server::protobuf::MEDIA_TYPE,
             )
         } else {
-            (respond(Output::Json, StatusCode::OK, &doc), "application/json")
+            (
+                respond(Output::Json, StatusCode::OK, &doc),
+                "application/json",
+            )
         };
         if r.status() == StatusCode::OK {
             r.headers_mut().insert(

@@ -35,70 +35,104 @@ const fn o(name: &'static str, fields: &'static [Field]) -> Message {
 macro_rules! version {
     ($v:literal) => {
         [
-            o(concat!("io.k8s.api.apidiscovery.", $v, ".APIGroupDiscovery"), &[
-                f(1, "metadata", Ty::Msg(OBJECT_META), Card::One, Emit::Fill),
-                f(
-                    2,
-                    "versions",
-                    Ty::Msg(concat!("io.k8s.api.apidiscovery.", $v, ".APIVersionDiscovery")),
-                    Card::Rep,
-                    Emit::Omit,
-                ),
-            ]),
-            o(concat!("io.k8s.api.apidiscovery.", $v, ".APIGroupDiscoveryList"), &[
-                f(1, "metadata", Ty::Msg(LIST_META), Card::One, Emit::Fill),
-                f(
-                    2,
-                    "items",
-                    Ty::Msg(concat!("io.k8s.api.apidiscovery.", $v, ".APIGroupDiscovery")),
-                    Card::Rep,
-                    Emit::Null,
-                ),
-            ]),
-            o(concat!("io.k8s.api.apidiscovery.", $v, ".APIResourceDiscovery"), &[
-                f(1, "resource", Ty::Str, Card::One, Emit::Fill),
-                f(2, "responseKind", Ty::Msg(GVK), Card::One, Emit::Null),
-                f(3, "scope", Ty::Str, Card::One, Emit::Fill),
-                f(4, "singularResource", Ty::Str, Card::One, Emit::Fill),
-                f(5, "verbs", Ty::Str, Card::Rep, Emit::Null),
-                f(6, "shortNames", Ty::Str, Card::Rep, Emit::Omit),
-                f(7, "categories", Ty::Str, Card::Rep, Emit::Omit),
-                f(
-                    8,
-                    "subresources",
-                    Ty::Msg(concat!("io.k8s.api.apidiscovery.", $v, ".APISubresourceDiscovery")),
-                    Card::Rep,
-                    Emit::Omit,
-                ),
-            ]),
-            o(concat!("io.k8s.api.apidiscovery.", $v, ".APISubresourceDiscovery"), &[
-                f(1, "subresource", Ty::Str, Card::One, Emit::Fill),
-                f(2, "responseKind", Ty::Msg(GVK), Card::One, Emit::Omit),
-                f(3, "acceptedTypes", Ty::Msg(GVK), Card::Rep, Emit::Omit),
-                f(4, "verbs", Ty::Str, Card::Rep, Emit::Null),
-            ]),
-            o(concat!("io.k8s.api.apidiscovery.", $v, ".APIVersionDiscovery"), &[
-                f(1, "version", Ty::Str, Card::One, Emit::Fill),
-                f(
-                    2,
-                    "resources",
-                    Ty::Msg(concat!("io.k8s.api.apidiscovery.", $v, ".APIResourceDiscovery")),
-                    Card::Rep,
-                    Emit::Omit,
-                ),
-                f(3, "freshness", Ty::Str, Card::Zero, Emit::Omit),
-            ]),
+            o(
+                concat!("io.k8s.api.apidiscovery.", $v, ".APIGroupDiscovery"),
+                &[
+                    f(1, "metadata", Ty::Msg(OBJECT_META), Card::One, Emit::Fill),
+                    f(
+                        2,
+                        "versions",
+                        Ty::Msg(concat!(
+                            "io.k8s.api.apidiscovery.",
+                            $v,
+                            ".APIVersionDiscovery"
+                        )),
+                        Card::Rep,
+                        Emit::Omit,
+                    ),
+                ],
+            ),
+            o(
+                concat!("io.k8s.api.apidiscovery.", $v, ".APIGroupDiscoveryList"),
+                &[
+                    f(1, "metadata", Ty::Msg(LIST_META), Card::One, Emit::Fill),
+                    f(
+                        2,
+                        "items",
+                        Ty::Msg(concat!(
+                            "io.k8s.api.apidiscovery.",
+                            $v,
+                            ".APIGroupDiscovery"
+                        )),
+                        Card::Rep,
+                        Emit::Null,
+                    ),
+                ],
+            ),
+            o(
+                concat!("io.k8s.api.apidiscovery.", $v, ".APIResourceDiscovery"),
+                &[
+                    f(1, "resource", Ty::Str, Card::One, Emit::Fill),
+                    f(2, "responseKind", Ty::Msg(GVK), Card::One, Emit::Null),
+                    f(3, "scope", Ty::Str, Card::One, Emit::Fill),
+                    f(4, "singularResource", Ty::Str, Card::One, Emit::Fill),
+                    f(5, "verbs", Ty::Str, Card::Rep, Emit::Null),
+                    f(6, "shortNames", Ty::Str, Card::Rep, Emit::Omit),
+                    f(7, "categories", Ty::Str, Card::Rep, Emit::Omit),
+                    f(
+                        8,
+                        "subresources",
+                        Ty::Msg(concat!(
+                            "io.k8s.api.apidiscovery.",
+                            $v,
+                            ".APISubresourceDiscovery"
+                        )),
+                        Card::Rep,
+                        Emit::Omit,
+                    ),
+                ],
+            ),
+            o(
+                concat!("io.k8s.api.apidiscovery.", $v, ".APISubresourceDiscovery"),
+                &[
+                    f(1, "subresource", Ty::Str, Card::One, Emit::Fill),
+                    f(2, "responseKind", Ty::Msg(GVK), Card::One, Emit::Omit),
+                    f(3, "acceptedTypes", Ty::Msg(GVK), Card::Rep, Emit::Omit),
+                    f(4, "verbs", Ty::Str, Card::Rep, Emit::Null),
+                ],
+            ),
+            o(
+                concat!("io.k8s.api.apidiscovery.", $v, ".APIVersionDiscovery"),
+                &[
+                    f(1, "version", Ty::Str, Card::One, Emit::Fill),
+                    f(
+                        2,
+                        "resources",
+                        Ty::Msg(concat!(
+                            "io.k8s.api.apidiscovery.",
+                            $v,
+                            ".APIResourceDiscovery"
+                        )),
+                        Card::Rep,
+                        Emit::Omit,
+                    ),
+                    f(3, "freshness", Ty::Str, Card::Zero, Emit::Omit),
+                ],
+            ),
         ]
     };
 }
 
 static V2: [Message; 5] = version!("v2");
 static V2BETA1: [Message; 5] = version!("v2beta1");
-static META: [Message; 1] = [o(GVK, &[
-    f(1, "group", Ty::Str, Card::One, Emit::Fill),
-    f(2, "version", Ty::Str, Card::One, Emit::Fill),
-    f(3, "kind", Ty::Str, Card::One, Emit::Fill),
-])];
+static META: [Message; 1] = [o(
+    GVK,
+    &[
+        f(1, "group", Ty::Str, Card::One, Emit::Fill),
+        f(2, "version", Ty::Str, Card::One, Emit::Fill),
+        f(3, "kind", Ty::Str, Card::One, Emit::Fill),
+    ],
+)];
 
 /// A message of aggregated discovery by its definition name.
 pub(super) fn message(name: &str) -> Option<&'static Message> {
