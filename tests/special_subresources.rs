@@ -212,7 +212,13 @@ async fn ephemeral_containers_are_added_through_their_subresource() {
         .await;
     assert_eq!(r.code, StatusCode::UNPROCESSABLE_ENTITY, "{}", r.body);
     assert!(
-        message(&r).contains("existing ephemeral containers \"debugger\" may not be changed"),
+        message(&r).contains("existing ephemeral containers \"debugger\" may not be changed\n  core.EphemeralContainer{\n"),
+        "{}",
+        message(&r)
+    );
+    // kube appends go-cmp's diff of the container: the changed field as -/+ lines.
+    assert!(
+        message(&r).contains("\t\tImage:   \"alpine:3\",\n"),
         "{}",
         message(&r)
     );
