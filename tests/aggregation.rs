@@ -15,6 +15,7 @@
 mod extension;
 mod support;
 
+use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
 use base64::Engine;
@@ -59,7 +60,7 @@ async fn extension_server_behind_an_apiservice() {
     let dir = tempfile::tempdir().unwrap();
     let tokens = dir.path().join("tokens.csv");
     std::fs::write(&tokens, TOKENS).unwrap();
-    let s = Server::start_with(&["--token-auth-file", tokens.to_str().unwrap()]);
+    let mut s = Server::start_with(&["--token-auth-file", tokens.to_str().unwrap()]);
     let front_proxy_ca = std::fs::read(s.dir.path().join("front-proxy-ca.crt")).unwrap();
     let ext = start_extension(&front_proxy_ca).await;
 
@@ -203,6 +204,59 @@ spec:
         resources.contains("fl ") && resources.contains("Flunder"),
         "{resources}"
     );
+
+    // Aggregated discovery in protobuf (client-go's Accept) carries the remote group as the
+    // JSON answer does.
+    let pb = client
+        .get(format!("{}/apis", s.url))
+        .header("accept", support::AGGREGATED_PB_ACCEPT)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(
+        pb.headers()["content-type"],
+        "application/vnd.kubernetes.protobuf;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList"
+    );
+    let from_pb = support::aggregated_discovery_from_pb(&pb.bytes().await.unwrap(), "v2");
+    let agg = client
+        .get(format!("{}/apis", s.url))
+        .header(
+            "accept",
+            "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList",
+        )
+        .send()
+        .await
+        .unwrap()
+        .json::<Value>()
+        .await
+        .unwrap();
+    let group_of = |doc: &Value| {
+        doc["items"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|g| g["metadata"]["name"] == GROUP)
+            .cloned()
+            .unwrap_or_else(|| panic!("no {GROUP} in {doc}"))
+    };
+    let remote = group_of(&from_pb);
+    assert_eq!(
+        support::strip_empty(&remote),
+        support::strip_empty(&group_of(&agg))
+    );
+    assert_eq!(
+        remote["versions"][0]["resources"][0]["resource"],
+        "flunders"
+    );
+    let names = |doc: &Value| -> Vec<Value> {
+        doc["items"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|g| g["metadata"].clone())
+            .collect()
+    };
+    assert_eq!(names(&from_pb), names(&agg));
 
     // The extension server's OpenAPI merged: its own paths and definitions in /openapi/v2,
     // its v3 document listed in the index and served.
@@ -369,6 +423,159 @@ spec:
         "{after:?}"
     );
 
+    // kube's check makes five attempts a round, one success is enough: four failing
+    // discovery GETs leave the APIService Available, its condition untouched.
+    let transition = || {
+        support::stdout(&s.kubectl(&[
+            "get",
+            "apiservice",
+            &name,
+            "-o",
+            "jsonpath={.status.conditions[0].lastTransitionTime}",
+        ]))
+    };
+    let since = transition();
+    ext.fail_checks.store(4, Ordering::SeqCst);
+    wait_for(Duration::from_secs(30), "four failed attempts", || {
+        (ext.fail_checks.load(Ordering::SeqCst) == 0).then_some(())
+    });
+    assert_eq!(available(&s, &name).0, "True");
+    assert_eq!(transition(), since);
+    // Every attempt failing: FailedDiscoveryCheck with the last failure, after five attempts.
+    ext.fail_checks.store(1000, Ordering::SeqCst);
+    let (_, reason, message) = wait_for(Duration::from_secs(30), "checks failing", || {
+        let a = available(&s, &name);
+        (a.0 == "False").then_some(a)
+    });
+    assert_eq!(reason, "FailedDiscoveryCheck");
+    let url = format!("https://localhost:{}/apis/{GROUP}/{VERSION}", ext.port);
+    assert_eq!(
+        message,
+        format!("failing or missing response from {url}: bad status from {url}: 503")
+    );
+    assert!(1000 - ext.fail_checks.load(Ordering::SeqCst) >= 5);
+    let metrics = s.ok(&["get", "--raw", "/metrics"]);
+    assert!(
+        metrics.lines().any(
+            |l| l.starts_with("aggregator_unavailable_apiservice_total{")
+                && l.contains(&format!("name=\"{name}\""))
+                && l.contains("reason=\"FailedDiscoveryCheck\"")
+                && l.ends_with(" 1")
+        ),
+        "{metrics}"
+    );
+    ext.fail_checks.store(0, Ordering::SeqCst);
+    wait_for(Duration::from_secs(30), "Available again", || {
+        (available(&s, &name).0 == "True").then_some(())
+    });
+
+    // A remote APIService for a group-version served here: kube's handler goes by the
+    // APIService (one per group-version, by name), so with a `service` the group-version is
+    // proxied and discovered from the extension server; a remote version of a local group
+    // joins that group. kube's autoregister restores its `onstart` APIServices when the
+    // server starts.
+    s.ok(&[
+        "patch",
+        "apiservice",
+        "v1.scheduling.k8s.io",
+        "--type=merge",
+        "-p",
+        &format!(
+            r#"{{"spec":{{"service":{{"namespace":"wardle","name":"api","port":{}}},"insecureSkipTLSVerify":true}}}}"#,
+            ext.port
+        ),
+    ]);
+    wait_for(
+        Duration::from_secs(30),
+        "v1.scheduling.k8s.io remote",
+        || (available(&s, "v1.scheduling.k8s.io").1 == "Passed").then_some(()),
+    );
+    let pcs = s
+        .json(
+            &client,
+            Method::GET,
+            "/apis/scheduling.k8s.io/v1/priorityclasses",
+            None,
+        )
+        .await;
+    assert_eq!(pcs.code, StatusCode::OK);
+    assert_eq!(pcs.body["servedBy"], "extension", "{}", pcs.body);
+    let agg = client
+        .get(format!("{}/apis", s.url))
+        .header("accept", support::AGGREGATED_PB_ACCEPT)
+        .send()
+        .await
+        .unwrap();
+    let agg = support::aggregated_discovery_from_pb(&agg.bytes().await.unwrap(), "v2");
+    let scheduling = agg["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|g| g["metadata"]["name"] == "scheduling.k8s.io")
+        .expect("scheduling.k8s.io");
+    assert_eq!(scheduling["versions"].as_array().unwrap().len(), 1);
+    assert_eq!(
+        scheduling["versions"][0]["resources"][0]["resource"],
+        "widgets"
+    );
+    s.ok_stdin(
+        &["apply", "-f", "-"],
+        &format!(
+            r#"apiVersion: apiregistration.k8s.io/v1
+kind: APIService
+metadata: {{name: v1alpha9.apps}}
+spec:
+  group: apps
+  version: v1alpha9
+  groupPriorityMinimum: 1000
+  versionPriority: 1
+  insecureSkipTLSVerify: true
+  service: {{namespace: wardle, name: api, port: {port}}}
+"#,
+            port = ext.port
+        ),
+    );
+    let apps = wait_for(Duration::from_secs(30), "apps/v1alpha9 listed", || {
+        let g = support::stdout(&s.kubectl(&["get", "--raw", "/apis/apps"]));
+        g.contains("v1alpha9").then_some(g)
+    });
+    let apps: Value = serde_json::from_str(&apps).unwrap();
+    assert_eq!(
+        apps["versions"],
+        json!([{"groupVersion": "apps/v1", "version": "v1"},
+               {"groupVersion": "apps/v1alpha9", "version": "v1alpha9"}])
+    );
+    assert_eq!(apps["preferredVersion"]["version"], "v1");
+    s.ok(&["delete", "apiservice", "v1alpha9.apps"]);
+    s.restart();
+    wait_for(
+        Duration::from_secs(30),
+        "v1.scheduling.k8s.io local again",
+        || (available(&s, "v1.scheduling.k8s.io").1 == "Local").then_some(()),
+    );
+    let spec = s.ok(&[
+        "get",
+        "apiservice",
+        "v1.scheduling.k8s.io",
+        "-o",
+        "jsonpath={.spec}",
+    ]);
+    assert!(!spec.contains("service"), "{spec}");
+    let pcs = s
+        .json(
+            &client,
+            Method::GET,
+            "/apis/scheduling.k8s.io/v1/priorityclasses",
+            None,
+        )
+        .await;
+    assert_eq!(pcs.body["kind"], "PriorityClassList", "{}", pcs.body);
+    wait_for(
+        Duration::from_secs(30),
+        "the APIService Available again",
+        || (available(&s, &name).0 == "True").then_some(()),
+    );
+
     // The server stops: Available turns False (FailedDiscoveryCheck), requests get 503.
     ext.stop.send(true).unwrap();
     let (st, reason, message) = wait_for(Duration::from_secs(40), "Available=False", || {
@@ -401,6 +608,17 @@ spec:
     assert_eq!(down.text().await.unwrap(), "service unavailable\n");
 
     let metrics = s.ok(&["get", "--raw", "/metrics"]);
+    // kube's counter (this process's: the server restarted above): one transition from
+    // Available.
+    let total = metrics
+        .lines()
+        .find(|l| {
+            l.starts_with("aggregator_unavailable_apiservice_total{")
+                && l.contains(&format!("name=\"{name}\""))
+                && l.contains("reason=\"FailedDiscoveryCheck\"")
+        })
+        .unwrap_or_else(|| panic!("no aggregator_unavailable_apiservice_total in\n{metrics}"));
+    assert!(total.ends_with(" 1"), "{total}");
     assert!(
         metrics.contains(&format!(
             "aggregator_unavailable_apiservice{{name=\"{name}\"}} 1"
@@ -456,6 +674,29 @@ spec:
         ]);
         (support::stdout(&out) == "true 1000 100").then_some(())
     });
+    // A `true` (continuously managed) APIService given a `service` is restored at once.
+    s.ok(&[
+        "patch",
+        "apiservice",
+        "v1.stable.example.com",
+        "--type=merge",
+        "-p",
+        r#"{"spec":{"service":{"namespace":"wardle","name":"api2","port":443},"insecureSkipTLSVerify":true}}"#,
+    ]);
+    wait_for(
+        Duration::from_secs(30),
+        "v1.stable.example.com restored",
+        || {
+            let spec = s.ok(&[
+                "get",
+                "apiservice",
+                "v1.stable.example.com",
+                "-o",
+                "jsonpath={.spec}",
+            ]);
+            (!spec.contains("service")).then_some(())
+        },
+    );
     s.ok(&["delete", "crd", "crontabs.stable.example.com"]);
     wait_for(
         Duration::from_secs(60),

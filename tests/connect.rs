@@ -793,6 +793,25 @@ async fn proxies_and_discovery() {
                 )
                 .await;
             assert_eq!(r.code, StatusCode::CREATED, "{}", r.body);
+            // kube's service ResourceLocation: the Service's Endpoints (none yet: their 404).
+            let (code, body) =
+                get_status(&env, "/api/v1/namespaces/default/services/web:http/proxy/x").await;
+            assert_eq!(code, StatusCode::NOT_FOUND, "{body}");
+            assert_eq!(body["message"], "endpoints \"web\" not found");
+            let endpoints = "/api/v1/namespaces/default/endpoints";
+            let client = &env.client;
+            let put_endpoints = |subsets: Value| {
+                let ep = json!({"apiVersion": "v1", "kind": "Endpoints", "metadata": {"name": "web"},
+                    "subsets": subsets});
+                async move {
+                    let _ = s
+                        .json(client, Method::DELETE, &format!("{endpoints}/web"), None)
+                        .await;
+                    let r = s.json(client, Method::POST, endpoints, Some(ep)).await;
+                    assert_eq!(r.code, StatusCode::CREATED, "{}", r.body);
+                }
+            };
+            put_endpoints(json!([])).await;
             let (code, body) =
                 get_status(&env, "/api/v1/namespaces/default/services/web:http/proxy/x").await;
             assert_eq!(code, StatusCode::SERVICE_UNAVAILABLE);
@@ -800,29 +819,87 @@ async fn proxies_and_discovery() {
                 body["message"],
                 "no endpoints available for service \"web\""
             );
-            let ep = json!({"apiVersion": "v1", "kind": "Endpoints", "metadata": {"name": "web"},
-                "subsets": [{"addresses": [{"ip": ip.to_string()}], "ports": [{"name": "http", "port": port}]}]});
+            // An address that names no pod of the namespace is not used.
+            put_endpoints(json!([{"addresses": [{"ip": ip.to_string()}],
+                                  "ports": [{"name": "http", "port": port}]}]))
+            .await;
+            let (code, body) =
+                get_status(&env, "/api/v1/namespaces/default/services/web:http/proxy/x").await;
+            assert_eq!(code, StatusCode::SERVICE_UNAVAILABLE);
+            assert_eq!(
+                body["message"],
+                "no endpoints available for service \"web:http\""
+            );
+            // The pod's address (with another that is no pod's, never picked).
+            let r = s
+                .json(
+                    &env.client,
+                    Method::PATCH,
+                    &format!("{PODS}/p/status"),
+                    Some(json!({"status": {"podIPs": [{"ip": ip.to_string()}]}})),
+                )
+                .await;
+            assert_eq!(r.code, StatusCode::OK, "{}", r.body);
+            put_endpoints(json!([
+                {"addresses": [{"ip": "10.255.0.9"}], "ports": [{"name": "http", "port": port}]},
+                {"addresses": [
+                    {"ip": ip.to_string(), "targetRef": {"kind": "Pod", "namespace": "default", "name": "p"}},
+                    {"ip": "10.255.0.8", "targetRef": {"kind": "Pod", "namespace": "default", "name": "p"}}],
+                 "ports": [{"name": "http", "port": port}]}]))
+            .await;
+            for _ in 0..8 {
+                assert_eq!(
+                    s.ok(&[
+                        "get",
+                        "--raw",
+                        "/api/v1/namespaces/default/services/web:http/proxy/svc"
+                    ]),
+                    "backend: GET /svc HTTP/1.1"
+                );
+            }
+            // A port number is the Service port's name; no port is the unnamed one.
+            let (code, body) =
+                get_status(&env, "/api/v1/namespaces/default/services/web:81/proxy/x").await;
+            assert_eq!(code, StatusCode::SERVICE_UNAVAILABLE);
+            assert_eq!(
+                body["message"],
+                "no service port 81 found for service \"web\""
+            );
+            let (code, body) =
+                get_status(&env, "/api/v1/namespaces/default/services/web/proxy/x").await;
+            assert_eq!(code, StatusCode::SERVICE_UNAVAILABLE);
+            assert_eq!(
+                body["message"],
+                "no endpoints available for service \"web\""
+            );
+            let (code, body) =
+                get_status(&env, "/api/v1/namespaces/default/services/nope:80/proxy/x").await;
+            assert_eq!(code, StatusCode::NOT_FOUND);
+            assert_eq!(body["message"], "services \"nope\" not found");
+            let (code, body) =
+                get_status(&env, "/api/v1/namespaces/default/services/a:b:c:d/proxy/x").await;
+            assert_eq!(code, StatusCode::BAD_REQUEST);
+            assert_eq!(body["message"], "invalid service request \"a:b:c:d\"");
+            // An ExternalName Service has no Endpoints.
+            let ext = json!({"apiVersion": "v1", "kind": "Service", "metadata": {"name": "ext"},
+                "spec": {"type": "ExternalName", "externalName": "example.com"}});
             let r = s
                 .json(
                     &env.client,
                     Method::POST,
-                    "/api/v1/namespaces/default/endpoints",
-                    Some(ep),
+                    "/api/v1/namespaces/default/services",
+                    Some(ext),
                 )
                 .await;
             assert_eq!(r.code, StatusCode::CREATED, "{}", r.body);
-            assert_eq!(
-                s.ok(&[
-                    "get",
-                    "--raw",
-                    "/api/v1/namespaces/default/services/web:http/proxy/svc"
-                ]),
-                "backend: GET /svc HTTP/1.1"
-            );
+            let (code, body) =
+                get_status(&env, "/api/v1/namespaces/default/services/ext/proxy/x").await;
+            assert_eq!(code, StatusCode::NOT_FOUND);
+            assert_eq!(body["message"], "endpoints \"ext\" not found");
             let r = env
                 .client
                 .post(format!(
-                    "{}/api/v1/namespaces/default/services/web/proxy/post",
+                    "{}/api/v1/namespaces/default/services/web:80/proxy/post",
                     s.url
                 ))
                 .body("payload")
@@ -924,6 +1001,90 @@ async fn proxies_and_discovery() {
     assert_eq!(
         find("services/proxy")["verbs"],
         json!(["create", "delete", "get", "patch", "update"])
+    );
+
+    // The OpenAPI documents carry the connect operations and pods/log as upstream's v1.33.1
+    // does (operation ids per method; the whole operations are compared with the oracle by
+    // tests/openapi_docs.rs).
+    let v2 = s.json(&env.client, Method::GET, "/openapi/v2", None).await;
+    let v3 = s
+        .json(&env.client, Method::GET, "/openapi/v3/api/v1", None)
+        .await;
+    assert_eq!(v3.code, StatusCode::OK);
+    let oracle = std::fs::read(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../shared/data/kubernetes-openapi/swagger-v1.33.1.json"
+    ))
+    .ok()
+    .and_then(|b| serde_json::from_slice::<Value>(&b).ok());
+    let ids = |item: &Value| -> Vec<(String, String)> {
+        let mut out: Vec<(String, String)> = item
+            .as_object()
+            .into_iter()
+            .flatten()
+            .filter(|(m, _)| *m != "parameters")
+            .map(|(m, op)| {
+                (
+                    m.clone(),
+                    op["operationId"].as_str().unwrap_or("").to_string(),
+                )
+            })
+            .collect();
+        out.sort();
+        out
+    };
+    let ns = "/api/v1/namespaces/{namespace}";
+    let connect_paths = [
+        format!("{ns}/pods/{{name}}/exec"),
+        format!("{ns}/pods/{{name}}/attach"),
+        format!("{ns}/pods/{{name}}/portforward"),
+        format!("{ns}/pods/{{name}}/log"),
+        format!("{ns}/pods/{{name}}/proxy"),
+        format!("{ns}/pods/{{name}}/proxy/{{path}}"),
+        format!("{ns}/services/{{name}}/proxy"),
+        format!("{ns}/services/{{name}}/proxy/{{path}}"),
+        "/api/v1/nodes/{name}/proxy".to_string(),
+        "/api/v1/nodes/{name}/proxy/{path}".to_string(),
+    ];
+    for path in &connect_paths {
+        let ours = ids(&v2.body["paths"][path]);
+        assert!(!ours.is_empty(), "{path} missing from /openapi/v2");
+        assert_eq!(
+            ids(&v3.body["paths"][path]),
+            ours,
+            "{path} in /openapi/v3/api/v1"
+        );
+        if let Some(up) = &oracle {
+            assert_eq!(ours, ids(&up["paths"][path]), "{path}");
+        }
+    }
+    let exec = &v2.body["paths"][format!("{ns}/pods/{{name}}/exec")];
+    assert_eq!(
+        exec["get"]["operationId"],
+        "connectCoreV1GetNamespacedPodExec"
+    );
+    let names: Vec<&str> = exec["parameters"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "command",
+            "container",
+            "name",
+            "namespace",
+            "stderr",
+            "stdin",
+            "stdout",
+            "tty"
+        ]
+    );
+    assert_eq!(
+        v2.body["paths"][format!("{ns}/pods/{{name}}/log")]["get"]["operationId"],
+        "readCoreV1NamespacedPodLog"
     );
 }
 

@@ -2,7 +2,9 @@
 //! (the oracle under `../shared/`, read by this test only; skipped when absent).
 //!
 //! Checks: every path Rafter serves exists upstream with the same operations (operation id,
-//! action, GVK, parameter names, media types, response schemas); every upstream definition
+//! action, GVK, parameter names, media types, response schemas), and every upstream connect
+//! path (exec, attach, portforward, the proxies with and without `{path}`) and pods/log is
+//! served; every upstream definition
 //! those paths use exists in our v2 document with the same property names, types, formats,
 //! references, `x-kubernetes-*` extensions, required set and GVK extension; every served
 //! group-version has a v3 document whose schemas carry the kinds' GVKs.
@@ -157,6 +159,18 @@ fn served_paths_match_upstream() {
             {
                 problems.push(format!("{path} {method}: parameters differ"));
             }
+        }
+    }
+    // The other way round for the connect subresources and pods/log: every such upstream
+    // path is ours too (the loop above compared their operations).
+    for (path, item) in up["paths"].as_object().expect("paths") {
+        let connect = item
+            .as_object()
+            .into_iter()
+            .flatten()
+            .any(|(_, op)| op.get("x-kubernetes-action") == Some(&Value::from("connect")));
+        if (connect || path.ends_with("/pods/{name}/log")) && ours["paths"].get(path).is_none() {
+            problems.push(format!("{path}: upstream connect path missing"));
         }
     }
     assert!(problems.is_empty(), "{problems:#?}");

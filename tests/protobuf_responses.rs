@@ -854,6 +854,71 @@ async fn discovery_and_subresources_in_protobuf() {
     assert_eq!(back.spec.unwrap().replicas, Some(4));
 }
 
+/// Aggregated discovery as client-go asks for it when configured for protobuf: `/api` and
+/// `/apis` in the `k8s\0` envelope of `apidiscovery.k8s.io/v2` (or `v2beta1` when that is
+/// what comes first) `APIGroupDiscoveryList` with kube's parameterized Content-Type, the
+/// same document as the JSON answer once decoded with k8s-pb's apidiscovery types.
+#[tokio::test]
+async fn aggregated_discovery_in_protobuf() {
+    let s = Server::start();
+    let c = s.client();
+    let v2beta1 = "application/vnd.kubernetes.protobuf;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList,application/json";
+    for path in ["/api", "/apis"] {
+        for (accept, v) in [(support::AGGREGATED_PB_ACCEPT, "v2"), (v2beta1, "v2beta1")] {
+            let url = format!("{}{path}", s.url);
+            let json_accept =
+                format!("application/json;g=apidiscovery.k8s.io;v={v};as=APIGroupDiscoveryList");
+            let (code, ct, body) = get(&c, &url, &json_accept).await;
+            assert_eq!(code, StatusCode::OK);
+            assert_eq!(ct, json_accept);
+            let j: Value = serde_json::from_slice(&body).unwrap();
+            let (code, ct, pb) = get(&c, &url, accept).await;
+            assert_eq!(code, StatusCode::OK, "{}", String::from_utf8_lossy(&pb));
+            assert_eq!(
+                ct,
+                format!("{PB};g=apidiscovery.k8s.io;v={v};as=APIGroupDiscoveryList")
+            );
+            let theirs = support::aggregated_discovery_from_pb(&pb, v);
+            assert_eq!(norm(&theirs), norm(&j), "{path} {v}");
+            // Rafter's own decoder reads it back too.
+            assert_eq!(norm(&decode_object(&pb).unwrap()), norm(&j), "{path} {v}");
+        }
+    }
+    // The deployments entry, typed.
+    let (_, _, pb) = get(
+        &c,
+        &format!("{}/apis", s.url),
+        support::AGGREGATED_PB_ACCEPT,
+    )
+    .await;
+    let (_, _, raw) = envelope(&pb);
+    let list = api::apidiscovery::v2::APIGroupDiscoveryList::decode(raw.as_slice()).unwrap();
+    let apps = list
+        .items
+        .iter()
+        .find(|g| g.metadata.as_ref().and_then(|m| m.name.as_deref()) == Some("apps"))
+        .expect("apps");
+    let v1 = &apps.versions[0];
+    assert_eq!(v1.version.as_deref(), Some("v1"));
+    let d = v1
+        .resources
+        .iter()
+        .find(|r| r.resource.as_deref() == Some("deployments"))
+        .expect("deployments");
+    assert_eq!(
+        d.response_kind.as_ref().and_then(|k| k.kind.as_deref()),
+        Some("Deployment")
+    );
+    assert_eq!(d.scope.as_deref(), Some("Namespaced"));
+    assert!(d
+        .subresources
+        .iter()
+        .any(|s| s.subresource.as_deref() == Some("scale")));
+    // A plain protobuf Accept still gets the APIGroupList.
+    let (code, ct, _) = get(&c, &format!("{}/apis", s.url), CLIENT_GO).await;
+    assert_eq!((code, ct.as_str()), (StatusCode::OK, PB));
+}
+
 /// kubectl's typed create commands are client-go asking for protobuf: the created object and
 /// the error Status come back as protobuf, and kubectl (client-go's decoder) reads both.
 #[test]

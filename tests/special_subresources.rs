@@ -212,7 +212,13 @@ async fn ephemeral_containers_are_added_through_their_subresource() {
         .await;
     assert_eq!(r.code, StatusCode::UNPROCESSABLE_ENTITY, "{}", r.body);
     assert!(
-        message(&r).contains("existing ephemeral containers \"debugger\" may not be changed"),
+        message(&r).contains("existing ephemeral containers \"debugger\" may not be changed\n  core.EphemeralContainer{\n"),
+        "{}",
+        message(&r)
+    );
+    // kube appends go-cmp's diff of the container: the changed field as -/+ lines.
+    assert!(
+        message(&r).contains("\t\tImage:   \"alpine:3\",\n"),
         "{}",
         message(&r)
     );
@@ -650,4 +656,98 @@ async fn component_statuses_are_read_only() {
             r.body
         );
     }
+}
+
+/// kubectl's server-side apply through `pods/resize` and `pods/ephemeralcontainers`
+/// (`--subresource`): what the subresource may change is applied, recorded as an Apply of
+/// that subresource.
+#[tokio::test]
+async fn kubectl_applies_through_resize_and_ephemeralcontainers() {
+    let s = Server::start();
+    let manifest = |extra: &str| {
+        format!(
+            r#"apiVersion: v1
+kind: Pod
+metadata: {{name: web, namespace: default}}
+spec:
+  containers:
+  - name: app
+    image: nginx:1
+    resources:
+      requests: {{cpu: {{cpu}}, memory: 64Mi}}
+      limits: {{memory: 128Mi}}
+{extra}"#
+        )
+    };
+    let manifest = |cpu: &str, extra: &str| manifest(extra).replace("{cpu}", cpu);
+    s.ok_stdin(&["create", "-f", "-"], &manifest("100m", ""));
+    // kubectl create owns the requests: the resize apply conflicts, as with kube, until forced.
+    let file = s.dir.path().join("web.yaml");
+    std::fs::write(&file, manifest("300m", "")).unwrap();
+    let err = s.fails(&[
+        "apply",
+        "--server-side",
+        "--subresource=resize",
+        "--field-manager=resizer",
+        "-f",
+        file.to_str().unwrap(),
+    ]);
+    assert!(
+        err.contains(r#"conflict with "kubectl-create" using v1: .spec.containers[name="app"].resources.requests.cpu"#),
+        "{err}"
+    );
+    let out = s.ok_stdin(
+        &[
+            "apply",
+            "--server-side",
+            "--subresource=resize",
+            "--field-manager=resizer",
+            "--force-conflicts",
+            "--show-managed-fields",
+            "-o",
+            "json",
+            "-f",
+            "-",
+        ],
+        &manifest("300m", ""),
+    );
+    let applied: Value = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}"));
+    assert_eq!(
+        applied["spec"]["containers"][0]["resources"]["requests"]["cpu"],
+        "300m"
+    );
+    let entries = applied["metadata"]["managedFields"].as_array().unwrap();
+    let resizer = entries
+        .iter()
+        .find(|e| e["manager"] == "resizer")
+        .unwrap_or_else(|| panic!("{entries:?}"));
+    assert_eq!(resizer["operation"], "Apply");
+    assert_eq!(resizer["subresource"], "resize");
+    let out = s.ok_stdin(
+        &[
+            "apply",
+            "--server-side",
+            "--subresource=ephemeralcontainers",
+            "--field-manager=debugger",
+            "--show-managed-fields",
+            "-o",
+            "json",
+            "-f",
+            "-",
+        ],
+        &manifest(
+            "300m",
+            "  ephemeralContainers:\n  - {name: dbg, image: busybox, stdin: true}\n",
+        ),
+    );
+    let applied: Value = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}"));
+    assert_eq!(applied["spec"]["ephemeralContainers"][0]["name"], "dbg");
+    let entries = applied["metadata"]["managedFields"].as_array().unwrap();
+    let debugger = entries
+        .iter()
+        .find(|e| e["manager"] == "debugger")
+        .unwrap_or_else(|| panic!("{entries:?}"));
+    assert_eq!(debugger["subresource"], "ephemeralcontainers");
+    assert!(debugger["fieldsV1"]["f:spec"]["f:ephemeralContainers"].is_object());
+    assert!(debugger["fieldsV1"].get("f:status").is_none());
 }

@@ -3,7 +3,9 @@
 //! this replica's store, each checked as kube's `AvailableConditionController` checks it
 //! (Service present, a ClusterIP Service listening on the port with ready endpoints, then a
 //! discovery GET of `/apis/<group>/<version>` as `system:kube-aggregator` in
-//! `system:masters`, 5 s) with kube's reasons and messages, its discovery document and
+//! `system:masters`, 5 s, five attempts at once of which one must pass) with kube's reasons
+//! and messages (and its `aggregator_unavailable_apiservice` gauge and
+//! `aggregator_unavailable_apiservice_total` counter), its discovery document and
 //! OpenAPI kept for the merged documents, and the `Available` condition written only when
 //! it changed; local APIServices are `Available` with reason `Local`.
 //!
@@ -14,6 +16,7 @@
 //! requestheader settings extension servers verify callers with.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -34,6 +37,10 @@ const TICK: Duration = Duration::from_millis(500);
 const LEADER_EVERY: Duration = Duration::from_secs(5);
 /// kube's discovery check timeout.
 const DISCOVERY_TIMEOUT: Duration = Duration::from_secs(5);
+/// kube's bound on one attempt beyond the client's timeout (slow dials and lookups).
+const DISCOVERY_INSURANCE: Duration = Duration::from_secs(6);
+/// Attempts of one discovery check (kube's `attempts := 5`), run at once.
+const DISCOVERY_ATTEMPTS: usize = 5;
 
 const AUTOMANAGED: &str = "kube-aggregator.kubernetes.io/automanaged";
 
@@ -60,7 +67,7 @@ pub type Condition = (&'static str, &'static str, String);
 /// CAs — is updated by the loop, within `LEADER_EVERY`.)
 pub async fn initial(agg: &Arc<Aggregator>) {
     let (mut checked, mut leader_at) = (HashMap::new(), Some(Instant::now()));
-    if let Err(e) = pass(agg, &mut checked, &mut leader_at).await {
+    if let Err(e) = pass(agg, &mut checked, &mut leader_at, true).await {
         tracing::warn!("aggregator: {}", e.message);
     }
     if let Err(e) = publish_authentication(agg, false).await {
@@ -74,7 +81,7 @@ pub async fn run(agg: Arc<Aggregator>) {
     // The start's pass published the ConfigMap (on the leader).
     let mut leader_at: Option<Instant> = Some(Instant::now());
     loop {
-        if let Err(e) = pass(&agg, &mut checked, &mut leader_at).await {
+        if let Err(e) = pass(&agg, &mut checked, &mut leader_at, false).await {
             tracing::debug!("aggregator: {}", e.message);
         }
         tokio::time::sleep(TICK).await;
@@ -106,12 +113,13 @@ async fn pass(
     agg: &Arc<Aggregator>,
     checked: &mut HashMap<String, Instant>,
     leader_at: &mut Option<Instant>,
+    at_start: bool,
 ) -> Result<(), Status> {
     let store = &agg.store;
     if store.kv().is_leader() {
         // Local APIServices promptly (a new definition's group); reads only when none is
         // missing.
-        ensure_local(store).await?;
+        ensure_local(store, at_start).await?;
         if leader_at.is_none_or(|t| t.elapsed() >= LEADER_EVERY) {
             *leader_at = Some(Instant::now());
             publish_authentication(agg, true).await?;
@@ -229,12 +237,18 @@ async fn write_condition(store: &Store, obj: &Value, cond: &Condition) {
         .await;
     match res {
         Ok(_) => {
-            if current
+            let was = current
                 .and_then(|c| c.get("status"))
-                .and_then(Value::as_str)
-                != Some(cond.0)
-            {
+                .and_then(Value::as_str);
+            if was != Some(cond.0) {
                 tracing::info!(apiservice = %name, status = cond.0, reason = cond.1, message = %cond.2, "changing APIService availability");
+            }
+            // kube's counter: an APIService that was Available and is not any more, counted
+            // by the replica whose status write made it so.
+            if was == Some("True") && cond.0 != "True" {
+                metrics::counter!("aggregator_unavailable_apiservice_total",
+                    "name" => name.to_string(), "reason" => cond.1)
+                .increment(1);
             }
         }
         Err(e) if e.code == 404 || e.code == 409 => {}
@@ -332,56 +346,26 @@ async fn check_inner(agg: &Arc<Aggregator>, r: &Arc<Remote>) -> Condition {
             );
         }
     }
-    let (host, addrs) =
-        match resolve::resolve_service_host(store, &r.namespace, &r.service, r.port).await {
-            Ok((h, a)) if !a.is_empty() => (h, a),
-            Ok(_) => return ("False", "FailedDiscoveryCheck", "no addresses".into()),
-            Err(e) => return ("False", "FailedDiscoveryCheck", e),
-        };
-    let addr = addrs[0];
-    // Messages name the URL kube's resolver returns.
-    let url = format!("https://{host}/apis/{}/{}", r.group, r.version);
-    // kube's check skips verification (a best-effort GET) and always has access rights.
-    let client = match agg.client(r, addr, true, false) {
-        Ok(c) => c,
-        Err(e) => return ("False", "FailedDiscoveryCheck", e),
-    };
-    let target = format!(
-        "https://{}:{}/apis/{}/{}",
-        r.server_name(),
-        addr.port(),
-        r.group,
-        r.version
-    );
-    let res = client
-        .get(&target)
-        .header("X-Remote-User", "system:kube-aggregator")
-        .header("X-Remote-Group", "system:masters")
-        .header("Accept", "application/json")
-        .timeout(DISCOVERY_TIMEOUT)
-        .send()
-        .await;
-    let resp = match res {
-        Ok(resp) => resp,
-        Err(e) => {
-            return (
-                "False",
-                "FailedDiscoveryCheck",
-                format!(
-                    "failing or missing response from {url}: Get {url:?}: {}",
-                    go_dial_error(addr, &e)
-                ),
-            )
+    // kube's discovery check: five attempts at once (each resolving the Service again, so
+    // with endpoint routing each may pick another endpoint); one success is enough, else
+    // the condition carries the last failure to arrive.
+    let attempts = (0..DISCOVERY_ATTEMPTS).map(|_| discovery_attempt(agg, r));
+    let mut pending: futures::stream::FuturesUnordered<_> = attempts.collect();
+    let mut last = None;
+    let mut ok = None;
+    while let Some(res) = futures::StreamExt::next(&mut pending).await {
+        match res {
+            Ok(addr) => {
+                ok = Some(addr);
+                break;
+            }
+            Err(e) => last = Some(e),
         }
-    };
-    let code = resp.status().as_u16();
-    if !(200..300).contains(&code) {
-        return (
-            "False",
-            "FailedDiscoveryCheck",
-            format!("failing or missing response from {url}: bad status from {url}: {code}"),
-        );
     }
+    let Some(addr) = ok else {
+        let msg = last.unwrap_or_else(|| "no addresses".into());
+        return ("False", "FailedDiscoveryCheck", msg);
+    };
     // The document and OpenAPI are fetched through the verifying client the proxy uses.
     let doc = fetch_json(agg, r, addr, &format!("/apis/{}/{}", r.group, r.version)).await;
     let changed = doc.is_some() && doc != r.resources;
@@ -396,6 +380,53 @@ async fn check_inner(agg: &Arc<Aggregator>, r: &Arc<Remote>) -> Condition {
     };
     agg.record_check(&r.group, &r.version, true, doc, v2, v3);
     ("True", "Passed", "all checks passed".into())
+}
+
+/// One attempt of kube's discovery check: resolve the Service, GET `/apis/<group>/<version>`
+/// (`/api/v1` for the `v1.` APIService) without verifying the server, as
+/// `system:kube-aggregator` in `system:masters`, within 5 s (and kube's 6 s insurance);
+/// the address that answered 2xx, or kube's message.
+async fn discovery_attempt(agg: &Arc<Aggregator>, r: &Arc<Remote>) -> Result<SocketAddr, String> {
+    let store = &agg.store;
+    let (host, addrs) =
+        resolve::resolve_service_host(store, &r.namespace, &r.service, r.port).await?;
+    let Some(&addr) = addrs.first() else {
+        return Err("no addresses".into());
+    };
+    let path = if r.name == "v1." {
+        format!("/api/{}", r.version)
+    } else {
+        format!("/apis/{}/{}", r.group, r.version)
+    };
+    // Messages name the URL kube's resolver returns.
+    let url = format!("https://{host}{path}");
+    // kube's check skips verification (a best-effort GET) and always has access rights.
+    let client = agg.client(r, addr, true, false)?;
+    let target = format!("https://{}:{}{path}", r.server_name(), addr.port());
+    let get = client
+        .get(&target)
+        .header("X-Remote-User", "system:kube-aggregator")
+        .header("X-Remote-Group", "system:masters")
+        .header("Accept", "application/json")
+        .timeout(DISCOVERY_TIMEOUT)
+        .send();
+    let resp = match tokio::time::timeout(DISCOVERY_INSURANCE, get).await {
+        Err(_) => return Err(format!("timed out waiting for {url}")),
+        Ok(Err(e)) => {
+            return Err(format!(
+                "failing or missing response from {url}: Get {url:?}: {}",
+                go_dial_error(addr, &e)
+            ))
+        }
+        Ok(Ok(resp)) => resp,
+    };
+    let code = resp.status().as_u16();
+    if !(200..300).contains(&code) {
+        return Err(format!(
+            "failing or missing response from {url}: bad status from {url}: {code}"
+        ));
+    }
+    Ok(addr)
 }
 
 /// A JSON document from the extension server, through the proxy's verifying client.
@@ -532,7 +563,7 @@ pub fn crd_apiservices(crds: &[Value]) -> Vec<(String, Value)> {
 
 /// kube's autoregister controller, on the leader: creates the missing local APIServices and
 /// removes the automanaged (`true`) ones of groups no longer served.
-async fn ensure_local(store: &Store) -> Result<(), Status> {
+async fn ensure_local(store: &Store, at_start: bool) -> Result<(), Status> {
     let Some(info) = store
         .registry()
         .get("apiregistration.k8s.io", "v1", "apiservices")
@@ -583,7 +614,33 @@ async fn ensure_local(store: &Store) -> Result<(), Status> {
             .pointer("/metadata/name")
             .and_then(Value::as_str)
             .unwrap_or("");
-        if label == Some("true") && !wanted.contains_key(name) && Remote::from_object(o).is_none() {
+        // kube's autoregister deconflicts the spec of an APIService it manages (a user gave
+        // `v1.apps` a `service`, say): `true` ones always, `onstart` ones once, when the
+        // server starts; one whose label was removed is no longer its to touch.
+        if let Some(desired) = wanted.get(name) {
+            let resync = match label {
+                Some("true") => true,
+                Some("onstart") => at_start,
+                _ => false,
+            };
+            if resync && !same_local_spec(o.get("spec"), desired.get("spec")) {
+                let spec = desired.get("spec").cloned().unwrap_or(Value::Null);
+                let res = store
+                    .update_with(scope, name, Part::Main, &write_options(), |cur| {
+                        let mut next = cur.clone();
+                        next["spec"] = spec.clone();
+                        Ok(next)
+                    })
+                    .await;
+                match res {
+                    Ok(_) => tracing::info!(apiservice = %name, "autoregister: spec restored"),
+                    Err(s) if s.code == 404 || s.code == 409 => {}
+                    Err(s) => return Err(s),
+                }
+            }
+            continue;
+        }
+        if label == Some("true") && Remote::from_object(o).is_none() {
             let opts = DeleteOptions {
                 write: write_options(),
                 precondition_uid: o
@@ -600,6 +657,30 @@ async fn ensure_local(store: &Store) -> Result<(), Status> {
         }
     }
     Ok(())
+}
+
+/// Whether a stored APIService spec is the local one autoregister wants (kube compares the
+/// specs; unset and zero fields are the same).
+fn same_local_spec(have: Option<&Value>, want: Option<&Value>) -> bool {
+    let field = |spec: Option<&Value>, k: &str| -> Value {
+        match spec.and_then(|s| s.get(k)) {
+            None | Some(Value::Null) => Value::Null,
+            Some(Value::Bool(false)) => Value::Null,
+            Some(Value::String(s)) if s.is_empty() => Value::Null,
+            Some(v) => v.clone(),
+        }
+    };
+    [
+        "group",
+        "version",
+        "groupPriorityMinimum",
+        "versionPriority",
+        "service",
+        "caBundle",
+        "insecureSkipTLSVerify",
+    ]
+    .iter()
+    .all(|k| field(have, k) == field(want, k))
 }
 
 /// The `extension-apiserver-authentication` ConfigMap's data.

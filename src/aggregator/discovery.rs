@@ -124,11 +124,64 @@ pub fn merge_group_list(list: &mut Value, remotes: &[Arc<Remote>]) {
             .to_string()
     };
     for (g, prio, versions) in remote_groups(remotes) {
-        if groups.iter().any(|it| name_of(it) == g) {
+        if let Some(local) = groups.iter_mut().find(|it| name_of(it) == g) {
+            merge_versions(local, &g, &versions);
             continue;
         }
         let at = position(groups, name_of, prio, &g);
         groups.insert(at, group_body(&g, &versions));
+    }
+}
+
+/// The version order kube's aggregator gives a group: `versionPriority` (the local
+/// APIServices' own for served versions), then kube's version order.
+fn sort_versions<T>(
+    items: &mut [T],
+    group: &str,
+    remotes: &[Arc<Remote>],
+    version_of: impl Fn(&T) -> String,
+) {
+    let prio = |v: &str| {
+        remotes
+            .iter()
+            .find(|r| r.version == v)
+            .map(|r| r.version_priority)
+            .unwrap_or_else(|| local_priority(group, v).1)
+    };
+    items.sort_by(|a, b| {
+        let (a, b) = (version_of(a), version_of(b));
+        prio(&b)
+            .cmp(&prio(&a))
+            .then_with(|| compare_versions(&a, &b))
+    });
+}
+
+/// A locally served group's APIGroup body with the versions remote APIServices add to it
+/// (a remote APIService of a version also served here keeps one entry: requests for it are
+/// proxied).
+pub fn merge_versions(group_body: &mut Value, group: &str, remotes: &[Arc<Remote>]) {
+    let remotes: Vec<Arc<Remote>> = remotes
+        .iter()
+        .filter(|r| r.group == group)
+        .cloned()
+        .collect();
+    if remotes.is_empty() {
+        return;
+    }
+    let Some(versions) = group_body.get_mut("versions").and_then(Value::as_array_mut) else {
+        return;
+    };
+    for r in &remotes {
+        if !versions.iter().any(|v| v["version"] == r.version.as_str()) {
+            versions.push(
+                json!({"groupVersion": group_version(group, &r.version), "version": r.version}),
+            );
+        }
+    }
+    let version_of = |v: &Value| v["version"].as_str().unwrap_or("").to_string();
+    sort_versions(versions, group, &remotes, version_of);
+    if let Some(first) = versions.first().cloned() {
+        group_body["preferredVersion"] = first;
     }
 }
 
@@ -219,7 +272,32 @@ pub fn merge_aggregated(doc: &mut Value, remotes: &[Arc<Remote>]) {
             .to_string()
     };
     for (g, prio, versions) in remote_groups(remotes) {
-        if items.iter().any(|it| name_of(it) == g) {
+        if let Some(local) = items.iter_mut().find(|it| name_of(it) == g) {
+            // A version a remote APIService takes over is the extension server's (requests
+            // for it are proxied); one it adds joins the group.
+            let Some(vs) = local.get_mut("versions").and_then(Value::as_array_mut) else {
+                continue;
+            };
+            for r in &versions {
+                let here = vs.iter().position(|v| v["version"] == r.version.as_str());
+                let Some(list) = r.resources.as_ref() else {
+                    if let Some(i) = here {
+                        vs.remove(i);
+                    }
+                    continue;
+                };
+                let entry = json!({
+                    "version": r.version,
+                    "resources": aggregated_resources(&g, &r.version, list),
+                    "freshness": if r.available { "Current" } else { "Stale" },
+                });
+                match here {
+                    Some(i) => vs[i] = entry,
+                    None => vs.push(entry),
+                }
+            }
+            let version_of = |v: &Value| v["version"].as_str().unwrap_or("").to_string();
+            sort_versions(vs, &g, &versions, version_of);
             continue;
         }
         let vs: Vec<Value> = versions

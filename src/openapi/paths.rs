@@ -1,7 +1,8 @@
 //! The `paths` of Rafter's OpenAPI documents, in v2 (swagger) form.
 //!
 //! Owns: for every served resource of a registry snapshot ([`Catalog`]), the
-//! collection, item, `status`, `scale` and deprecated `watch` paths with kube-apiserver's
+//! collection, item, `status`, `scale`, connect (exec, attach, portforward, the proxies with
+//! and without `{path}`), pods/log and deprecated `watch` paths with kube-apiserver's
 //! operation ids, `x-kubernetes-action`, `x-kubernetes-group-version-kind`, parameters,
 //! consumed/produced media types and responses; plus the discovery paths (`/api/`, `/apis/`,
 //! `/apis/<group>/`, `/api/v1/`, `/apis/<group>/<version>/`).
@@ -92,6 +93,32 @@ const PARAMS: &[(&str, &str, &str, &str, &str)] = &[
     ("sendInitialEvents", "sendInitialEvents", "query", "boolean", "`sendInitialEvents=true` may be set together with `watch=true`. In that case, the watch stream will begin with synthetic events to produce the current state of objects in the collection. Once all such events have been sent, a synthetic \"Bookmark\" event  will be sent. The bookmark will report the ResourceVersion (RV) corresponding to the set of objects, and be marked with `\"k8s.io/initial-events-end\": \"true\"` annotation. Afterwards, the watch stream will proceed as usual, sending watch events corresponding to changes (subsequent to the RV) to objects watched.\n\nWhen `sendInitialEvents` option is set, we require `resourceVersionMatch` option to also be set. The semantic of the watch request is as following: - `resourceVersionMatch` = NotOlderThan\n  is interpreted as \"data at least as new as the provided `resourceVersion`\"\n  and the bookmark event is send when the state is synced\n  to a `resourceVersion` at least as fresh as the one provided by the ListOptions.\n  If `resourceVersion` is unset, this is interpreted as \"consistent read\" and the\n  bookmark event is send when the state is synced at least to the moment\n  when request started being processed.\n- `resourceVersionMatch` set to any other value or unset\n  Invalid error is returned.\n\nDefaults to true if `resourceVersion=\"\"` or `resourceVersion=\"0\"` (for backward compatibility reasons) and to false otherwise."),
     ("timeoutSeconds", "timeoutSeconds", "query", "integer", "Timeout for the list/watch call. This limits the duration of the call, regardless of any activity or inactivity."),
     ("watch", "watch", "query", "boolean", "Watch for changes to the described resources and return them as a stream of add, update, and remove notifications. Specify resourceVersion."),
+    // The options of the connect subresources and pods/log (their Go option structs' docs).
+    ("attachContainer", "container", "query", "string", "The container in which to execute the command. Defaults to only container if there is only one container in the pod."),
+    ("attachStderr", "stderr", "query", "boolean", "Stderr if true indicates that stderr is to be redirected for the attach call. Defaults to true."),
+    ("attachStdin", "stdin", "query", "boolean", "Stdin if true, redirects the standard input stream of the pod for this call. Defaults to false."),
+    ("attachStdout", "stdout", "query", "boolean", "Stdout if true indicates that stdout is to be redirected for the attach call. Defaults to true."),
+    ("attachTty", "tty", "query", "boolean", "TTY if true indicates that a tty will be allocated for the attach call. This is passed through the container runtime so the tty is allocated on the worker node by the container runtime. Defaults to false."),
+    ("execCommand", "command", "query", "string", "Command is the remote command to execute. argv array. Not executed within a shell."),
+    ("execContainer", "container", "query", "string", "Container in which to execute the command. Defaults to only container if there is only one container in the pod."),
+    ("execStderr", "stderr", "query", "boolean", "Redirect the standard error stream of the pod for this call."),
+    ("execStdin", "stdin", "query", "boolean", "Redirect the standard input stream of the pod for this call. Defaults to false."),
+    ("execStdout", "stdout", "query", "boolean", "Redirect the standard output stream of the pod for this call."),
+    ("execTty", "tty", "query", "boolean", "TTY if true indicates that a tty will be allocated for the exec call. Defaults to false."),
+    ("logContainer", "container", "query", "string", "The container for which to stream logs. Defaults to only container if there is one container in the pod."),
+    ("logFollow", "follow", "query", "boolean", "Follow the log stream of the pod. Defaults to false."),
+    ("logInsecureSkipTLSVerifyBackend", "insecureSkipTLSVerifyBackend", "query", "boolean", "insecureSkipTLSVerifyBackend indicates that the apiserver should not confirm the validity of the serving certificate of the backend it is connecting to.  This will make the HTTPS connection between the apiserver and the backend insecure. This means the apiserver cannot verify the log data it is receiving came from the real kubelet.  If the kubelet is configured to verify the apiserver's TLS credentials, it does not mean the connection to the real kubelet is vulnerable to a man in the middle attack (e.g. an attacker could not intercept the actual log data coming from the real kubelet)."),
+    ("logLimitBytes", "limitBytes", "query", "integer", "If set, the number of bytes to read from the server before terminating the log output. This may not display a complete final line of logging, and may return slightly more or slightly less than the specified limit."),
+    ("logPrevious", "previous", "query", "boolean", "Return previous terminated container logs. Defaults to false."),
+    ("logSinceSeconds", "sinceSeconds", "query", "integer", "A relative time in seconds before the current time from which to show logs. If this value precedes the time a pod was started, only logs since the pod start will be returned. If this value is in the future, no logs will be returned. Only one of sinceSeconds or sinceTime may be specified."),
+    ("logStream", "stream", "query", "string", "Specify which container log stream to return to the client. Acceptable values are \"All\", \"Stdout\" and \"Stderr\". If not specified, \"All\" is used, and both stdout and stderr are returned interleaved. Note that when \"TailLines\" is specified, \"Stream\" can only be set to nil or \"All\"."),
+    ("logTailLines", "tailLines", "query", "integer", "If set, the number of lines from the end of the logs to show. If not specified, logs are shown from the creation of the container or sinceSeconds or sinceTime. Note that when \"TailLines\" is specified, \"Stream\" can only be set to nil or \"All\"."),
+    ("logTimestamps", "timestamps", "query", "boolean", "If true, add an RFC3339 or RFC3339Nano timestamp at the beginning of every line of log output. Defaults to false."),
+    ("portforwardPorts", "ports", "query", "integer", "List of ports to forward Required when using WebSockets"),
+    ("proxyPath", "path", "path", "string", "path to the resource"),
+    ("nodeProxyPath", "path", "query", "string", "Path is the URL path to use for the current proxy request to node."),
+    ("podProxyPath", "path", "query", "string", "Path is the URL path to use for the current proxy request to pod."),
+    ("serviceProxyPath", "path", "query", "string", "Path is the part of URLs that include service endpoints, suffixes, and parameters to use for the current proxy request to service. For example, the whole request URL is http://localhost/api/v1/namespaces/kube-system/services/elasticsearch-logging/_search?q=user:kimchy. Path is _search?q=user:kimchy."),
 ];
 
 /// Parameters of list (and deprecated watch) requests, in upstream's order.
@@ -440,6 +467,7 @@ fn resource_paths(r: &Resource, paths: &mut Map<String, Value>) {
             paths.insert(format!("{base}/{{name}}/{name}"), Value::Object(sub));
         }
     }
+    connect_paths(r, &base, &camel, ns, &tag, paths);
     if r.scale.is_some() {
         let scale_ops = ItemOps {
             gvk: gvk("autoscaling", "v1", "Scale"),
@@ -514,6 +542,179 @@ fn resource_paths(r: &Resource, paths: &mut Map<String, Value>) {
                 "parameters": sorted_params(ns_scope, Some(k)),
             }),
         );
+    }
+}
+
+/// The methods kube registers for a connect subresource: GET and POST for exec, attach and
+/// portforward, every proxied method for the proxies.
+const CONNECT_METHODS: &[&str] = &["get", "post"];
+const PROXY_METHODS: &[&str] = &["delete", "get", "head", "options", "patch", "post", "put"];
+
+/// The connect subresources of `r` (`x-kubernetes-action: connect`, kube's operation ids
+/// `connect<Group><Version><Method><Namespaced><Kind><Sub>[WithPath]`, their option structs'
+/// query parameters, any body, a string answer) and pods/log (`readCoreV1NamespacedPodLog`).
+fn connect_paths(
+    r: &Resource,
+    base: &str,
+    camel: &str,
+    ns: &str,
+    tag: &str,
+    paths: &mut Map<String, Value>,
+) {
+    use crate::registry::strategy::Extra;
+    let k = r.kind.as_str();
+    let gvk = gvk(&r.group, &r.version, k);
+    let scope: &[&str] = if r.namespaced { &["namespace"] } else { &[] };
+    let string_answer = json!({
+        "200": {"description": "OK", "schema": {"type": "string"}},
+        "401": {"description": "Unauthorized"},
+    });
+    let op = |method: &str, id: String, description: String, action: &str, produces: &[&str]| {
+        let o = json!({
+            "consumes": ANY,
+            "description": description,
+            "operationId": id,
+            "produces": produces,
+            "responses": string_answer,
+            "schemes": ["https"],
+            "tags": [tag],
+            "x-kubernetes-action": action,
+            "x-kubernetes-group-version-kind": gvk,
+        });
+        (method.to_string(), o)
+    };
+    // Path-level parameters: the options' name, then the others by name (upstream's order).
+    let with_name = |options: &str, keys: &[&str]| -> Value {
+        let mut keys: Vec<&str> = keys.iter().chain(scope).copied().collect();
+        keys.sort_by_key(|k| PARAMS.iter().find(|p| p.0 == *k).map(|p| p.1).unwrap_or(k));
+        let mut out = Vec::new();
+        let mut named = false;
+        for key in keys {
+            let pname = PARAMS
+                .iter()
+                .find(|p| p.0 == key)
+                .map(|p| p.1)
+                .unwrap_or(key);
+            if !named && pname > "name" {
+                out.push(name_param(options));
+                named = true;
+            }
+            out.extend(param(key));
+        }
+        if !named {
+            out.push(name_param(options));
+        }
+        Value::Array(out)
+    };
+    for e in r.strategy.extras() {
+        let (sub, options, keys, methods): (&str, &str, &[&str], &[&str]) = match e {
+            Extra::PodLog => {
+                let keys = [
+                    "logContainer",
+                    "logFollow",
+                    "logInsecureSkipTLSVerifyBackend",
+                    "logLimitBytes",
+                    "pretty",
+                    "logPrevious",
+                    "logSinceSeconds",
+                    "logStream",
+                    "logTailLines",
+                    "logTimestamps",
+                ];
+                let mut produces = vec!["text/plain"];
+                produces.extend(PRODUCES);
+                let mut item = Map::new();
+                let (m, o) = op(
+                    "get",
+                    format!("read{camel}{ns}{k}Log"),
+                    format!("read log of the specified {k}"),
+                    "get",
+                    &produces[..],
+                );
+                item.insert(m, o);
+                item.insert("parameters".into(), with_name(k, &keys[..]));
+                paths.insert(format!("{base}/{{name}}/log"), Value::Object(item));
+                continue;
+            }
+            Extra::PodAttach => (
+                "attach",
+                "PodAttachOptions",
+                &[
+                    "attachContainer",
+                    "attachStderr",
+                    "attachStdin",
+                    "attachStdout",
+                    "attachTty",
+                ],
+                CONNECT_METHODS,
+            ),
+            Extra::PodExec => (
+                "exec",
+                "PodExecOptions",
+                &[
+                    "execCommand",
+                    "execContainer",
+                    "execStderr",
+                    "execStdin",
+                    "execStdout",
+                    "execTty",
+                ],
+                CONNECT_METHODS,
+            ),
+            Extra::PodPortForward => (
+                "portforward",
+                "PodPortForwardOptions",
+                &["portforwardPorts"],
+                CONNECT_METHODS,
+            ),
+            Extra::PodProxy => ("proxy", "PodProxyOptions", &["podProxyPath"], PROXY_METHODS),
+            Extra::NodeProxy => (
+                "proxy",
+                "NodeProxyOptions",
+                &["nodeProxyPath"],
+                PROXY_METHODS,
+            ),
+            Extra::ServiceProxy => (
+                "proxy",
+                "ServiceProxyOptions",
+                &["serviceProxyPath"],
+                PROXY_METHODS,
+            ),
+            _ => continue,
+        };
+        let proxy = sub == "proxy";
+        for with_path in [false, true] {
+            if with_path && !proxy {
+                continue;
+            }
+            let suffix = if with_path { "WithPath" } else { "" };
+            let mut item = Map::new();
+            for &m in methods {
+                let (m, o) = op(
+                    m,
+                    format!(
+                        "connect{camel}{}{ns}{k}{}{suffix}",
+                        upper_first(m),
+                        upper_first(sub)
+                    ),
+                    format!("connect {} requests to {sub} of {k}", m.to_uppercase()),
+                    "connect",
+                    ANY,
+                );
+                item.insert(m, o);
+            }
+            let mut keys: Vec<&str> = keys.to_vec();
+            if with_path {
+                keys.insert(0, "proxyPath");
+            }
+            item.insert("parameters".into(), with_name(options, &keys[..]));
+            let path = if with_path {
+                format!("{base}/{{name}}/{sub}/{{path}}")
+            } else {
+                format!("{base}/{{name}}/{sub}")
+            };
+            paths.insert(path, Value::Object(item));
+        }
     }
 }
 

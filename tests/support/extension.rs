@@ -6,6 +6,7 @@
 #![allow(dead_code)]
 
 use std::convert::Infallible;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use bytes::Bytes;
@@ -35,6 +36,9 @@ pub struct Extension {
     /// Released by the test once it has the watch's first event.
     pub second_event: Arc<tokio::sync::Notify>,
     pub stop: tokio::sync::watch::Sender<bool>,
+    /// How many of the next discovery GETs of the availability check
+    /// (`system:kube-aggregator`) are answered 503.
+    pub fail_checks: Arc<AtomicUsize>,
 }
 
 pub fn discovery() -> Value {
@@ -98,7 +102,8 @@ pub async fn start_extension(front_proxy_ca: &[u8]) -> Extension {
     let seen: Arc<Mutex<Vec<Seen>>> = Arc::default();
     let second_event = Arc::new(tokio::sync::Notify::new());
     let (stop, stopped) = tokio::sync::watch::channel(false);
-    let (seen2, second2) = (seen.clone(), second_event.clone());
+    let fail_checks: Arc<AtomicUsize> = Arc::default();
+    let (seen2, second2, fail2) = (seen.clone(), second_event.clone(), fail_checks.clone());
     tokio::spawn(async move {
         let mut stop_accept = stopped.clone();
         loop {
@@ -107,7 +112,7 @@ pub async fn start_extension(front_proxy_ca: &[u8]) -> Extension {
                 _ = stop_accept.changed() => return,
             };
             let acceptor = acceptor.clone();
-            let (seen, second) = (seen2.clone(), second2.clone());
+            let (seen, second, fail) = (seen2.clone(), second2.clone(), fail2.clone());
             let mut stopped = stopped.clone();
             tokio::spawn(async move {
                 let Ok(tls) = acceptor.accept(tcp).await else {
@@ -133,7 +138,8 @@ pub async fn start_extension(front_proxy_ca: &[u8]) -> Extension {
                 let svc = hyper::service::service_fn(
                     move |req: hyper::Request<hyper::body::Incoming>| {
                         let (seen, second, cn) = (seen.clone(), second.clone(), cn.clone());
-                        async move { Ok::<_, Infallible>(handle(req, &seen, second, &cn).await) }
+                        let fail = fail.clone();
+                        async move { Ok::<_, Infallible>(handle(req, &seen, second, &cn, &fail).await) }
                     },
                 );
                 let conn = hyper_util::server::conn::auto::Builder::new(
@@ -154,6 +160,7 @@ pub async fn start_extension(front_proxy_ca: &[u8]) -> Extension {
         seen,
         second_event,
         stop,
+        fail_checks,
     }
 }
 
@@ -162,6 +169,7 @@ async fn handle(
     seen: &Mutex<Vec<Seen>>,
     second: Arc<tokio::sync::Notify>,
     cn: &str,
+    fail_checks: &AtomicUsize,
 ) -> hyper::Response<Body> {
     let h = req.headers();
     let all = |k: &str| -> Vec<String> {
@@ -196,7 +204,35 @@ async fn handle(
     let gv = format!("/apis/{GROUP}/{VERSION}");
     let flunders = format!("{gv}/namespaces/wardle/flunders");
     if path == gv {
+        let check = all("x-remote-user") == ["system:kube-aggregator"];
+        if check
+            && fail_checks
+                .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| n.checked_sub(1))
+                .is_ok()
+        {
+            return json_resp(
+                503,
+                json!({"kind": "Status", "status": "Failure", "code": 503}),
+            );
+        }
         return json_resp(200, discovery());
+    }
+    // A group-version the server under test also serves itself, for APIServices that take
+    // it over.
+    if path == "/apis/scheduling.k8s.io/v1" {
+        return json_resp(
+            200,
+            json!({"kind": "APIResourceList", "apiVersion": "v1", "groupVersion": "scheduling.k8s.io/v1",
+                   "resources": [{"name": "widgets", "singularName": "widget", "namespaced": false,
+                                  "kind": "Widget", "verbs": ["get", "list"]}]}),
+        );
+    }
+    if path.starts_with("/apis/scheduling.k8s.io/v1/") {
+        return json_resp(
+            200,
+            json!({"kind": "WidgetList", "apiVersion": "scheduling.k8s.io/v1",
+                   "metadata": {"resourceVersion": "7"}, "items": [], "servedBy": "extension"}),
+        );
     }
     if path == "/openapi/v2" {
         return json_resp(

@@ -494,3 +494,150 @@ pub async fn tls_server_async(dir: &Path, name: &str, sans: &[&str], handler: As
     std::fs::write(dir.join(format!("{name}-ca.crt")), ca.pem()).unwrap();
     port
 }
+
+/// client-go's Accept for aggregated discovery when it is configured for protobuf.
+pub const AGGREGATED_PB_ACCEPT: &str = "application/vnd.kubernetes.protobuf;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList,application/json";
+
+/// An aggregated discovery answer in protobuf (`k8s\0` + runtime.Unknown of
+/// `apidiscovery.k8s.io/<version>` `APIGroupDiscoveryList`), decoded with k8s-pb's v2 types
+/// (v2beta1 has the same layout) and rendered as the JSON kube's JSON serializer writes for
+/// it (unset fields omitted where Go omits them; empty lists kept as the wire cannot tell).
+pub fn aggregated_discovery_from_pb(body: &[u8], version: &str) -> serde_json::Value {
+    use k8s_pb::api::apidiscovery::v2 as d;
+    use k8s_pb::apimachinery::pkg::apis::meta::v1::GroupVersionKind;
+    use k8s_pb::apimachinery::pkg::runtime::Unknown;
+    use prost014::Message;
+    use serde_json::{json, Map, Value};
+    let rest = body.strip_prefix(b"k8s\0").expect("k8s\\0 prefix");
+    let u = Unknown::decode(rest).expect("runtime.Unknown");
+    let tm = u.type_meta.expect("typeMeta");
+    assert_eq!(
+        tm.api_version.as_deref(),
+        Some(format!("apidiscovery.k8s.io/{version}").as_str())
+    );
+    assert_eq!(tm.kind.as_deref(), Some("APIGroupDiscoveryList"));
+    let list = d::APIGroupDiscoveryList::decode(u.raw.unwrap_or_default().as_slice())
+        .expect("APIGroupDiscoveryList");
+    let gvk = |g: &GroupVersionKind| {
+        json!({"group": g.group.clone().unwrap_or_default(),
+               "version": g.version.clone().unwrap_or_default(),
+               "kind": g.kind.clone().unwrap_or_default()})
+    };
+    let put_list = |m: &mut Map<String, Value>, k: &str, v: &[String]| {
+        if !v.is_empty() {
+            m.insert(k.into(), json!(v));
+        }
+    };
+    let items: Vec<Value> = list
+        .items
+        .iter()
+        .map(|g| {
+            let versions: Vec<Value> = g
+                .versions
+                .iter()
+                .map(|v| {
+                    let resources: Vec<Value> = v
+                        .resources
+                        .iter()
+                        .map(|r| {
+                            let mut m = Map::new();
+                            m.insert(
+                                "resource".into(),
+                                json!(r.resource.clone().unwrap_or_default()),
+                            );
+                            if let Some(k) = &r.response_kind {
+                                m.insert("responseKind".into(), gvk(k));
+                            }
+                            m.insert("scope".into(), json!(r.scope.clone().unwrap_or_default()));
+                            m.insert(
+                                "singularResource".into(),
+                                json!(r.singular_resource.clone().unwrap_or_default()),
+                            );
+                            m.insert("verbs".into(), json!(r.verbs));
+                            put_list(&mut m, "shortNames", &r.short_names);
+                            put_list(&mut m, "categories", &r.categories);
+                            let subs: Vec<Value> = r
+                                .subresources
+                                .iter()
+                                .map(|s| {
+                                    let mut m = Map::new();
+                                    m.insert(
+                                        "subresource".into(),
+                                        json!(s.subresource.clone().unwrap_or_default()),
+                                    );
+                                    if let Some(k) = &s.response_kind {
+                                        m.insert("responseKind".into(), gvk(k));
+                                    }
+                                    if !s.accepted_types.is_empty() {
+                                        m.insert(
+                                            "acceptedTypes".into(),
+                                            s.accepted_types.iter().map(gvk).collect(),
+                                        );
+                                    }
+                                    m.insert("verbs".into(), json!(s.verbs));
+                                    Value::Object(m)
+                                })
+                                .collect();
+                            if !subs.is_empty() {
+                                m.insert("subresources".into(), Value::Array(subs));
+                            }
+                            Value::Object(m)
+                        })
+                        .collect();
+                    let mut m = Map::new();
+                    m.insert(
+                        "version".into(),
+                        json!(v.version.clone().unwrap_or_default()),
+                    );
+                    if !resources.is_empty() {
+                        m.insert("resources".into(), Value::Array(resources));
+                    }
+                    if let Some(f) = v.freshness.as_deref().filter(|f| !f.is_empty()) {
+                        m.insert("freshness".into(), json!(f));
+                    }
+                    Value::Object(m)
+                })
+                .collect();
+            let name = g
+                .metadata
+                .as_ref()
+                .and_then(|m| m.name.clone())
+                .unwrap_or_default();
+            let mut m = Map::new();
+            m.insert(
+                "metadata".into(),
+                if name.is_empty() {
+                    json!({})
+                } else {
+                    json!({"name": name})
+                },
+            );
+            if !versions.is_empty() {
+                m.insert("versions".into(), Value::Array(versions));
+            }
+            Value::Object(m)
+        })
+        .collect();
+    json!({"kind": "APIGroupDiscoveryList",
+           "apiVersion": format!("apidiscovery.k8s.io/{version}"),
+           "metadata": {}, "items": items})
+}
+
+/// `v` without what protobuf cannot tell from unset: nulls, empty lists and empty maps.
+pub fn strip_empty(v: &serde_json::Value) -> serde_json::Value {
+    use serde_json::Value;
+    match v {
+        Value::Object(m) => Value::Object(
+            m.iter()
+                .map(|(k, v)| (k.clone(), strip_empty(v)))
+                .filter(|(_, v)| match v {
+                    Value::Null => false,
+                    Value::Array(a) => !a.is_empty(),
+                    _ => true,
+                })
+                .collect(),
+        ),
+        Value::Array(a) => Value::Array(a.iter().map(strip_empty).collect()),
+        other => other.clone(),
+    }
+}

@@ -847,8 +847,14 @@ fn global_unicast(ip: &str) -> bool {
 
 async fn proxy(app: &App, call: &Call, req: Request<Incoming>) -> Result<Response<Body>, Status> {
     let Some((scheme, name, port)) = split_scheme_name_port(&call.name) else {
+        // kube's ResourceLocation of each kind names it.
+        let kind = match call.what {
+            Extra::NodeProxy => "node",
+            Extra::ServiceProxy => "service",
+            _ => "pod",
+        };
         return Err(Status::bad_request(format!(
-            "invalid request {:?}",
+            "invalid {kind} request {:?}",
             call.name
         )));
     };
@@ -963,8 +969,14 @@ async fn proxy(app: &App, call: &Call, req: Request<Incoming>) -> Result<Respons
     Ok(r)
 }
 
-/// kube's service `ResourceLocation`: a ready address of the service's Endpoints for the
-/// asked port (by name or number; the only port when none is asked).
+/// kube's service `ResourceLocation` (pkg/registry/core/service/storage): the Service's
+/// Endpoints (not its EndpointSlices) give the address. A port number is first turned into
+/// the Service port's name (503 `no service port N found` when it has none); a name (or no
+/// port: the unnamed one) is matched against the endpoint ports as it is. The subset to
+/// start from and the address in it are picked at random; an address counts only when it
+/// names a pod of this namespace (`targetRef`) whose IPs include it. Errors reading the
+/// Service or its Endpoints (404s, as for an ExternalName Service, which has none) are
+/// answered as they are; no address is 503 `no endpoints available for service`.
 async fn service_location(
     app: &App,
     call: &Call,
@@ -972,77 +984,128 @@ async fn service_location(
     name: &str,
     port: &str,
 ) -> Result<String, Status> {
-    let svc = app.store.get(call.scope(), name, ReadAt::Latest).await?;
-    let svc_ports = svc
-        .pointer("/spec/ports")
-        .and_then(Value::as_array)
-        .cloned()
-        .unwrap_or_default();
-    let wanted = svc_ports.iter().find(|p| {
-        port.is_empty()
-            || p.get("name").and_then(Value::as_str) == Some(port)
-            || p.get("port")
-                .and_then(Value::as_i64)
-                .map(|n| n.to_string())
-                .as_deref()
-                == Some(port)
-    });
-    let Some(svc_port) = wanted else {
-        return Err(Status::service_unavailable(format!(
-            "no service port {port:?} found for service {name:?}"
-        )));
-    };
-    let port_name = svc_port
-        .get("name")
-        .and_then(Value::as_str)
-        .unwrap_or("")
-        .to_string();
+    let mut port_name = port.to_string();
+    if let Ok(n) = port.parse::<i64>() {
+        let svc = app.store.get(call.scope(), name, ReadAt::Latest).await?;
+        let found = svc
+            .pointer("/spec/ports")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .find(|p| p.get("port").and_then(Value::as_i64) == Some(n));
+        let Some(found) = found else {
+            return Err(Status::service_unavailable(format!(
+                "no service port {n} found for service {name:?}"
+            )));
+        };
+        port_name = found
+            .get("name")
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_string();
+    }
     let cat = app.store.registry().snapshot();
-    let endpoints = cat
-        .get("", "v1", "endpoints")
-        .cloned()
-        .ok_or_else(|| Status::internal("endpoints are not served"))?;
+    let core = |resource: &str| {
+        cat.get("", "v1", resource)
+            .cloned()
+            .ok_or_else(|| Status::internal(format!("{resource} are not served")))
+    };
+    let (endpoints, pods) = (core("endpoints")?, core("pods")?);
+    let ns = call.namespace.as_deref();
     let ep = app
         .store
         .get(
             Scope {
                 info: &endpoints,
-                namespace: call.namespace.as_deref(),
+                namespace: ns,
             },
             name,
             ReadAt::Latest,
         )
-        .await
-        .map_err(|_| {
-            Status::service_unavailable(format!("no endpoints available for service {name:?}"))
-        })?;
-    let scheme = if scheme.is_empty() { "http" } else { scheme };
-    for subset in ep
+        .await?;
+    let subsets: Vec<&Value> = ep
         .get("subsets")
         .and_then(Value::as_array)
         .into_iter()
         .flatten()
-    {
-        let Some(p) = subset
-            .get("ports")
+        .collect();
+    if subsets.is_empty() {
+        return Err(Status::service_unavailable(format!(
+            "no endpoints available for service {name:?}"
+        )));
+    }
+    let ss_seed = rand::random::<usize>() % subsets.len();
+    for ssi in 0..subsets.len() {
+        let ss = subsets[(ss_seed + ssi) % subsets.len()];
+        let addrs: Vec<&Value> = ss
+            .get("addresses")
             .and_then(Value::as_array)
             .into_iter()
             .flatten()
-            .find(|p| p.get("name").and_then(Value::as_str).unwrap_or("") == port_name)
-            .and_then(|p| p.get("port").and_then(Value::as_i64))
-        else {
+            .collect();
+        if addrs.is_empty() {
             continue;
-        };
-        if let Some(ip) = subset.pointer("/addresses/0/ip").and_then(Value::as_str) {
-            return Ok(format!(
-                "{scheme}://{}",
-                crate::kubelet::join_host_port(ip, p as u16)
-            ));
+        }
+        let ports = ss
+            .get("ports")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten();
+        for p in ports.filter(|p| p.get("name").and_then(Value::as_str).unwrap_or("") == port_name)
+        {
+            let number = p.get("port").and_then(Value::as_u64).unwrap_or(0);
+            let addr_seed = rand::random::<usize>() % addrs.len();
+            for t in 0..addrs.len() {
+                let addr = addrs[(addr_seed + t) % addrs.len()];
+                let ip = addr.get("ip").and_then(Value::as_str).unwrap_or("");
+                let pod_scope = Scope {
+                    info: &pods,
+                    namespace: ns,
+                };
+                if !valid_address(app, pod_scope, addr, ip).await {
+                    tracing::debug!(
+                        service = name,
+                        ip,
+                        "endpoint address is not a pod's, skipped"
+                    );
+                    continue;
+                }
+                let scheme = if scheme.is_empty() { "http" } else { scheme };
+                return Ok(format!(
+                    "{scheme}://{}",
+                    crate::kubelet::join_host_port(ip, number as u16)
+                ));
+            }
         }
     }
     Err(Status::service_unavailable(format!(
-        "no endpoints available for service {name:?}"
+        "no endpoints available for service {:?}",
+        call.name
     )))
+}
+
+/// kube's `isValidAddress`: the endpoint address names (`targetRef`) a pod of the request's
+/// namespace that has the address among its pod IPs.
+async fn valid_address(app: &App, pods: Scope<'_>, addr: &Value, ip: &str) -> bool {
+    let Some(target) = addr.get("targetRef") else {
+        return false;
+    };
+    let target_ns = target
+        .get("namespace")
+        .and_then(Value::as_str)
+        .unwrap_or("");
+    if Some(target_ns) != pods.namespace {
+        return false;
+    }
+    let pod_name = target.get("name").and_then(Value::as_str).unwrap_or("");
+    let Ok(pod) = app.store.get(pods, pod_name, ReadAt::Latest).await else {
+        return false;
+    };
+    pod.pointer("/status/podIPs")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .any(|p| p.get("ip").and_then(Value::as_str) == Some(ip))
 }
 
 #[cfg(test)]

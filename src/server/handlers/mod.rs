@@ -914,19 +914,23 @@ pub fn read_at(q: &Query, kind: &str) -> Result<ReadAt, Status> {
     }
 }
 
-fn wants_aggregated(accept: Option<&str>) -> Option<&'static str> {
+/// Whether `accept` asks for aggregated discovery (`as=APIGroupDiscoveryList` of
+/// `g=apidiscovery.k8s.io`) before any plain media type: the version asked for, and whether
+/// the first such clause is protobuf (client-go lists protobuf first when configured for it).
+fn wants_aggregated(accept: Option<&str>) -> Option<(&'static str, bool)> {
     let accept = accept?;
     for clause in accept.split(',') {
         let c = clause.replace(' ', "");
+        let proto = c.starts_with(crate::server::protobuf::MEDIA_TYPE);
         if c.contains("as=APIGroupDiscoveryList") && c.contains("g=apidiscovery.k8s.io") {
             if c.contains("v=v2beta1") {
-                return Some("v2beta1");
+                return Some(("v2beta1", proto));
             }
             if c.contains("v=v2") {
-                return Some("v2");
+                return Some(("v2", proto));
             }
         }
-        if c.starts_with("application/json") && !c.contains("as=") {
+        if (c.starts_with("application/json") || proto) && !c.contains("as=") {
             return None;
         }
     }
@@ -940,18 +944,30 @@ fn discovery_response(
     plain: Value,
     remotes: &[Arc<crate::aggregator::Remote>],
 ) -> Result<Response<Body>, Status> {
-    if let Some(v) = wants_aggregated(accept) {
+    if let Some((v, proto)) = wants_aggregated(accept) {
         let mut doc = discovery::aggregated(cat, core);
         crate::aggregator::discovery::merge_aggregated(&mut doc, remotes);
         doc["apiVersion"] = json!(format!("apidiscovery.k8s.io/{v}"));
-        let mut r = respond(Output::Json, StatusCode::OK, &doc);
-        r.headers_mut().insert(
-            header::CONTENT_TYPE,
-            HeaderValue::from_str(&format!(
-                "application/json;g=apidiscovery.k8s.io;v={v};as=APIGroupDiscoveryList"
-            ))
-            .expect("static header"),
-        );
+        let (mut r, media) = if proto {
+            (
+                protobuf::respond(StatusCode::OK, &doc),
+                crate::server::protobuf::MEDIA_TYPE,
+            )
+        } else {
+            (
+                respond(Output::Json, StatusCode::OK, &doc),
+                "application/json",
+            )
+        };
+        if r.status() == StatusCode::OK {
+            r.headers_mut().insert(
+                header::CONTENT_TYPE,
+                HeaderValue::from_str(&format!(
+                    "{media};g=apidiscovery.k8s.io;v={v};as=APIGroupDiscoveryList"
+                ))
+                .expect("static header"),
+            );
+        }
         r.headers_mut()
             .insert(header::VARY, HeaderValue::from_static("Accept"));
         return Ok(r);
@@ -1223,8 +1239,13 @@ async fn route_inner(
         }
         ["apis", g] => {
             let out = negotiate::output(accept)?.plain();
+            let remotes = app.aggregator.remotes();
             return discovery::api_group(&cat, g)
-                .or_else(|| crate::aggregator::discovery::api_group(g, &app.aggregator.remotes()))
+                .map(|mut d| {
+                    crate::aggregator::discovery::merge_versions(&mut d, g, &remotes);
+                    d
+                })
+                .or_else(|| crate::aggregator::discovery::api_group(g, &remotes))
                 .map(|d| respond(out, StatusCode::OK, &d))
                 .ok_or_else(Status::path_not_found);
         }

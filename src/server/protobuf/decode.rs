@@ -11,7 +11,7 @@
 use base64::Engine as _;
 use serde_json::{Map, Number, Value};
 
-use super::schema::{self, Card, Message, Shape, Ty};
+use super::schema::{Card, Message, Shape, Ty};
 
 /// Nesting limit for embedded messages, against stack exhaustion by hostile bodies.
 const MAX_DEPTH: usize = 100;
@@ -217,7 +217,7 @@ pub(crate) fn message_value(name: &str, buf: &[u8], depth: usize) -> Result<Opti
             "protobuf message nesting exceeds {MAX_DEPTH} levels"
         ));
     }
-    let msg = schema::message(name).ok_or_else(|| format!("no protobuf schema for {name}"))?;
+    let msg = super::message(name).ok_or_else(|| format!("no protobuf schema for {name}"))?;
     match msg.shape {
         Shape::Object => object(msg, buf, depth).map(|m| Some(Value::Object(m))),
         Shape::Time | Shape::MicroTime => time(msg.shape, name, buf),
@@ -520,6 +520,7 @@ fn map_entry(
 
 #[cfg(test)]
 mod tests {
+    use super::super::schema;
     use super::*;
 
     #[test]

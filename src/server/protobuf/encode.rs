@@ -15,7 +15,7 @@
 use base64::Engine as _;
 use serde_json::{Map, Value};
 
-use super::schema::{self, Card, Emit, Field, Message, Shape, Ty};
+use super::schema::{Card, Emit, Field, Message, Shape, Ty};
 
 /// Nesting limit (objects come from storage, but a deep CRD schema must not overflow).
 const MAX_DEPTH: usize = 100;
@@ -165,7 +165,7 @@ pub(crate) fn message_body(
             "protobuf message nesting exceeds {MAX_DEPTH} levels"
         ));
     }
-    let msg = schema::message(name).ok_or_else(|| format!("no protobuf schema for {name}"))?;
+    let msg = super::message(name).ok_or_else(|| format!("no protobuf schema for {name}"))?;
     match msg.shape {
         Shape::Object => {
             let empty = Map::new();
@@ -320,7 +320,7 @@ fn written_when_unset(f: &Field) -> bool {
         // Non-pointer scalars and structs (except named slices, which are nil).
         (Card::One, Ty::Msg(name)) => {
             f.emit == Emit::Fill
-                && schema::message(name).is_some_and(|m| m.shape != Shape::StringList)
+                && super::message(name).is_some_and(|m| m.shape != Shape::StringList)
         }
         (Card::One, _) => f.emit == Emit::Fill,
     }
@@ -338,7 +338,7 @@ fn object(
     for f in order {
         if let Ty::Inline(name) = f.ty {
             // The embedded struct's fields live in this JSON object.
-            let inner = schema::message(name)
+            let inner = super::message(name)
                 .filter(|m| m.shape == Shape::Object)
                 .ok_or_else(|| format!("no protobuf schema for inline {name}"))?;
             nested(out, f.tag, |out| object(out, inner, obj, depth + 1))?;
@@ -423,6 +423,7 @@ pub(crate) fn parse_go_duration(s: &str) -> Option<i64> {
 
 #[cfg(test)]
 mod tests {
+    use super::super::schema;
     use super::*;
 
     #[test]

@@ -14,6 +14,7 @@
 //! Does not know: HTTP content negotiation (the caller checks Content-Type and Accept),
 //! custom resources (they have no protobuf form), defaulting, validation.
 
+mod apidiscovery;
 mod decode;
 mod encode;
 use crate::generated::protobuf_schema as schema;
@@ -27,6 +28,11 @@ pub const MEDIA_TYPE: &str = "application/vnd.kubernetes.protobuf";
 
 /// The 4-byte prefix of every Kubernetes protobuf object.
 const MAGIC: [u8; 4] = [b'k', b'8', b's', 0];
+
+/// A message by its definition name: the generated table, then aggregated discovery's.
+fn message(name: &str) -> Option<&'static schema::Message> {
+    schema::message(name).or_else(|| apidiscovery::message(name))
+}
 
 const DELETE_OPTIONS: &str = "io.k8s.apimachinery.pkg.apis.meta.v1.DeleteOptions";
 
@@ -57,7 +63,7 @@ fn decode_nested(body: &[u8], depth: usize) -> Result<Value, String> {
         return Err("Object 'Kind' is missing in protobuf body".into());
     }
     let definition = definition_for(&unknown.api_version, &unknown.kind)?;
-    let msg = schema::message(definition)
+    let msg = message(definition)
         .filter(|m| m.shape == schema::Shape::Object)
         .ok_or_else(|| {
             format!(
@@ -149,7 +155,7 @@ fn message_for_kind(
         }
         "Status" => STATUS,
         _ => match definition_for(api_version, kind) {
-            Ok(d) if schema::message(d).is_some_and(|m| m.shape == schema::Shape::Object) => d,
+            Ok(d) if message(d).is_some_and(|m| m.shape == schema::Shape::Object) => d,
             _ => {
                 let version = api_version.rsplit('/').next().unwrap_or(api_version);
                 return Err(NotMarshalable(
@@ -180,7 +186,7 @@ pub fn encode_list<'a>(
     };
     let list = definition_for(api_version, kind)
         .ok()
-        .and_then(schema::message)
+        .and_then(message)
         .ok_or_else(not_list)?;
     let (Some(meta), Some(items_field)) = (
         list.fields.iter().find(|f| f.json == "metadata"),
@@ -315,6 +321,11 @@ fn definition_for(api_version: &str, kind: &str) -> Result<&'static str, String>
                 "APIGroup" => "io.k8s.apimachinery.pkg.apis.meta.v1.APIGroup",
                 _ => "io.k8s.apimachinery.pkg.apis.meta.v1.APIResourceList",
             });
+        }
+        "APIGroupDiscoveryList" => {
+            if let Some(d) = apidiscovery::list_definition(api_version) {
+                return Ok(d);
+            }
         }
         _ => {}
     }

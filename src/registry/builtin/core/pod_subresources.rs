@@ -128,7 +128,10 @@ fn validate_ephemeral_update(
             )),
             Some(n) if !semantic_eq(n, o) => errs.push(FieldError::forbidden(
                 "spec.ephemeralContainers",
-                format!("existing ephemeral containers {name:?} may not be changed\n"),
+                format!(
+                    "existing ephemeral containers {name:?} may not be changed\n{}",
+                    ephemeral_diff(o, n)
+                ),
             )),
             Some(_) => {}
         }
@@ -331,6 +334,121 @@ fn without_cpu_memory_changes(new: &Value, old: &Value) -> Value {
 
 /// kube's semantic equality: quantities compare by amount (`1` and `1000m` are equal), empty
 /// lists and maps as absent.
+/// The fields of kube's internal `core.EphemeralContainerCommon`, in Go struct order, with
+/// their JSON names and how Go prints the unset value.
+const EPHEMERAL_FIELDS: &[(&str, &str, &str)] = &[
+    ("Name", "name", "\"\""),
+    ("Image", "image", "\"\""),
+    ("Command", "command", "nil"),
+    ("Args", "args", "nil"),
+    ("WorkingDir", "workingDir", "\"\""),
+    ("Ports", "ports", "nil"),
+    ("EnvFrom", "envFrom", "nil"),
+    ("Env", "env", "nil"),
+    ("Resources", "resources", "{}"),
+    ("ResizePolicy", "resizePolicy", "nil"),
+    ("RestartPolicy", "restartPolicy", "nil"),
+    ("VolumeMounts", "volumeMounts", "nil"),
+    ("VolumeDevices", "volumeDevices", "nil"),
+    ("LivenessProbe", "livenessProbe", "nil"),
+    ("ReadinessProbe", "readinessProbe", "nil"),
+    ("StartupProbe", "startupProbe", "nil"),
+    ("Lifecycle", "lifecycle", "nil"),
+    ("TerminationMessagePath", "terminationMessagePath", "\"\""),
+    (
+        "TerminationMessagePolicy",
+        "terminationMessagePolicy",
+        "\"\"",
+    ),
+    ("ImagePullPolicy", "imagePullPolicy", "\"\""),
+    ("SecurityContext", "securityContext", "nil"),
+    ("Stdin", "stdin", "false"),
+    ("StdinOnce", "stdinOnce", "false"),
+    ("TTY", "tty", "false"),
+];
+
+/// A value as Go's `%v`-like rendering go-cmp uses for scalars (strings quoted); composite
+/// values in their JSON form.
+fn go_value(v: Option<&Value>, unset: &str) -> String {
+    match v.filter(|v| !empty(v)) {
+        None => unset.to_string(),
+        Some(Value::String(s)) => format!("{s:?}"),
+        Some(v) => v.to_string(),
+    }
+}
+
+/// The diff kube appends to "may not be changed" (`cmp.Diff(old, new)` of the internal
+/// `core.EphemeralContainer`), in go-cmp's layout: changed fields as `-`/`+` lines, two
+/// unchanged fields of context around them, the rest elided as `... // N identical fields`.
+/// (go-cmp also descends into composite values and randomizes some spacing; composite
+/// values are printed whole, in JSON.)
+fn ephemeral_diff(old: &Value, new: &Value) -> String {
+    enum Rec {
+        Same(&'static str, String),
+        Diff(&'static str, String, String),
+    }
+    let recs: Vec<Rec> = EPHEMERAL_FIELDS
+        .iter()
+        .map(|(go, json, unset)| {
+            let (a, b) = (old.get(*json), new.get(*json));
+            let eq = normal(a.unwrap_or(&Value::Null)) == normal(b.unwrap_or(&Value::Null));
+            let (a, b) = (go_value(a, unset), go_value(b, unset));
+            if eq {
+                Rec::Same(go, a)
+            } else {
+                Rec::Diff(go, a, b)
+            }
+        })
+        .collect();
+    const CONTEXT: usize = 2;
+    let diffs: Vec<usize> = (0..recs.len())
+        .filter(|i| matches!(recs[*i], Rec::Diff(..)))
+        .collect();
+    let shown = |i: usize| diffs.iter().any(|d| i + CONTEXT >= *d && i <= d + CONTEXT);
+    let width = EPHEMERAL_FIELDS
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| shown(*i))
+        .map(|(_, f)| f.0.len())
+        .max()
+        .unwrap_or(0);
+    let pad = |name: &str| format!("{name}:{}", " ".repeat(width - name.len() + 1));
+    let mut out = String::from("  core.EphemeralContainer{\n");
+    out.push_str("  \tEphemeralContainerCommon: core.EphemeralContainerCommon{\n");
+    let mut elided = 0;
+    for (i, r) in recs.iter().enumerate() {
+        if !shown(i) {
+            elided += 1;
+            continue;
+        }
+        if elided > 0 {
+            out.push_str(&format!("  \t\t... // {elided} identical fields\n"));
+            elided = 0;
+        }
+        match r {
+            Rec::Same(name, v) => out.push_str(&format!("  \t\t{}{v},\n", pad(name))),
+            Rec::Diff(name, a, b) => {
+                out.push_str(&format!("- \t\t{}{a},\n", pad(name)));
+                out.push_str(&format!("+ \t\t{}{b},\n", pad(name)));
+            }
+        }
+    }
+    if elided > 0 {
+        out.push_str(&format!("  \t\t... // {elided} identical fields\n"));
+    }
+    out.push_str("  \t},\n");
+    let target = |v: &Value| go_value(v.get("targetContainerName"), "\"\"");
+    let (ta, tb) = (target(old), target(new));
+    if ta == tb {
+        out.push_str(&format!("  \tTargetContainerName: {ta},\n"));
+    } else {
+        out.push_str(&format!("- \tTargetContainerName: {ta},\n"));
+        out.push_str(&format!("+ \tTargetContainerName: {tb},\n"));
+    }
+    out.push_str("  }\n");
+    out
+}
+
 fn semantic_eq(a: &Value, b: &Value) -> bool {
     normal(a) == normal(b)
 }
@@ -489,7 +607,20 @@ mod tests {
             .iter()
             .map(|e| e.to_string())
             .collect();
-        assert_eq!(errs, vec!["spec.ephemeralContainers: Forbidden: existing ephemeral containers \"debug\" may not be changed\n"]);
+        assert_eq!(errs, vec![concat!(
+            "spec.ephemeralContainers: Forbidden: existing ephemeral containers \"debug\" may not be changed\n",
+            "  core.EphemeralContainer{\n",
+            "  \tEphemeralContainerCommon: core.EphemeralContainerCommon{\n",
+            "  \t\tName:    \"debug\",\n",
+            "- \t\tImage:   \"busybox\",\n",
+            "+ \t\tImage:   \"alpine\",\n",
+            "  \t\tCommand: nil,\n",
+            "  \t\tArgs:    nil,\n",
+            "  \t\t... // 20 identical fields\n",
+            "  \t},\n",
+            "  \tTargetContainerName: \"c\",\n",
+            "  }\n",
+        )]);
         let mut removed = new.clone();
         removed["spec"]["ephemeralContainers"] = json!([]);
         assert_eq!(validate(EPHEMERAL, &removed, &new).len(), 1);
