@@ -1,5 +1,6 @@
 //! The raft log on RocksDB: entries in the `raft_log` column family (key = big-endian log
-//! index, value = JSON of the openraft entry) and the vote / committed log id / last purged
+//! index, value = the openraft entry in the peer wire's binary form, `wire::encode`; JSON
+//! entries of earlier versions are still read) and the vote / committed log id / last purged
 //! log id in `raft_meta` (JSON values). Appends are fsynced before openraft is told they are
 //! flushed, and votes are written with a synced write, so an acknowledged entry or vote
 //! survives kill -9.
@@ -77,7 +78,7 @@ pub(crate) fn purged_batch(log_id: &LogIdOf<TypeConfig>) -> Result<Batch, io::Er
 }
 
 fn decode_entry(b: &[u8]) -> Result<EntryOf<TypeConfig>, io::Error> {
-    serde_json::from_slice(b).map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))
+    super::wire::decode(b).map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))
 }
 
 impl RaftLogReader<TypeConfig> for LogStore {
@@ -157,7 +158,7 @@ impl RaftLogStorage<TypeConfig> for LogStore {
     {
         let mut batch = Batch::new();
         for e in entries {
-            let v = serde_json::to_vec(&e).map_err(io_err)?;
+            let v = super::wire::encode(&e).map_err(io_err)?;
             batch.put(Cf::RaftLog, idx_key(e.index()), v);
         }
         // Written (and thus readable) before returning; fsynced before the flush is reported.

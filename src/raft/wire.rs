@@ -1,6 +1,11 @@
-//! The peer wire format: the generated gRPC code of `proto/raft.proto`, the JSON payloads
-//! carried in its `Blob`s, and the application-level messages (forwarded proposals, read
-//! index, admin operations) with their typed error.
+//! The peer wire format: the generated gRPC code of `proto/raft.proto`, the payloads carried
+//! in its `Blob`s, and the application-level messages (forwarded proposals, read index, admin
+//! operations) with their typed error.
+//!
+//! Payloads (and the Raft log's entries, see `log_store`) are written in a binary form: the
+//! tag byte [`BINARY`] followed by the value in postcard (serde's compact positional format;
+//! byte strings stay raw). Readers also take JSON (what earlier versions wrote: it never
+//! starts with a zero byte), so a data folder or a peer of an earlier version is still read.
 //!
 //! It knows nothing of transports or of the state machine.
 
@@ -81,16 +86,55 @@ pub struct SnapshotHeader<V, M> {
     pub meta: M,
 }
 
+/// The first byte of a binary payload (JSON never starts with it).
+pub const BINARY: u8 = 0;
+
 pub fn encode<T: Serialize>(v: &T) -> Result<Vec<u8>, String> {
-    serde_json::to_vec(v).map_err(|e| format!("encode: {e}"))
+    let mut out = Vec::with_capacity(256);
+    out.push(BINARY);
+    postcard::to_io(v, &mut out).map_err(|e| format!("encode: {e}"))?;
+    Ok(out)
 }
 
 pub fn decode<T: DeserializeOwned>(b: &[u8]) -> Result<T, String> {
-    serde_json::from_slice(b).map_err(|e| format!("decode: {e}"))
+    match b.split_first() {
+        Some((&BINARY, rest)) => postcard::from_bytes(rest).map_err(|e| format!("decode: {e}")),
+        _ => serde_json::from_slice(b).map_err(|e| format!("decode: {e}")),
+    }
 }
 
 pub fn blob<T: Serialize>(v: &T) -> Result<pb::Blob, tonic::Status> {
     encode(v)
         .map(|data| pb::Blob { data })
         .map_err(tonic::Status::internal)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::storage::mvcc::{Op, Txn};
+
+    #[test]
+    fn binary_payloads_and_json_ones_decode() {
+        let txn = Txn {
+            compares: vec![],
+            success: vec![Op::Put {
+                key: b"/core/configmaps/ns/a".to_vec(),
+                value: vec![0, 1, 2, 255],
+            }],
+        };
+        let cmd = super::super::Command::Txn(txn);
+        let bin = encode(&cmd).unwrap();
+        assert_eq!(bin[0], BINARY);
+        let json = serde_json::to_vec(&cmd).unwrap();
+        assert!(bin.len() < json.len(), "{} vs {}", bin.len(), json.len());
+        for b in [bin, json] {
+            let back: super::super::Command = decode(&b).unwrap();
+            assert_eq!(format!("{back:?}"), format!("{cmd:?}"));
+        }
+        let e: Result<(), WireError> = Err(WireError::NotLeader { leader: Some(3) });
+        let back: Result<(), WireError> = decode(&encode(&e).unwrap()).unwrap();
+        assert_eq!(back, e);
+        assert!(decode::<super::super::Command>(&[BINARY, 0xff, 0xff]).is_err());
+    }
 }

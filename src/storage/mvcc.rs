@@ -28,13 +28,38 @@ pub type Revision = i64;
 
 /// Serde helper: byte strings as standard base64 (compact in JSON raft log entries).
 mod b64 {
+    //! Bytes as base64 strings in human-readable formats (JSON: backups, the admin API) and
+    //! as raw bytes in binary ones (the Raft log and peer messages).
     use base64::Engine as _;
     use serde::{Deserialize, Deserializer, Serializer};
 
+    fn serde_bytes_vec<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<u8>, D::Error> {
+        struct Visit;
+        impl<'de> serde::de::Visitor<'de> for Visit {
+            type Value = Vec<u8>;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("bytes")
+            }
+            fn visit_bytes<E: serde::de::Error>(self, v: &[u8]) -> Result<Vec<u8>, E> {
+                Ok(v.to_vec())
+            }
+            fn visit_byte_buf<E: serde::de::Error>(self, v: Vec<u8>) -> Result<Vec<u8>, E> {
+                Ok(v)
+            }
+        }
+        d.deserialize_byte_buf(Visit)
+    }
+
     pub fn serialize<S: Serializer>(v: &[u8], s: S) -> Result<S::Ok, S::Error> {
+        if !s.is_human_readable() {
+            return s.serialize_bytes(v);
+        }
         s.serialize_str(&base64::engine::general_purpose::STANDARD.encode(v))
     }
     pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<u8>, D::Error> {
+        if !d.is_human_readable() {
+            return serde_bytes_vec(d);
+        }
         let s = String::deserialize(d)?;
         base64::engine::general_purpose::STANDARD
             .decode(s.as_bytes())
