@@ -107,7 +107,8 @@ async fn post(c: &reqwest::Client, url: &str, body: &Value) {
 /// then the OpenAPI v3 index and the documents of the groups it uses (and v2, as `kubectl
 /// apply` / `explain` of older clients do).
 async fn discovery_and_openapi(c: &reqwest::Client, url: &str) {
-    let aggregated = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json";
+    let aggregated =
+        "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json";
     for path in ["/api", "/apis"] {
         let r = c
             .get(format!("{url}{path}"))
@@ -144,7 +145,9 @@ async fn wait_service_account(c: &reqwest::Client, url: &str, ns: &str) {
     let deadline = Instant::now() + Duration::from_secs(30);
     while Instant::now() < deadline {
         let r = c
-            .get(format!("{url}/api/v1/namespaces/{ns}/serviceaccounts/default"))
+            .get(format!(
+                "{url}/api/v1/namespaces/{ns}/serviceaccounts/default"
+            ))
             .send()
             .await
             .unwrap();

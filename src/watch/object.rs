@@ -50,10 +50,8 @@ impl Object {
         let mut item_at = 0;
         match v.as_object() {
             Some(m) => {
-                let type_meta = m.len() >= 2
-                    && m.keys()
-                        .take(2)
-                        .all(|k| k == "kind" || k == "apiVersion");
+                let type_meta =
+                    m.len() >= 2 && m.keys().take(2).all(|k| k == "kind" || k == "apiVersion");
                 json.push(b'{');
                 for (i, (k, v)) in m.iter().enumerate() {
                     if i > 0 {

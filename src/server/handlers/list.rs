@@ -283,11 +283,7 @@ pub async fn handle(ctx: &Ctx) -> Result<Response<Body>, Status> {
             list_meta,
         ),
         Output::Json => {
-            let mut r = Response::new(full(encode_values_json(
-                &ctx.info,
-                &res.items,
-                &list_meta,
-            )));
+            let mut r = Response::new(full(encode_values_json(&ctx.info, &res.items, &list_meta)));
             r.headers_mut().insert(
                 header::CONTENT_TYPE,
                 HeaderValue::from_static(Output::Json.content_type()),
