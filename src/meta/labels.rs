@@ -76,7 +76,14 @@ impl Requirement {
 
     /// `Requirement.Matches`.
     pub fn matches(&self, labels: &Map<String, Value>) -> bool {
-        let got = labels.get(&self.key).map(|v| v.as_str().unwrap_or(""));
+        self.matches_lookup(|k| labels.get(k).map(|v| v.as_str().unwrap_or("")))
+    }
+
+    /// [`Requirement::matches`] with the labels behind a lookup (`get(key)`: the label's
+    /// value, `""` for a value that is not a string), for callers that keep labels in
+    /// another shape than a JSON map.
+    pub fn matches_lookup<'a>(&self, get: impl Fn(&str) -> Option<&'a str>) -> bool {
+        let got = get(&self.key);
         match self.op {
             Operator::In | Operator::Equals | Operator::DoubleEquals => {
                 got.is_some_and(|v| self.has_value(v))
@@ -279,6 +286,12 @@ impl Selector {
     /// satisfies every requirement.
     pub fn matches(&self, labels: &Map<String, Value>) -> bool {
         !self.nothing && self.reqs.iter().all(|r| r.matches(labels))
+    }
+
+    /// [`Selector::matches`] with the labels behind a lookup (see
+    /// [`Requirement::matches_lookup`]).
+    pub fn matches_lookup<'a>(&self, get: impl Fn(&str) -> Option<&'a str> + Copy) -> bool {
+        !self.nothing && self.reqs.iter().all(|r| r.matches_lookup(get))
     }
 
     /// [`Selector::matches`] against `obj.metadata.labels`.

@@ -35,14 +35,11 @@ use crate::registry::Catalog;
 pub struct V2 {
     /// The JSON document.
     pub json: Bytes,
-    /// The gnostic `openapi.v2.Document` protobuf, served when the request accepts
-    /// `application/com.github.proto-openapi.spec.v2@v1.0+protobuf` (or the
-    /// `...spec.v2.v1.0+protobuf` spelling): client-go's `OpenAPISchema()` only accepts this.
-    pub protobuf: Bytes,
     /// The entity tag of the JSON document (quoted), as kube-openapi sends it.
     pub etag: String,
-    /// The entity tag of the protobuf document.
-    pub protobuf_etag: String,
+    /// The protobuf form and its entity tag, made from the JSON on the first request that
+    /// asks for it (most clients never do: it would be megabytes held for nothing).
+    protobuf: std::sync::OnceLock<(Bytes, String)>,
 }
 
 /// One served v3 document.
@@ -100,15 +97,7 @@ impl Documents {
                 return d.clone();
             }
         }
-        let doc = build_v2(cat);
-        let json = serialize(&doc);
-        let protobuf = proto::document(&doc);
-        let built = Arc::new(V2 {
-            etag: format!("\"{}\"", hash_hex(&json)),
-            protobuf_etag: format!("\"{}\"", hash_hex(&protobuf)),
-            protobuf: Bytes::from(protobuf),
-            json: Bytes::from(json),
-        });
+        let built = Arc::new(V2::from_document(&build_v2(cat)));
         *slot = Some((cat.generation, built.clone()));
         built
     }
@@ -131,13 +120,25 @@ impl V2 {
     /// The served forms of a whole `/openapi/v2` document (the aggregator's merged one).
     pub fn from_document(doc: &Value) -> V2 {
         let json = serialize(doc);
-        let protobuf = proto::document(doc);
         V2 {
             etag: format!("\"{}\"", hash_hex(&json)),
-            protobuf_etag: format!("\"{}\"", hash_hex(&protobuf)),
-            protobuf: Bytes::from(protobuf),
             json: Bytes::from(json),
+            protobuf: std::sync::OnceLock::new(),
         }
+    }
+
+    /// The gnostic `openapi.v2.Document` protobuf and its entity tag (quoted), served when
+    /// the request accepts `application/com.github.proto-openapi.spec.v2@v1.0+protobuf` (or
+    /// the `...spec.v2.v1.0+protobuf` spelling): client-go's `OpenAPISchema()` only accepts
+    /// this. Encoded once, from the JSON document.
+    pub fn protobuf(&self) -> (Bytes, &str) {
+        let (bytes, etag) = self.protobuf.get_or_init(|| {
+            let doc: Value = serde_json::from_slice(&self.json).unwrap_or_else(|_| json!({}));
+            let protobuf = proto::document(&doc);
+            let etag = format!("\"{}\"", hash_hex(&protobuf));
+            (Bytes::from(protobuf), etag)
+        });
+        (bytes.clone(), etag.as_str())
     }
 }
 
@@ -465,7 +466,7 @@ mod tests {
 
     fn v2_protobuf() -> Bytes {
         let (d, c) = docs();
-        d.v2(c).protobuf.clone()
+        d.v2(c).protobuf().0
     }
 
     fn v3_index() -> Bytes {

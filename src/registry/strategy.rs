@@ -194,6 +194,12 @@ pub trait Strategy: Send + Sync {
         None
     }
 
+    /// Whether [`Strategy::decode_stored`] may change an object (false: stored objects are
+    /// served as they are, and the edge writes them from the watch cache's bytes).
+    fn decodes_stored(&self) -> bool {
+        false
+    }
+
     /// How objects of this resource count against ResourceQuotas beyond `count/<resource>`
     /// (kube's quota evaluators), if they do.
     fn quota(&self) -> Option<&'static dyn crate::registry::quota::Evaluator> {

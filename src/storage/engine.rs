@@ -55,6 +55,25 @@ impl Cf {
     }
 }
 
+/// The memtables of all column families together (RocksDB's write buffer manager flushes the
+/// largest one above it).
+const DB_WRITE_BUFFERS: usize = 48 << 20;
+
+/// The block cache shared by every column family.
+const BLOCK_CACHE: usize = 8 << 20;
+
+impl Cf {
+    /// One memtable's size: the families written on every write (data, index, history, log)
+    /// get more than the small metadata ones.
+    fn write_buffer_size(self) -> usize {
+        match self {
+            Cf::Kv | Cf::RaftLog => 16 << 20,
+            Cf::Index | Cf::History => 8 << 20,
+            Cf::Meta | Cf::RaftMeta => 2 << 20,
+        }
+    }
+}
+
 fn db_err(e: rocksdb::Error) -> Error {
     Error::Storage(e.into_string())
 }
@@ -131,9 +150,21 @@ impl Engine {
         if crate::faults::on("lose-unsynced") {
             opts.set_manual_wal_flush(true);
         }
-        let cfs = Cf::ALL
-            .iter()
-            .map(|cf| ColumnFamilyDescriptor::new(cf.name(), Options::default()));
+        // Memory: every memtable of every column family together stays under
+        // DB_WRITE_BUFFERS (the largest is flushed first), and one small block cache is shared
+        // by all of them (RocksDB's defaults are 64 MiB memtables and a cache per family).
+        opts.set_db_write_buffer_size(DB_WRITE_BUFFERS);
+        opts.set_max_total_wal_size(4 * DB_WRITE_BUFFERS as u64);
+        let cache = rocksdb::Cache::new_lru_cache(BLOCK_CACHE).map_err(db_err)?;
+        let cfs = Cf::ALL.iter().map(|cf| {
+            let mut table = rocksdb::BlockBasedOptions::default();
+            table.set_block_cache(&cache);
+            let mut o = Options::default();
+            o.set_block_based_table_factory(&table);
+            o.set_write_buffer_size(cf.write_buffer_size());
+            o.set_max_write_buffer_number(2);
+            ColumnFamilyDescriptor::new(cf.name(), o)
+        });
         let db = DB::open_cf_descriptors(&opts, path, cfs).map_err(db_err)?;
         Ok(Engine { db: Arc::new(db) })
     }

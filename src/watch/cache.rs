@@ -15,7 +15,7 @@ use std::time::Duration;
 use serde_json::Value;
 use tokio::sync::{broadcast, mpsc, watch};
 
-use super::{CacheOptions, CachedEvent, Out, Request, Start, WatchStream};
+use super::{CacheOptions, CachedEvent, Object, Out, Request, Start, WatchStream};
 use crate::kv::{self, Event, EventKind, Revision};
 use crate::meta::status::Status;
 use crate::registry::store::{
@@ -30,7 +30,7 @@ const STALL_CHECK: Duration = Duration::from_secs(1);
 /// A page of a list whose objects are shared with the cache.
 #[derive(Debug)]
 pub struct SharedList {
-    pub items: Vec<Arc<Value>>,
+    pub items: Vec<Object>,
     pub revision: Revision,
     pub continue_token: Option<String>,
     pub remaining: Option<i64>,
@@ -67,7 +67,8 @@ struct State {
 }
 
 struct Resource {
-    objects: BTreeMap<Vec<u8>, Arc<Value>>,
+    /// The current objects, compact (their JSON bytes and labels, no trees).
+    objects: BTreeMap<Vec<u8>, Object>,
     events: VecDeque<Arc<CachedEvent>>,
     /// Every event of this resource with a revision > buffer_start is in `events`.
     buffer_start: Revision,
@@ -120,13 +121,75 @@ pub fn resource_prefix(key: &[u8]) -> Option<&[u8]> {
 /// the dispatcher reloads once encryption at rest reports a provider recovered.
 static LEFT_OUT: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
-fn decode_arc(kv: &kv::KeyValue) -> Option<Arc<Value>> {
+fn decode_object(kv: &kv::KeyValue) -> Option<Object> {
+    decode_value(kv).as_ref().map(Object::new)
+}
+
+fn decode_value(kv: &kv::KeyValue) -> Option<Value> {
     match store::decode(kv) {
-        Ok(v) => Some(Arc::new(v)),
+        Ok(v) => Some(v),
         Err(e) => {
             // Left out of lists and watches; a GET asks storage and reports the error.
             LEFT_OUT.store(true, Ordering::SeqCst);
             tracing::error!("watch cache: {}", e.message);
+            None
+        }
+    }
+}
+
+/// Whether a cached object matches a list's or watch's selectors: labels from the compact
+/// form, the field selector (rare) from the parsed object.
+pub fn matches(store: &Store, scope: Scope<'_>, opts: &ListOptions, o: &Object) -> bool {
+    matches_with(store, scope, opts, o, || None)
+}
+
+/// [`matches`] with a parsed tree of `o` at hand when `tree` has one (the dispatcher parses
+/// an event's objects once for every watcher with a field selector).
+fn matches_with<'a>(
+    store: &Store,
+    scope: Scope<'_>,
+    opts: &ListOptions,
+    o: &Object,
+    tree: impl FnOnce() -> Option<&'a Value>,
+) -> bool {
+    if opts.field_selector.as_ref().is_some_and(|s| !s.is_empty()) {
+        return match tree() {
+            Some(v) => store.matches(scope, opts, v),
+            None => store.matches(scope, opts, &o.value()),
+        };
+    }
+    opts.label_selector
+        .as_ref()
+        .is_none_or(|sel| sel.matches_lookup(|k| o.label(k)))
+}
+
+/// The parsed trees of one event's objects, made at most once while the dispatcher hands
+/// the event to its watchers, and dropped after (the cache keeps only bytes).
+struct Trees<'a> {
+    ev: &'a CachedEvent,
+    cur: std::cell::OnceCell<Value>,
+    prev: std::cell::OnceCell<Value>,
+}
+
+impl<'a> Trees<'a> {
+    fn new(ev: &'a CachedEvent, cur: Option<Value>) -> Trees<'a> {
+        let t = Trees {
+            ev,
+            cur: std::cell::OnceCell::new(),
+            prev: std::cell::OnceCell::new(),
+        };
+        if let Some(v) = cur {
+            let _ = t.cur.set(v);
+        }
+        t
+    }
+
+    fn of(&self, o: &Object) -> Option<&Value> {
+        if self.ev.object.as_ref().is_some_and(|c| c.ptr_eq(o)) {
+            Some(self.cur.get_or_init(|| o.value()))
+        } else if self.ev.prev.as_ref().is_some_and(|p| p.ptr_eq(o)) {
+            Some(self.prev.get_or_init(|| o.value()))
+        } else {
             None
         }
     }
@@ -251,9 +314,13 @@ impl Cache {
     /// continue tokens. Pages served from the cache carry a continue token at the cache
     /// revision, so later pages read the same snapshot from history.
     pub async fn list(&self, scope: Scope<'_>, opts: &ListOptions) -> Result<ListResult, Status> {
+        let at = opts.read_at.unwrap_or(ReadAt::Latest);
+        if opts.continue_token.is_some() || matches!(at, ReadAt::Exact(_)) {
+            return self.inner.store.list(scope, opts).await;
+        }
         let l = self.list_shared(scope, opts).await?;
         Ok(ListResult {
-            items: l.items.iter().map(|o| (**o).clone()).collect(),
+            items: l.items.iter().map(Object::value).collect(),
             revision: l.revision,
             continue_token: l.continue_token,
             remaining: l.remaining,
@@ -271,7 +338,7 @@ impl Cache {
         if opts.continue_token.is_some() || matches!(at, ReadAt::Exact(_)) {
             let l = self.inner.store.list(scope, opts).await?;
             return Ok(SharedList {
-                items: l.items.into_iter().map(Arc::new).collect(),
+                items: l.items.iter().map(Object::new).collect(),
                 revision: l.revision,
                 continue_token: l.continue_token,
                 remaining: l.remaining,
@@ -296,7 +363,7 @@ impl Cache {
                 .and_then(|r| r.objects.get(&key).cloned())
         };
         match found {
-            Some(o) => Ok((*o).clone()),
+            Some(o) => Ok(o.value()),
             // Absent from the cache: storage decides, so an object the cache could not
             // decode (e.g. encrypted with a key this replica lacks) is an error, not a 404.
             None => self.inner.store.get(scope, name, ReadAt::Any).await,
@@ -324,11 +391,12 @@ impl Cache {
         };
         let is_filtered = filtered(opts);
         let mut last: Option<&Vec<u8>> = None;
+        let store = &self.inner.store;
         let range = res
             .objects
             .range::<Vec<u8>, _>((Bound::Included(&prefix), Bound::Excluded(&end)));
         for (k, o) in range {
-            if is_filtered && !self.inner.store.matches(scope, opts, o) {
+            if is_filtered && !matches(store, scope, opts, o) {
                 continue;
             }
             if opts.limit > 0 && out.items.len() >= opts.limit {
@@ -392,7 +460,7 @@ impl Cache {
                         .objects
                         .range::<Vec<u8>, _>((Bound::Included(&prefix), Bound::Excluded(&end)));
                     for (_, o) in range {
-                        if self.inner.store.matches(scope, &req.opts, o) {
+                        if matches(&self.inner.store, scope, &req.opts, o) {
                             initial.push_back(Out::Initial(o.clone()));
                         }
                     }
@@ -434,7 +502,7 @@ impl Cache {
                             continue;
                         }
                         if let Some(t) =
-                            e.type_for(|o| self.inner.store.matches(scope, &req.opts, o))
+                            e.type_for(|o| matches(&self.inner.store, scope, &req.opts, o))
                         {
                             initial.push_back(Out::Event(e.clone(), t));
                         }
@@ -452,14 +520,14 @@ impl Cache {
             let end = prefix_end(&prefix);
             match self.inner.store.kv().events_since(n, &prefix, &end) {
                 Ok(events) => {
-                    let mut objects: HashMap<Vec<u8>, Arc<Value>> = HashMap::new();
+                    let mut objects: HashMap<Vec<u8>, Object> = HashMap::new();
                     for ev in events.iter().filter(|e| e.kv.mod_revision <= upto) {
                         let prev = match objects.get(&ev.kv.key) {
                             Some(p) => Some(p.clone()),
-                            None => ev.prev_kv.as_ref().and_then(decode_arc),
+                            None => ev.prev_kv.as_ref().and_then(decode_object),
                         };
                         let object = match ev.kind {
-                            EventKind::Put => decode_arc(&ev.kv),
+                            EventKind::Put => decode_object(&ev.kv),
                             EventKind::Delete => None,
                         };
                         match &object {
@@ -469,7 +537,7 @@ impl Cache {
                         let ce =
                             CachedEvent::new(ev.kv.mod_revision, ev.kv.key.clone(), object, prev);
                         if let Some(t) =
-                            ce.type_for(|o| self.inner.store.matches(scope, &req.opts, o))
+                            ce.type_for(|o| matches(&self.inner.store, scope, &req.opts, o))
                         {
                             initial.push_back(Out::Event(Arc::new(ce), t));
                         }
@@ -570,17 +638,19 @@ impl Inner {
                 .or_insert_with(|| Resource::new(loaded_at));
             let prev = match res.objects.get(&ev.kv.key) {
                 Some(p) => Some(p.clone()),
-                None => ev.prev_kv.as_ref().and_then(decode_arc),
+                None => ev.prev_kv.as_ref().and_then(decode_object),
             };
-            let object = match ev.kind {
-                EventKind::Put => decode_arc(&ev.kv),
+            let tree = match ev.kind {
+                EventKind::Put => decode_value(&ev.kv),
                 EventKind::Delete => None,
             };
+            let object = tree.as_ref().map(Object::new);
             match &object {
                 Some(o) => res.objects.insert(ev.kv.key.clone(), o.clone()),
                 None => res.objects.remove(&ev.kv.key),
             };
             let ce = Arc::new(CachedEvent::new(rev, ev.kv.key.clone(), object, prev));
+            let trees = Trees::new(&ce, tree);
             res.events.push_back(ce.clone());
             while res.events.len() > cap {
                 if let Some(old) = res.events.pop_front() {
@@ -588,7 +658,7 @@ impl Inner {
                 }
             }
             let store = &self.store;
-            res.watchers.retain(|w| dispatch(store, w, &ce));
+            res.watchers.retain(|w| dispatch(store, w, &ce, &trees));
         }
         st.revision = top;
         drop(st);
@@ -633,7 +703,7 @@ impl Inner {
 }
 
 /// Pushes one event to one watcher; false when the watcher is to be removed.
-fn dispatch(store: &Store, w: &Slot, ev: &Arc<CachedEvent>) -> bool {
+fn dispatch(store: &Store, w: &Slot, ev: &Arc<CachedEvent>, trees: &Trees<'_>) -> bool {
     if ev.revision <= w.from || !ev.key.starts_with(&w.prefix) {
         return !w.tx.is_closed();
     }
@@ -641,7 +711,7 @@ fn dispatch(store: &Store, w: &Slot, ev: &Arc<CachedEvent>) -> bool {
         info: &w.info,
         namespace: None,
     };
-    let Some(t) = ev.type_for(|o| store.matches(scope, &w.opts, o)) else {
+    let Some(t) = ev.type_for(|o| matches_with(store, scope, &w.opts, o, || trees.of(o))) else {
         return true;
     };
     match w.tx.try_send(Out::Event(ev.clone(), t)) {
@@ -667,7 +737,7 @@ fn load(kv: &kv::Kv) -> Result<State, Status> {
         let Some(rp) = resource_prefix(&item.key) else {
             continue;
         };
-        let Some(obj) = decode_arc(item) else {
+        let Some(obj) = decode_object(item) else {
             continue;
         };
         resources

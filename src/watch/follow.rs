@@ -59,9 +59,10 @@ pub fn spawn(
             let mut initial: Option<Vec<Arc<Value>>> = Some(Vec::new());
             while let Some(out) = stream.next().await {
                 match out {
+                    // The cache keeps compact bytes: the consumer gets parsed objects.
                     Out::Initial(o) => {
                         if let Some(v) = initial.as_mut() {
-                            v.push(o);
+                            v.push(Arc::new(o.value()));
                         }
                     }
                     Out::Bookmark(_, end) => {
@@ -76,11 +77,16 @@ pub fn spawn(
                             f(Change::Replace(&v));
                         }
                         match (&e.object, &e.prev) {
-                            (Some(cur), prev) => f(Change::Upsert {
-                                prev: prev.as_deref(),
-                                cur,
+                            (Some(cur), prev) => {
+                                let prev = prev.as_ref().map(super::Object::value);
+                                f(Change::Upsert {
+                                    prev: prev.as_ref(),
+                                    cur: &cur.value(),
+                                })
+                            }
+                            (None, Some(prev)) => f(Change::Delete {
+                                prev: &prev.value(),
                             }),
-                            (None, Some(prev)) => f(Change::Delete { prev }),
                             (None, None) => {}
                         }
                     }

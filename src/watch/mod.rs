@@ -3,9 +3,11 @@
 //!
 //! One dispatcher task ([`cache`]) consumes the kv feed and keeps, per resource (the key
 //! prefix `/<group>/<resource>/`, so every served version of a resource shares one cache), the
-//! current objects (decoded once, behind `Arc`) and a bounded ring buffer of recent events
-//! with their previous object. Each event is serialized to its JSON line at most once per
-//! event type, however many watchers receive it ([`CachedEvent::line`]).
+//! current objects and a bounded ring buffer of recent events with their previous object.
+//! Objects are kept compact ([`Object`]: their JSON bytes and labels, decoded once, shared
+//! behind `Arc`), not as `serde_json` trees; consumers that need a tree parse one. Each
+//! event's JSON line is written from those bytes at most once per event type, however many
+//! watchers receive it ([`CachedEvent::line`]).
 //!
 //! A watcher ([`WatchStream`]) gets its initial state (synthetic ADDED events from the cache,
 //! or replayed events from the ring buffer, or from kv history when the ring buffer no longer
@@ -19,6 +21,7 @@
 
 pub mod cache;
 pub mod follow;
+pub mod object;
 mod stream;
 
 use std::sync::{Arc, OnceLock};
@@ -33,6 +36,7 @@ use crate::registry::store::{ListOptions, ReadAt};
 use crate::registry::Resource;
 
 pub use cache::Cache;
+pub use object::Object;
 pub use stream::WatchStream;
 
 /// Tunables of the watch cache.
@@ -83,11 +87,11 @@ pub struct CachedEvent {
     pub revision: Revision,
     pub key: Vec<u8>,
     /// The object after the change (with its resourceVersion); `None` for a deletion.
-    pub object: Option<Arc<Value>>,
+    pub object: Option<Object>,
     /// The object before the change (with its own resourceVersion), if it existed.
-    pub prev: Option<Arc<Value>>,
+    pub prev: Option<Object>,
     /// `prev` stamped with this event's revision (what DELETED events carry).
-    deleted_object: OnceLock<Arc<Value>>,
+    deleted_object: OnceLock<Object>,
     lines: [OnceLock<Bytes>; 3],
     /// The same events in another encoding (protobuf frames), made by the edge once.
     frames: [OnceLock<Bytes>; 3],
@@ -97,8 +101,8 @@ impl CachedEvent {
     pub fn new(
         revision: Revision,
         key: Vec<u8>,
-        object: Option<Arc<Value>>,
-        prev: Option<Arc<Value>>,
+        object: Option<Object>,
+        prev: Option<Object>,
     ) -> CachedEvent {
         CachedEvent {
             revision,
@@ -113,9 +117,9 @@ impl CachedEvent {
 
     /// The event type a watcher with filter `m` sees, if any (kube's cacher rules: an object
     /// that starts matching is ADDED, one that stops matching is DELETED).
-    pub fn type_for(&self, m: impl Fn(&Value) -> bool) -> Option<EventType> {
-        let cur = self.object.as_deref().is_some_and(&m);
-        let old = self.prev.as_deref().is_some_and(&m);
+    pub fn type_for(&self, m: impl Fn(&Object) -> bool) -> Option<EventType> {
+        let cur = self.object.as_ref().is_some_and(&m);
+        let old = self.prev.as_ref().is_some_and(&m);
         match (cur, old) {
             (true, false) => Some(EventType::Added),
             (true, true) => Some(EventType::Modified),
@@ -125,29 +129,31 @@ impl CachedEvent {
     }
 
     /// The object an event of type `t` carries.
-    pub fn object_for(&self, t: EventType) -> Arc<Value> {
+    pub fn object_for(&self, t: EventType) -> Object {
         match t {
-            EventType::Added | EventType::Modified => {
-                self.object.clone().unwrap_or_else(|| Arc::new(json!({})))
-            }
+            EventType::Added | EventType::Modified => self
+                .object
+                .clone()
+                .unwrap_or_else(|| Object::new(&json!({}))),
             EventType::Deleted => self
                 .deleted_object
                 .get_or_init(|| {
-                    let mut o = self.prev.as_deref().cloned().unwrap_or_else(|| json!({}));
+                    let mut o = self.prev.as_ref().map_or_else(|| json!({}), Object::value);
                     if let Some(m) = o.get_mut("metadata").and_then(Value::as_object_mut) {
                         m.insert("resourceVersion".into(), json!(self.revision.to_string()));
                     }
-                    Arc::new(o)
+                    Object::new(&o)
                 })
                 .clone(),
         }
     }
 
-    /// The wire line `{"type":...,"object":...}\n`, serialized once per type.
+    /// The wire line `{"type":...,"object":...}\n`, made once per type from the object's
+    /// bytes.
     pub fn line(&self, t: EventType) -> Bytes {
         let i = t as usize;
         self.lines[i]
-            .get_or_init(|| event_line(t.as_str(), &self.object_for(t)))
+            .get_or_init(|| object_line(t.as_str(), &self.object_for(t)))
             .clone()
     }
 }
@@ -157,9 +163,21 @@ impl CachedEvent {
     /// the object), made once per type and shared by every watcher.
     pub fn frame(&self, t: EventType, encode: impl FnOnce(EventType, &Value) -> Bytes) -> Bytes {
         self.frames[t as usize]
-            .get_or_init(|| encode(t, &self.object_for(t)))
+            .get_or_init(|| encode(t, &self.object_for(t).value()))
             .clone()
     }
+}
+
+/// `{"type": <t>, "object": <obj>}` plus a newline, from the cached object's bytes.
+pub fn object_line(t: &str, obj: &Object) -> Bytes {
+    let json = obj.json();
+    let mut out = Vec::with_capacity(json.len() + 32);
+    out.extend_from_slice(b"{\"type\":\"");
+    out.extend_from_slice(t.as_bytes());
+    out.extend_from_slice(b"\",\"object\":");
+    out.extend_from_slice(json);
+    out.extend_from_slice(b"}\n");
+    Bytes::from(out)
 }
 
 /// Serializes `{"type": <t>, "object": <obj>}` plus a newline.
@@ -181,7 +199,7 @@ pub enum Out {
     /// A change (shared with other watchers) seen as the given type.
     Event(Arc<CachedEvent>, EventType),
     /// A synthetic ADDED event of the initial state.
-    Initial(Arc<Value>),
+    Initial(Object),
     /// A bookmark at a revision; `true` marks the end of the initial events.
     Bookmark(Revision, bool),
     /// Boxed to keep the per-watcher queue slots small.
@@ -190,7 +208,7 @@ pub enum Out {
 
 impl Out {
     /// The object an event carries (for ADDED / MODIFIED / DELETED).
-    pub fn object(&self) -> Option<(EventType, Arc<Value>)> {
+    pub fn object(&self) -> Option<(EventType, Object)> {
         match self {
             Out::Event(e, t) => Some((*t, e.object_for(*t))),
             Out::Initial(o) => Some((EventType::Added, o.clone())),
@@ -202,7 +220,7 @@ impl Out {
     pub fn line(&self, info: &Resource) -> Bytes {
         match self {
             Out::Event(e, t) => e.line(*t),
-            Out::Initial(o) => event_line("ADDED", o),
+            Out::Initial(o) => object_line("ADDED", o),
             Out::Bookmark(rev, end) => event_line("BOOKMARK", &bookmark_object(info, *rev, *end)),
             Out::Error(s) => event_line("ERROR", &s.to_json()),
         }
@@ -248,16 +266,16 @@ pub struct Request {
 mod tests {
     use super::*;
 
-    fn obj(color: &str, rv: i64) -> Arc<Value> {
-        Arc::new(
-            json!({"metadata": {"name": "x", "labels": {"c": color}, "resourceVersion": rv.to_string()}}),
+    fn obj(color: &str, rv: i64) -> Object {
+        Object::new(
+            &json!({"metadata": {"name": "x", "labels": {"c": color}, "resourceVersion": rv.to_string()}}),
         )
     }
 
     #[test]
     fn selector_transitions_and_shared_lines() {
-        let blue = |o: &Value| o["metadata"]["labels"]["c"] == "blue";
-        let put = |prev: Option<Arc<Value>>, cur: &str| {
+        let blue = |o: &Object| o.label("c") == Some("blue");
+        let put = |prev: Option<Object>, cur: &str| {
             CachedEvent::new(
                 7,
                 b"/core/configmaps/ns/x".to_vec(),
@@ -278,7 +296,7 @@ mod tests {
         let leaving = put(Some(obj("blue", 3)), "red");
         assert_eq!(leaving.type_for(blue), Some(EventType::Deleted));
         // DELETED carries the previous object at the event's revision.
-        let gone = leaving.object_for(EventType::Deleted);
+        let gone = leaving.object_for(EventType::Deleted).value();
         assert_eq!(gone["metadata"]["labels"]["c"], "blue");
         assert_eq!(gone["metadata"]["resourceVersion"], "7");
         let deleted = CachedEvent::new(8, b"k".to_vec(), None, Some(obj("red", 3)));

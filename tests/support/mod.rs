@@ -78,7 +78,9 @@ impl Server {
     }
 
     fn spawn(&mut self) {
-        let bin = env!("CARGO_BIN_EXE_rafter");
+        // `RAFTER_TEST_BIN` runs another build of the binary (benches compare builds).
+        let bin = std::env::var("RAFTER_TEST_BIN")
+            .unwrap_or_else(|_| env!("CARGO_BIN_EXE_rafter").to_string());
         let mut cmd = match self.wrapper.split_first() {
             Some((first, rest)) => {
                 let mut c = Command::new(first);

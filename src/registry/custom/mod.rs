@@ -206,6 +206,10 @@ impl Strategy for CustomResources {
         Ok(())
     }
 
+    fn decodes_stored(&self) -> bool {
+        true
+    }
+
     fn decode_stored(&self, stored: &Value) -> Option<Value> {
         let out = self.decoded(stored);
         (out != *stored).then_some(out)

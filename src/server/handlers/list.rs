@@ -219,8 +219,7 @@ pub fn watch_options(q: &Query, info: &Resource) -> Result<WatchOptions, Status>
 
 pub async fn handle(ctx: &Ctx) -> Result<Response<Body>, Status> {
     let opts = list_options(&ctx.query, &ctx.info)?;
-    let mut res = ctx.app.watch.list_shared(ctx.scope(), &opts).await?;
-    super::served_all(&ctx.info, &mut res.items)?;
+    let res = ctx.app.watch.list_shared(ctx.scope(), &opts).await?;
     let mut list_meta = Map::new();
     list_meta.insert("resourceVersion".into(), json!(res.revision.to_string()));
     if let Some(c) = &res.continue_token {
@@ -229,6 +228,26 @@ pub async fn handle(ctx: &Ctx) -> Result<Response<Body>, Status> {
     if let Some(r) = res.remaining {
         list_meta.insert("remainingItemCount".into(), json!(r));
     }
+    if matches!(ctx.output, Output::Json)
+        && !crate::server::negotiate::pretty()
+        && super::served_as_stored(&ctx.info)
+    {
+        // The common case, written straight from the cached objects' bytes.
+        let mut r = Response::new(full(encode_list_json(&ctx.info, &res.items, &list_meta)));
+        r.headers_mut().insert(
+            header::CONTENT_TYPE,
+            HeaderValue::from_static(Output::Json.content_type()),
+        );
+        return Ok(r);
+    }
+    // Every other form works on parsed objects.
+    let mut items: Vec<std::sync::Arc<Value>> = res
+        .items
+        .iter()
+        .map(|o| std::sync::Arc::new(o.value()))
+        .collect();
+    super::served_all(&ctx.info, &mut items)?;
+    let res = ListItems { items };
     let body = match ctx.output {
         Output::Table(version) => {
             let include = include_object(&ctx.query)?;
@@ -264,8 +283,7 @@ pub async fn handle(ctx: &Ctx) -> Result<Response<Body>, Status> {
             list_meta,
         ),
         Output::Json => {
-            // The common case, written straight from the shared objects.
-            let mut r = Response::new(full(encode_list_json(&ctx.info, &res.items, &list_meta)));
+            let mut r = Response::new(full(encode_values_json(&ctx.info, &res.items, &list_meta)));
             r.headers_mut().insert(
                 header::CONTENT_TYPE,
                 HeaderValue::from_static(Output::Json.content_type()),
@@ -276,15 +294,14 @@ pub async fn handle(ctx: &Ctx) -> Result<Response<Body>, Status> {
     Ok(respond(ctx.output, StatusCode::OK, &body))
 }
 
-/// The JSON of [`list_body`] without copying the items: `{"kind","apiVersion","metadata",
-/// "items"}`, each item without its own kind / apiVersion (custom resources keep theirs, as
-/// kube's unstructured lists do).
-fn encode_list_json(
-    info: &Resource,
-    items: &[std::sync::Arc<Value>],
-    list_meta: &Map<String, Value>,
-) -> Vec<u8> {
-    let mut out = Vec::with_capacity(256 + items.len() * 512);
+/// The parsed (and served) items of a list.
+struct ListItems {
+    items: Vec<std::sync::Arc<Value>>,
+}
+
+/// `{"kind","apiVersion","metadata","items":[` of a list's JSON.
+fn list_json_head(info: &Resource, list_meta: &Map<String, Value>, n: usize) -> Vec<u8> {
+    let mut out = Vec::with_capacity(256 + n * 1024);
     out.extend_from_slice(b"{\"kind\":");
     put(&mut out, &info.list_kind);
     out.extend_from_slice(b",\"apiVersion\":");
@@ -292,33 +309,73 @@ fn encode_list_json(
     out.extend_from_slice(b",\"metadata\":");
     put(&mut out, list_meta);
     out.extend_from_slice(b",\"items\":[");
+    out
+}
+
+/// The JSON of [`list_body`] from the watch cache's bytes, for a resource served as stored
+/// ([`super::served_as_stored`]: a built-in, so items go without their kind / apiVersion).
+fn encode_list_json(
+    info: &Resource,
+    items: &[crate::watch::Object],
+    list_meta: &Map<String, Value>,
+) -> Vec<u8> {
+    let mut out = list_json_head(info, list_meta, items.len());
     for (i, item) in items.iter().enumerate() {
         if i > 0 {
             out.push(b',');
         }
-        match item.as_object() {
-            Some(m) => {
+        match item.members_after_type() {
+            Some(rest) => {
                 out.push(b'{');
-                let mut first = true;
-                for (k, v) in m {
-                    if (k == "kind" || k == "apiVersion") && info.origin.is_none() {
-                        continue;
-                    }
-                    if !first {
-                        out.push(b',');
-                    }
-                    first = false;
-                    put(&mut out, k);
-                    out.push(b':');
-                    put(&mut out, v);
-                }
-                out.push(b'}');
+                out.extend_from_slice(rest);
             }
-            None => put(&mut out, &**item),
+            None => put_item(&mut out, info, &item.value()),
         }
     }
     out.extend_from_slice(b"]}\n");
     out
+}
+
+/// The JSON of [`list_body`] without copying the items (parsed and served ones).
+fn encode_values_json(
+    info: &Resource,
+    items: &[std::sync::Arc<Value>],
+    list_meta: &Map<String, Value>,
+) -> Vec<u8> {
+    let mut out = list_json_head(info, list_meta, items.len());
+    for (i, item) in items.iter().enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        put_item(&mut out, info, item);
+    }
+    out.extend_from_slice(b"]}\n");
+    out
+}
+
+/// One list item: the object without its own kind / apiVersion (custom resources keep
+/// theirs, as kube's unstructured lists do).
+fn put_item(out: &mut Vec<u8>, info: &Resource, item: &Value) {
+    match item.as_object() {
+        Some(m) => {
+            out.push(b'{');
+            let mut first = true;
+            for (k, v) in m {
+                if (k == "kind" || k == "apiVersion") && info.origin.is_none() {
+                    continue;
+                }
+                if !first {
+                    out.push(b',');
+                }
+                first = false;
+                put(out, k);
+                out.push(b':');
+                put(out, v);
+            }
+            out.push(b'}');
+        }
+        None => put(out, item),
+    }
 }
 
 /// Appends the JSON of `v` (serde_json cannot fail on JSON values and strings).
@@ -345,9 +402,13 @@ mod tests {
         let mut meta = Map::new();
         meta.insert("resourceVersion".into(), json!("42"));
         meta.insert("continue".into(), json!("tok"));
-        let shared: Vec<std::sync::Arc<Value>> =
-            items.iter().cloned().map(std::sync::Arc::new).collect();
+        let shared: Vec<crate::watch::Object> =
+            items.iter().map(crate::watch::Object::new).collect();
         let fast = encode_list_json(&info, &shared, &meta);
+        // The parsed-items path writes the same bytes.
+        let parsed: Vec<std::sync::Arc<Value>> =
+            items.iter().cloned().map(std::sync::Arc::new).collect();
+        assert_eq!(fast, encode_values_json(&info, &parsed, &meta));
         let slow = serde_json::to_vec(&list_body(&info, items, meta)).unwrap();
         let (f, sl): (Value, Value) = (
             serde_json::from_slice(&fast).unwrap(),

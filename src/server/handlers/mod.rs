@@ -800,6 +800,13 @@ pub fn served<'a>(info: &Resource, obj: &'a Value) -> Result<std::borrow::Cow<'a
     Ok(std::borrow::Cow::Owned(out))
 }
 
+/// Whether every stored object of `info` is served exactly as stored (a built-in of its
+/// storage version whose strategy does not reshape stored objects): then [`served`] is
+/// always borrowed, and answers are written from the watch cache's bytes.
+pub fn served_as_stored(info: &Resource) -> bool {
+    info.origin.is_none() && !info.converts() && !info.strategy.decodes_stored()
+}
+
 /// Whether a stored object needs converting to be served by `info`, and its decoded form
 /// when decoding changes it.
 fn to_serve(info: &Resource, obj: &Value) -> (bool, Option<Value>) {
@@ -1160,16 +1167,16 @@ async fn route_inner(
             let docs = app.aggregator.openapi_v2(app.openapi.v2(&cat));
             // client-go asks for the protobuf form; the JSON form for everyone else.
             let proto = accept.is_some_and(|a| a.contains("com.github.proto-openapi.spec.v2"));
-            let etag = if proto {
-                docs.protobuf_etag.clone()
-            } else {
-                docs.etag.clone()
+            let protobuf = proto.then(|| docs.protobuf());
+            let etag = match &protobuf {
+                Some((_, etag)) => etag.to_string(),
+                None => docs.etag.clone(),
             };
             if not_modified(req.headers(), &etag) {
                 return Ok(not_modified_response(&etag));
             }
-            let mut r = if proto {
-                let mut r = Response::new(full(docs.protobuf.clone()));
+            let mut r = if let Some((bytes, _)) = protobuf {
+                let mut r = Response::new(full(bytes));
                 r.headers_mut().insert(
                     header::CONTENT_TYPE,
                     HeaderValue::from_static(

@@ -83,11 +83,13 @@ pub fn watch_frame(
     let bytes = match (out.object(), conv) {
         (Some(_), Some(Err(e))) => error_frame(&e),
         (Some((t, obj)), conv) => {
-            let conv = conv.and_then(Result::ok).flatten();
-            let obj = conv.as_ref().unwrap_or(&obj);
+            let obj = conv
+                .and_then(Result::ok)
+                .flatten()
+                .unwrap_or_else(|| obj.value());
             match partial {
-                Some(v) => frame(t.as_str(), &super::partial(obj, v)),
-                None => frame(t.as_str(), obj),
+                Some(v) => frame(t.as_str(), &super::partial(&obj, v)),
+                None => frame(t.as_str(), &obj),
             }
         }
         (None, _) => match out {

@@ -69,8 +69,12 @@ pub async fn handle(ctx: Ctx) -> Result<Response<Body>, Status> {
             let event = out.object();
             // A version that is not the storage version converts each object, a strategy
             // that decodes stored objects (custom resources) reshapes it: `Some` when so.
+            // (The cache keeps bytes: a resource served as stored needs no parsed tree.)
             let conv = event.as_ref().map(|(_, obj)| {
-                super::served(&info, obj).map(|c| match c {
+                if super::served_as_stored(&info) {
+                    return Ok(None);
+                }
+                super::served(&info, &obj.value()).map(|c| match c {
                     std::borrow::Cow::Owned(o) => Some(o),
                     std::borrow::Cow::Borrowed(_) => None,
                 })
@@ -90,7 +94,8 @@ pub async fn handle(ctx: Ctx) -> Result<Response<Body>, Status> {
                 // a conversion that failed: the watch gets kube's ERROR event
                 (_, Some(_), Some(Err(e))) => watch::event_line("ERROR", &e.to_json()),
                 (Output::Table(version), Some((t, obj)), Some(Ok(conv))) => {
-                    let obj = conv.as_ref().unwrap_or(&obj);
+                    let obj = conv.unwrap_or_else(|| obj.value());
+                    let obj = &obj;
                     let rv = crate::registry::store::meta_str(obj, "resourceVersion").to_string();
                     let mut tbl = table::of_resource(
                         &info,
@@ -109,8 +114,8 @@ pub async fn handle(ctx: Ctx) -> Result<Response<Body>, Status> {
                     watch::event_line(t.as_str(), &tbl)
                 }
                 (Output::PartialMetadata(version), Some((t, obj)), Some(Ok(conv))) => {
-                    let obj = conv.as_ref().unwrap_or(&obj);
-                    watch::event_line(t.as_str(), &super::partial(obj, version))
+                    let obj = conv.unwrap_or_else(|| obj.value());
+                    watch::event_line(t.as_str(), &super::partial(&obj, version))
                 }
                 (Output::PartialMetadata(version), None, _) => match &out {
                     // client-go's metadata informers decode every event, bookmarks included, as
