@@ -800,6 +800,12 @@ pub fn served<'a>(info: &Resource, obj: &'a Value) -> Result<std::borrow::Cow<'a
     Ok(std::borrow::Cow::Owned(out))
 }
 
+/// Whether [`served`] gives `obj` back as it is (no conversion, no decoding).
+pub fn served_as_stored(info: &Resource, obj: &Value) -> bool {
+    let (converts, decoded) = to_serve(info, obj);
+    !converts && decoded.is_none()
+}
+
 /// Whether a stored object needs converting to be served by `info`, and its decoded form
 /// when decoding changes it.
 fn to_serve(info: &Resource, obj: &Value) -> (bool, Option<Value>) {
