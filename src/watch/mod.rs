@@ -423,6 +423,48 @@ mod tests {
     }
 
     #[test]
+    fn field_sets_once_per_event_and_encodings_shared() {
+        let cms = crate::registry::builtin::registry()
+            .snapshot()
+            .resolve("", "configmaps")
+            .cloned()
+            .unwrap();
+        let opts = |field: &str, label: &str| ListOptions {
+            field_selector: (!field.is_empty())
+                .then(|| crate::meta::fields::FieldSelector::parse(field).unwrap()),
+            label_selector: (!label.is_empty())
+                .then(|| crate::meta::labels::Selector::parse(label).unwrap()),
+            ..Default::default()
+        };
+        let moved = CachedEvent::new(7, b"k".to_vec(), Some(obj("red", 7)), Some(obj("blue", 3)));
+        let s = &cms.strategy;
+        assert_eq!(
+            moved.type_for_watch(s, &opts("metadata.name=x", "")),
+            Some(EventType::Modified)
+        );
+        assert_eq!(moved.type_for_watch(s, &opts("metadata.name=y", "")), None);
+        assert_eq!(
+            moved.type_for_watch(s, &opts("metadata.name=x", "c=blue")),
+            Some(EventType::Deleted)
+        );
+        assert_eq!(
+            moved.type_for_watch(s, &opts("metadata.name!=y", "c=red")),
+            Some(EventType::Added)
+        );
+        assert!(moved.field_sets(s).is_some());
+        let made = std::sync::atomic::AtomicUsize::new(0);
+        let make = || {
+            made.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            Bytes::from_static(b"row\n")
+        };
+        let a = moved.encoded(&cms, 3, EventType::Modified, make);
+        let b = moved.encoded(&cms, 3, EventType::Modified, make);
+        assert_eq!(a.as_ptr(), b.as_ptr());
+        moved.encoded(&cms, 4, EventType::Modified, make);
+        assert_eq!(made.load(std::sync::atomic::Ordering::SeqCst), 2);
+    }
+
+    #[test]
     fn queue_slots_stay_small() {
         assert!(
             std::mem::size_of::<Out>() <= 24,
