@@ -826,3 +826,105 @@ async fn metadata_only_watch() {
     }
     assert!(saw_bookmark && saw_modified);
 }
+
+/// Watch output that is made once per event and shared (Table rows per `includeObject`,
+/// field sets) still gives each watcher its own view: column definitions in a watcher's
+/// first Table event only, the object as its `includeObject` asks, field and label
+/// selectors combined, and watchers of one namespace never see another's events.
+#[tokio::test]
+async fn shared_table_rows_and_field_selectors_per_watcher() {
+    let api = Api::new(&[]);
+    let x = api.create("x", json!({"app": "blue"})).await;
+    let start = rv(&x);
+    let table = |include: &str| {
+        let c = api.c.clone();
+        let url = format!(
+            "{}{CMS}?watch=1&resourceVersion={start}&includeObject={include}",
+            api.s.url
+        );
+        async move {
+            let resp = c
+                .get(url)
+                .header("accept", "application/json;as=Table;g=meta.k8s.io;v=v1")
+                .timeout(Duration::from_secs(120))
+                .send()
+                .await
+                .unwrap();
+            assert_eq!(resp.status(), StatusCode::OK);
+            Watch {
+                resp,
+                buf: Vec::new(),
+            }
+        }
+    };
+    let mut none = table("None").await;
+    let mut meta = table("Metadata").await;
+    let mut whole = table("Object").await;
+    let mut early = table("Metadata").await;
+    let mut blue_default = api
+        .watch_path(&format!(
+            "/api/v1/configmaps?watch=1&resourceVersion={start}&fieldSelector=metadata.namespace%3Ddefault,metadata.name!%3Dz&labelSelector=app%3Dblue"
+        ))
+        .await;
+    let mut other_ns = api
+        .watch_path(&format!(
+            "/api/v1/namespaces/other/configmaps?watch=1&resourceVersion={start}"
+        ))
+        .await;
+    api.create("y", json!({"app": "blue"})).await;
+    // `early` reads its first event before the others exist as later watchers.
+    let e = early.next().await;
+    assert_eq!(e["type"], "ADDED");
+    assert!(!e["object"]["columnDefinitions"]
+        .as_array()
+        .unwrap()
+        .is_empty());
+    api.create("z", json!({"app": "blue"})).await;
+    let y = api
+        .patch_merge("y", json!({"metadata": {"labels": {"app": "red"}}}))
+        .await;
+    for (w, include) in [
+        (&mut none, "None"),
+        (&mut meta, "Metadata"),
+        (&mut whole, "Object"),
+    ] {
+        for (i, want) in ["ADDED", "ADDED", "MODIFIED"].iter().enumerate() {
+            let e = w.next().await;
+            assert_eq!(e["type"], *want, "{include}: {e}");
+            let t = &e["object"];
+            assert_eq!(t["kind"], "Table");
+            let cols = t["columnDefinitions"].as_array().unwrap();
+            assert_eq!(cols.is_empty(), i > 0, "{include} event {i}: {t}");
+            let row = &t["rows"][0];
+            assert_eq!(row["cells"][0], ["y", "z", "y"][i]);
+            match include {
+                "None" => assert!(row["object"].is_null()),
+                "Metadata" => {
+                    assert_eq!(row["object"]["kind"], "PartialObjectMetadata");
+                    assert!(row["object"].get("data").is_none());
+                }
+                _ => {
+                    assert_eq!(row["object"]["kind"], "ConfigMap");
+                    assert_eq!(row["object"]["data"]["k"], "v");
+                }
+            }
+        }
+    }
+    for want in ["ADDED", "MODIFIED"] {
+        let e = early.next().await;
+        assert_eq!(e["type"], want);
+        assert!(e["object"]["columnDefinitions"]
+            .as_array()
+            .unwrap()
+            .is_empty());
+    }
+    // Field and label selectors together: z is excluded by name, y leaves by its label.
+    let e = blue_default.next().await;
+    assert_eq!(ev(&e), ("ADDED".into(), "y".into()));
+    let e = blue_default.next().await;
+    assert_eq!(ev(&e), ("DELETED".into(), "y".into()));
+    assert_eq!(rv(&e["object"]), rv(&y));
+    assert_eq!(e["object"]["metadata"]["labels"]["app"], "blue");
+    blue_default.quiet(Duration::from_millis(500)).await;
+    other_ns.quiet(Duration::from_millis(300)).await;
+}

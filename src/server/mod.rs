@@ -743,7 +743,10 @@ async fn serve_connection(
             let app = app.clone();
             let user = user.clone();
             let guard = Activity::start(&activity);
-            async move {
+            // Boxed: hyper keeps each HTTP/2 stream's task (sized for its largest state) for
+            // the stream's life, so the request path's large future would otherwise stay
+            // allocated for every open watch.
+            Box::pin(async move {
                 let resp = handle(app, user, Some(remote), req).await;
                 // The request counts as active until its body (a watch stream, say) is done.
                 Ok::<_, Infallible>(resp.map(|b| {
@@ -753,7 +756,7 @@ async fn serve_connection(
                     }
                     .boxed()
                 }))
-            }
+            })
         }
     });
     let mut builder = hyper_util::server::conn::auto::Builder::new(TokioExecutor::new());

@@ -9,13 +9,13 @@
 use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::ops::Bound;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, OnceLock, RwLock, RwLockReadGuard, RwLockWriteGuard, Weak};
+use std::sync::{Arc, RwLock, RwLockReadGuard, RwLockWriteGuard, Weak};
 use std::time::Duration;
 
 use serde_json::Value;
-use tokio::sync::{broadcast, mpsc, watch};
+use tokio::sync::{broadcast, watch};
 
-use super::{CacheOptions, CachedEvent, Object, Out, Request, Start, WatchStream};
+use super::{queue, CacheOptions, CachedEvent, Object, Out, Request, Start, WatchStream};
 use crate::kv::{self, Event, EventKind, Revision};
 use crate::meta::status::Status;
 use crate::registry::store::{
@@ -72,16 +72,40 @@ struct Resource {
     events: VecDeque<Arc<CachedEvent>>,
     /// Every event of this resource with a revision > buffer_start is in `events`.
     buffer_start: Revision,
-    watchers: Vec<Slot>,
+    /// Registered watchers by key prefix (the resource's, or one namespace's): an event
+    /// visits only the watchers whose prefix it is under.
+    watchers: HashMap<Vec<u8>, Vec<Slot>>,
 }
 
 impl Resource {
+    fn add(&mut self, slot: Slot) {
+        self.watchers
+            .entry(slot.prefix.clone())
+            .or_default()
+            .push(slot);
+    }
+
+    /// Pushes `ev` (of the resource with prefix `rp`) to the watchers of the resource and
+    /// of the event's namespace, dropping those that are gone or fell behind.
+    fn dispatch(&mut self, rp: &[u8], ev: &Arc<CachedEvent>) {
+        let ns = namespace_prefix(rp, &ev.key);
+        for p in std::iter::once(rp).chain(ns) {
+            let Some(ws) = self.watchers.get_mut(p) else {
+                continue;
+            };
+            ws.retain(|w| dispatch(w, ev));
+            if ws.is_empty() {
+                self.watchers.remove(p);
+            }
+        }
+    }
+
     fn new(buffer_start: Revision) -> Resource {
         Resource {
             objects: BTreeMap::new(),
             events: VecDeque::new(),
             buffer_start,
-            watchers: Vec::new(),
+            watchers: HashMap::new(),
         }
     }
 }
@@ -95,8 +119,7 @@ struct Slot {
     opts: ListOptions,
     /// Only events with a revision > from.
     from: Revision,
-    tx: mpsc::Sender<Out>,
-    failed: Arc<OnceLock<Status>>,
+    tx: queue::Sender,
 }
 
 /// `/<group>/<resource>/` of a key, if it has that shape. Rafter's own bookkeeping under
@@ -115,6 +138,14 @@ pub fn resource_prefix(key: &[u8]) -> Option<&[u8]> {
         }
     }
     None
+}
+
+/// `/<group>/<resource>/<namespace>/` of a key under resource prefix `rp` that has a name
+/// after it (a namespaced object's key).
+fn namespace_prefix<'a>(rp: &[u8], key: &'a [u8]) -> Option<&'a [u8]> {
+    let rest = key.get(rp.len()..)?;
+    let slash = rest.iter().position(|b| *b == b'/')?;
+    Some(&key[..rp.len() + slash + 1])
 }
 
 /// Whether a value was left out because it could not be decoded (a KMS plugin down, say):
@@ -161,38 +192,6 @@ fn matches_with<'a>(
     opts.label_selector
         .as_ref()
         .is_none_or(|sel| sel.matches_lookup(|k| o.label(k)))
-}
-
-/// The parsed trees of one event's objects, made at most once while the dispatcher hands
-/// the event to its watchers, and dropped after (the cache keeps only bytes).
-struct Trees<'a> {
-    ev: &'a CachedEvent,
-    cur: std::cell::OnceCell<Value>,
-    prev: std::cell::OnceCell<Value>,
-}
-
-impl<'a> Trees<'a> {
-    fn new(ev: &'a CachedEvent, cur: Option<Value>) -> Trees<'a> {
-        let t = Trees {
-            ev,
-            cur: std::cell::OnceCell::new(),
-            prev: std::cell::OnceCell::new(),
-        };
-        if let Some(v) = cur {
-            let _ = t.cur.set(v);
-        }
-        t
-    }
-
-    fn of(&self, o: &Object) -> Option<&Value> {
-        if self.ev.object.as_ref().is_some_and(|c| c.ptr_eq(o)) {
-            Some(self.cur.get_or_init(|| o.value()))
-        } else if self.ev.prev.as_ref().is_some_and(|p| p.ptr_eq(o)) {
-            Some(self.prev.get_or_init(|| o.value()))
-        } else {
-            None
-        }
-    }
 }
 
 fn filtered(opts: &ListOptions) -> bool {
@@ -429,8 +428,7 @@ impl Cache {
         let rp = resource_prefix(&prefix)
             .map(<[u8]>::to_vec)
             .unwrap_or_else(|| prefix.clone());
-        let (tx, rx) = mpsc::channel(self.inner.opts.watcher_queue.max(1));
-        let failed = Arc::new(OnceLock::new());
+        let (tx, rx) = queue::queue(self.inner.opts.watcher_queue.max(1));
         let id = self.inner.next_id.fetch_add(1, Ordering::Relaxed);
         let mut slot = Slot {
             id,
@@ -439,7 +437,6 @@ impl Cache {
             opts: req.opts.clone(),
             from: 0,
             tx,
-            failed: failed.clone(),
         };
         let mut initial: VecDeque<Out> = VecDeque::new();
         let mut history_from = None;
@@ -470,7 +467,7 @@ impl Cache {
                 }
                 slot.from = rev;
                 from = rev;
-                res.watchers.push(slot);
+                res.add(slot);
             }
             Start::After(n) => {
                 let compacted = self.inner.store.kv().compacted_revision();
@@ -483,7 +480,6 @@ impl Cache {
                         id,
                         initial,
                         None,
-                        failed,
                         n,
                     ));
                 }
@@ -501,9 +497,7 @@ impl Cache {
                         if !e.key.starts_with(&prefix) {
                             continue;
                         }
-                        if let Some(t) =
-                            e.type_for(|o| matches(&self.inner.store, scope, &req.opts, o))
-                        {
+                        if let Some(t) = e.type_for_watch(&req.info.strategy, &req.opts) {
                             initial.push_back(Out::Event(e.clone(), t));
                         }
                     }
@@ -513,7 +507,7 @@ impl Cache {
                     slot.from = rev;
                 }
                 from = slot.from;
-                res.watchers.push(slot);
+                res.add(slot);
             }
         }
         if let Some((n, upto)) = history_from {
@@ -554,7 +548,6 @@ impl Cache {
                         id,
                         initial,
                         None,
-                        failed,
                         n,
                     ));
                 }
@@ -571,7 +564,6 @@ impl Cache {
             id,
             initial,
             Some(rx),
-            failed,
             from,
         ))
     }
@@ -593,7 +585,7 @@ impl Cache {
         self.read()
             .resources
             .values()
-            .map(|r| r.watchers.len())
+            .map(|r| r.watchers.values().map(Vec::len).sum::<usize>())
             .sum()
     }
 }
@@ -611,7 +603,10 @@ impl Inner {
     pub(super) fn unregister(&self, rp: &[u8], id: u64) {
         let mut st = self.write();
         if let Some(res) = st.resources.get_mut(rp) {
-            res.watchers.retain(|w| w.id != id);
+            res.watchers.retain(|_, ws| {
+                ws.retain(|w| w.id != id);
+                !ws.is_empty()
+            });
         }
     }
 
@@ -645,20 +640,19 @@ impl Inner {
                 EventKind::Delete => None,
             };
             let object = tree.as_ref().map(Object::new);
+            drop(tree);
             match &object {
                 Some(o) => res.objects.insert(ev.kv.key.clone(), o.clone()),
                 None => res.objects.remove(&ev.kv.key),
             };
             let ce = Arc::new(CachedEvent::new(rev, ev.kv.key.clone(), object, prev));
-            let trees = Trees::new(&ce, tree);
             res.events.push_back(ce.clone());
             while res.events.len() > cap {
                 if let Some(old) = res.events.pop_front() {
                     res.buffer_start = res.buffer_start.max(old.revision);
                 }
             }
-            let store = &self.store;
-            res.watchers.retain(|w| dispatch(store, w, &ce, &trees));
+            res.dispatch(rp, &ce);
         }
         st.revision = top;
         drop(st);
@@ -680,8 +674,8 @@ impl Inner {
         let mut st = self.write();
         let old = std::mem::replace(&mut *st, fresh);
         for res in old.resources.into_values() {
-            for w in res.watchers {
-                let _ = w.failed.set(too_old(w.from, kv.compacted_revision()));
+            for w in res.watchers.into_values().flatten() {
+                w.tx.fail(too_old(w.from, kv.compacted_revision()));
             }
         }
         let rev = st.revision;
@@ -703,21 +697,17 @@ impl Inner {
 }
 
 /// Pushes one event to one watcher; false when the watcher is to be removed.
-fn dispatch(store: &Store, w: &Slot, ev: &Arc<CachedEvent>, trees: &Trees<'_>) -> bool {
+fn dispatch(w: &Slot, ev: &Arc<CachedEvent>) -> bool {
     if ev.revision <= w.from || !ev.key.starts_with(&w.prefix) {
         return !w.tx.is_closed();
     }
-    let scope = Scope {
-        info: &w.info,
-        namespace: None,
-    };
-    let Some(t) = ev.type_for(|o| matches_with(store, scope, &w.opts, o, || trees.of(o))) else {
+    let Some(t) = ev.type_for_watch(&w.info.strategy, &w.opts) else {
         return true;
     };
     match w.tx.try_send(Out::Event(ev.clone(), t)) {
         Ok(()) => true,
-        Err(mpsc::error::TrySendError::Full(_)) => {
-            let _ = w.failed.set(Status::gone(format!(
+        Err(queue::SendError::Full) => {
+            w.tx.fail(Status::gone(format!(
                 "too old resource version: {} ({}): the watcher fell {} events behind and was stopped",
                 w.from,
                 ev.revision,
@@ -725,7 +715,7 @@ fn dispatch(store: &Store, w: &Slot, ev: &Arc<CachedEvent>, trees: &Trees<'_>) -
             )));
             false
         }
-        Err(mpsc::error::TrySendError::Closed(_)) => false,
+        Err(queue::SendError::Closed) => false,
     }
 }
 

@@ -22,9 +22,11 @@
 pub mod cache;
 pub mod follow;
 pub mod object;
+mod queue;
 mod stream;
 
-use std::sync::{Arc, OnceLock};
+use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
 use bytes::Bytes;
@@ -32,7 +34,9 @@ use serde_json::{json, Value};
 
 use crate::kv::Revision;
 use crate::meta::status::Status;
+use crate::registry::field_selectors;
 use crate::registry::store::{ListOptions, ReadAt};
+use crate::registry::strategy::Strategy;
 use crate::registry::Resource;
 
 pub use cache::Cache;
@@ -95,6 +99,39 @@ pub struct CachedEvent {
     lines: [OnceLock<Bytes>; 3],
     /// The same events in another encoding (protobuf frames), made by the edge once.
     frames: [OnceLock<Bytes>; 3],
+    /// The field sets of `object` and `prev` (for field selectors), computed once per event
+    /// for the first strategy that asks (every served version of a built-in resource shares
+    /// one; another strategy computes its own each time).
+    fields: OnceLock<FieldSets>,
+    /// Encodings the edge makes for one served version (Table rows, converted objects,
+    /// PartialObjectMetadata), made once per (version, flavour, type) and shared by every
+    /// watcher that asks for the same.
+    encoded: Mutex<Vec<Encoded>>,
+}
+
+/// Field sets of one event's objects for one strategy.
+struct FieldSets {
+    strategy: Arc<dyn Strategy>,
+    object: Option<BTreeMap<String, String>>,
+    prev: Option<BTreeMap<String, String>>,
+}
+
+impl std::fmt::Debug for FieldSets {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("FieldSets")
+            .field("object", &self.object)
+            .field("prev", &self.prev)
+            .finish_non_exhaustive()
+    }
+}
+
+/// One encoding of an event made for a served version.
+#[derive(Debug)]
+struct Encoded {
+    served: Arc<Resource>,
+    flavour: u32,
+    t: EventType,
+    bytes: Bytes,
 }
 
 impl CachedEvent {
@@ -112,7 +149,99 @@ impl CachedEvent {
             deleted_object: OnceLock::new(),
             lines: Default::default(),
             frames: Default::default(),
+            fields: OnceLock::new(),
+            encoded: Mutex::new(Vec::new()),
         }
+    }
+
+    /// The event type a watcher with selectors `opts` on a resource of `strategy` sees, if
+    /// any ([`CachedEvent::type_for`] with kube's label and field selector matching); the
+    /// field sets are computed once per event, not once per watcher.
+    pub fn type_for_watch(
+        &self,
+        strategy: &Arc<dyn Strategy>,
+        opts: &ListOptions,
+    ) -> Option<EventType> {
+        let labels = |o: &Object| {
+            opts.label_selector
+                .as_ref()
+                .is_none_or(|sel| sel.matches_lookup(|k| o.label(k)))
+        };
+        let Some(fsel) = opts.field_selector.as_ref().filter(|s| !s.is_empty()) else {
+            return self.type_for(labels);
+        };
+        let cur = self.object.as_ref().is_some_and(labels);
+        let old = self.prev.as_ref().is_some_and(labels);
+        if !cur && !old {
+            return None;
+        }
+        let mut own = None;
+        let sets = match self.field_sets(strategy) {
+            Some(s) => s,
+            None => own.insert(self.compute_field_sets(strategy)),
+        };
+        let cur = cur && sets.object.as_ref().is_some_and(|f| fsel.matches(f));
+        let old = old && sets.prev.as_ref().is_some_and(|f| fsel.matches(f));
+        match (cur, old) {
+            (true, false) => Some(EventType::Added),
+            (true, true) => Some(EventType::Modified),
+            (false, true) => Some(EventType::Deleted),
+            (false, false) => None,
+        }
+    }
+
+    /// The cached field sets, when they were (or now are) made for `strategy`.
+    fn field_sets(&self, strategy: &Arc<dyn Strategy>) -> Option<&FieldSets> {
+        let sets = self
+            .fields
+            .get_or_init(|| self.compute_field_sets(strategy));
+        Arc::ptr_eq(&sets.strategy, strategy).then_some(sets)
+    }
+
+    fn compute_field_sets(&self, strategy: &Arc<dyn Strategy>) -> FieldSets {
+        // The trees are parsed here once per event (the cache keeps bytes).
+        let set = |o: &Option<Object>| {
+            o.as_ref()
+                .map(|o| field_selectors::field_set(&**strategy, &o.value()))
+        };
+        FieldSets {
+            strategy: strategy.clone(),
+            object: set(&self.object),
+            prev: set(&self.prev),
+        }
+    }
+
+    /// The event of type `t` as the edge encodes it for served version `served` in a
+    /// `flavour` of its choosing (Table with an includeObject, a converted object, ...):
+    /// made once by `make` and shared by every watcher asking for the same.
+    pub fn encoded(
+        &self,
+        served: &Arc<Resource>,
+        flavour: u32,
+        t: EventType,
+        make: impl FnOnce() -> Bytes,
+    ) -> Bytes {
+        let find = |v: &[Encoded]| {
+            v.iter()
+                .find(|e| e.flavour == flavour && e.t == t && Arc::ptr_eq(&e.served, served))
+                .map(|e| e.bytes.clone())
+        };
+        if let Some(b) = find(&self.encoded.lock().unwrap_or_else(|e| e.into_inner())) {
+            return b;
+        }
+        // Made outside the lock: watchers of other flavours do not wait for this one.
+        let bytes = make();
+        let mut v = self.encoded.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(b) = find(&v) {
+            return b;
+        }
+        v.push(Encoded {
+            served: served.clone(),
+            flavour,
+            t,
+            bytes: bytes.clone(),
+        });
+        bytes
     }
 
     /// The event type a watcher with filter `m` sees, if any (kube's cacher rules: an object
@@ -310,6 +439,48 @@ mod tests {
         assert_eq!(v["type"], "MODIFIED");
         assert_eq!(v["object"]["metadata"]["labels"]["c"], "red");
         assert!(a.ends_with(b"\n"));
+    }
+
+    #[test]
+    fn field_sets_once_per_event_and_encodings_shared() {
+        let cms = crate::registry::builtin::registry()
+            .snapshot()
+            .resolve("", "configmaps")
+            .cloned()
+            .unwrap();
+        let opts = |field: &str, label: &str| ListOptions {
+            field_selector: (!field.is_empty())
+                .then(|| crate::meta::fields::FieldSelector::parse(field).unwrap()),
+            label_selector: (!label.is_empty())
+                .then(|| crate::meta::labels::Selector::parse(label).unwrap()),
+            ..Default::default()
+        };
+        let moved = CachedEvent::new(7, b"k".to_vec(), Some(obj("red", 7)), Some(obj("blue", 3)));
+        let s = &cms.strategy;
+        assert_eq!(
+            moved.type_for_watch(s, &opts("metadata.name=x", "")),
+            Some(EventType::Modified)
+        );
+        assert_eq!(moved.type_for_watch(s, &opts("metadata.name=y", "")), None);
+        assert_eq!(
+            moved.type_for_watch(s, &opts("metadata.name=x", "c=blue")),
+            Some(EventType::Deleted)
+        );
+        assert_eq!(
+            moved.type_for_watch(s, &opts("metadata.name!=y", "c=red")),
+            Some(EventType::Added)
+        );
+        assert!(moved.field_sets(s).is_some());
+        let made = std::sync::atomic::AtomicUsize::new(0);
+        let make = || {
+            made.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            Bytes::from_static(b"row\n")
+        };
+        let a = moved.encoded(&cms, 3, EventType::Modified, make);
+        let b = moved.encoded(&cms, 3, EventType::Modified, make);
+        assert_eq!(a.as_ptr(), b.as_ptr());
+        moved.encoded(&cms, 4, EventType::Modified, make);
+        assert_eq!(made.load(std::sync::atomic::Ordering::SeqCst), 2);
     }
 
     #[test]

@@ -2,15 +2,15 @@
 //! the end-of-timeout bookmark, and the 410 ERROR when the dispatcher dropped it.
 
 use std::collections::VecDeque;
-use std::sync::{Arc, OnceLock, Weak};
+use std::sync::Weak;
 
-use tokio::sync::{mpsc, watch};
+use tokio::sync::watch;
 use tokio::time::{Instant, Interval};
 
 use super::cache::Inner;
+use super::queue::Receiver;
 use super::{Out, Request};
 use crate::kv::Revision;
-use crate::meta::status::Status;
 
 /// The events of one watch, in order. Dropping it unregisters the watcher.
 pub struct WatchStream {
@@ -18,8 +18,7 @@ pub struct WatchStream {
     resource: Vec<u8>,
     id: u64,
     initial: VecDeque<Out>,
-    rx: Option<mpsc::Receiver<Out>>,
-    failed: Arc<OnceLock<Status>>,
+    rx: Option<Receiver>,
     revision: Option<watch::Receiver<Revision>>,
     /// The watch receives events after this revision.
     from: Revision,
@@ -27,7 +26,9 @@ pub struct WatchStream {
     last_sent: Revision,
     deadline: Instant,
     bookmarks: bool,
-    ticker: Interval,
+    /// Periodic bookmarks (only for watches that allow them: an idle watcher without
+    /// bookmarks holds no timer besides its deadline).
+    ticker: Option<Box<Interval>>,
     bookmark_due: bool,
     done: bool,
 }
@@ -40,8 +41,7 @@ impl WatchStream {
         resource: Vec<u8>,
         id: u64,
         initial: VecDeque<Out>,
-        rx: Option<mpsc::Receiver<Out>>,
-        failed: Arc<OnceLock<Status>>,
+        rx: Option<Receiver>,
         from: Revision,
     ) -> WatchStream {
         let (interval, revision) = match inner.upgrade() {
@@ -49,15 +49,17 @@ impl WatchStream {
             None => (std::time::Duration::from_secs(60), None),
         };
         let interval = interval.max(std::time::Duration::from_millis(10));
-        let mut ticker = tokio::time::interval_at(Instant::now() + interval, interval);
-        ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        let ticker = req.bookmarks.then(|| {
+            let mut t = tokio::time::interval_at(Instant::now() + interval, interval);
+            t.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+            Box::new(t)
+        });
         WatchStream {
             inner,
             resource,
             id,
             initial,
             rx,
-            failed,
             revision,
             from,
             last_sent: from,
@@ -101,6 +103,10 @@ impl WatchStream {
                     self.done = true;
                     self.rx = None;
                 }
+                if self.initial.is_empty() {
+                    // The initial state's slots are not kept for the watch's lifetime.
+                    self.initial = VecDeque::new();
+                }
                 return self.sent(o);
             }
             if self.done {
@@ -120,7 +126,7 @@ impl WatchStream {
                     Some(o) => return self.sent(o),
                     None => {
                         self.done = true;
-                        return self.failed.get().map(|s| Out::Error(Box::new(s.clone())));
+                        return rx.failed().map(|s| Out::Error(Box::new(s.clone())));
                     }
                 },
                 _ = tokio::time::sleep_until(self.deadline) => {
@@ -130,11 +136,21 @@ impl WatchStream {
                     }
                     return None;
                 }
-                _ = self.ticker.tick(), if self.bookmarks => {
+                _ = tick(&mut self.ticker), if self.bookmarks => {
                     self.bookmark_due = true;
                 }
             }
         }
+    }
+}
+
+/// The next tick of a ticker that is there (watches with bookmarks).
+async fn tick(t: &mut Option<Box<Interval>>) {
+    match t {
+        Some(t) => {
+            t.tick().await;
+        }
+        None => std::future::pending().await,
     }
 }
 

@@ -65,21 +65,11 @@ pub async fn handle(ctx: Ctx) -> Result<Response<Body>, Status> {
         let info = info.clone();
         async move {
             let out = s.next().await?;
-            let mut first_next = first;
-            let event = out.object();
-            // A version that is not the storage version converts each object, a strategy
-            // that decodes stored objects (custom resources) reshapes it: `Some` when so.
-            // (The cache keeps bytes: a resource served as stored needs no parsed tree.)
-            let conv = event.as_ref().map(|(_, obj)| {
-                if super::served_as_stored(&info) {
-                    return Ok(None);
-                }
-                super::served(&info, &obj.value()).map(|c| match c {
-                    std::borrow::Cow::Owned(o) => Some(o),
-                    std::borrow::Cow::Borrowed(_) => None,
-                })
-            });
             if output.is_protobuf() {
+                let event = out.object();
+                // A version that is not the storage version converts each object, a strategy
+                // that decodes stored objects (custom resources) reshapes it: `Some` when so.
+                let conv = event.as_ref().map(|(_, obj)| served_owned(&info, obj));
                 let partial = match output {
                     Output::PartialMetadataProtobuf(v) => Some(v),
                     _ => None,
@@ -87,51 +77,27 @@ pub async fn handle(ctx: Ctx) -> Result<Response<Body>, Status> {
                 let frame = super::protobuf::watch_frame(&out, &info, conv, partial);
                 return Some((
                     Ok::<_, std::convert::Infallible>(Frame::data(frame)),
-                    (s, first_next),
+                    (s, first),
                 ));
             }
-            let line = match (output, event, conv) {
-                // a conversion that failed: the watch gets kube's ERROR event
-                (_, Some(_), Some(Err(e))) => watch::event_line("ERROR", &e.to_json()),
-                (Output::Table(version), Some((t, obj)), Some(Ok(conv))) => {
-                    let obj = conv.unwrap_or_else(|| obj.value());
-                    let obj = &obj;
-                    let rv = crate::registry::store::meta_str(obj, "resourceVersion").to_string();
-                    let mut tbl = table::of_resource(
-                        &info,
-                        std::slice::from_ref(obj),
-                        json!({"resourceVersion": rv}),
-                        include,
-                        &format!("meta.k8s.io/{version}"),
-                        jiff::Timestamp::now(),
-                    );
-                    if !first {
-                        if let Some(m) = tbl.as_object_mut() {
-                            m.insert("columnDefinitions".into(), Value::Array(vec![]));
-                        }
-                    }
-                    first_next = false;
-                    watch::event_line(t.as_str(), &tbl)
-                }
-                (Output::PartialMetadata(version), Some((t, obj)), Some(Ok(conv))) => {
-                    let obj = conv.unwrap_or_else(|| obj.value());
-                    watch::event_line(t.as_str(), &super::partial(&obj, version))
-                }
-                (Output::PartialMetadata(version), None, _) => match &out {
-                    // client-go's metadata informers decode every event, bookmarks included, as
-                    // PartialObjectMetadata.
-                    watch::Out::Bookmark(rev, end) => watch::event_line(
-                        "BOOKMARK",
-                        &super::partial(&watch::bookmark_object(&info, *rev, *end), version),
-                    ),
-                    _ => out.line(&info),
+            let line = match &out {
+                // A shared event: its line for this version and output is made once and
+                // shared by every watcher asking for the same (Table rows included).
+                watch::Out::Event(e, t) => match flavour(output, include, first) {
+                    None if super::served_as_stored(&info) => out.line(&info),
+                    f => e.encoded(&info, f.unwrap_or(0), *t, || {
+                        line_of(&info, output, include, first, &out)
+                    }),
                 },
-                (_, Some((t, _)), Some(Ok(Some(o)))) => watch::event_line(t.as_str(), &o),
-                _ => out.line(&info),
+                _ => line_of(&info, output, include, first, &out),
             };
+            // The first Table row sent carries the column definitions, later ones none.
+            let row_sent = matches!(output, Output::Table(_))
+                && out.object().is_some()
+                && !line.starts_with(b"{\"type\":\"ERROR\"");
             Some((
                 Ok::<_, std::convert::Infallible>(Frame::data(line)),
-                (s, first_next),
+                (s, first && !row_sent),
             ))
         }
     });
@@ -149,4 +115,101 @@ pub async fn handle(ctx: Ctx) -> Result<Response<Body>, Status> {
         HeaderValue::from_static("no-cache, private"),
     );
     Ok(resp)
+}
+
+/// [`super::served`] with "as stored" as `None` (the cache keeps bytes: a resource served as
+/// stored needs no parsed tree).
+fn served_owned(
+    info: &crate::registry::Resource,
+    obj: &watch::Object,
+) -> Result<Option<Value>, Status> {
+    if super::served_as_stored(info) {
+        return Ok(None);
+    }
+    super::served(info, &obj.value()).map(|c| match c {
+        std::borrow::Cow::Owned(o) => Some(o),
+        std::borrow::Cow::Borrowed(_) => None,
+    })
+}
+
+/// The key of a JSON output flavour in [`watch::CachedEvent::encoded`]: `None` for plain
+/// JSON (whose line is the shared one unless the version converts).
+fn flavour(output: Output, include: table::IncludeObject, first: bool) -> Option<u32> {
+    let beta = |v: &str| u32::from(v == "v1beta1");
+    match output {
+        Output::Table(v) => {
+            let inc = match include {
+                table::IncludeObject::None => 0,
+                table::IncludeObject::Metadata => 1,
+                table::IncludeObject::Object => 2,
+            };
+            Some(0x100 | beta(v) << 4 | inc << 1 | u32::from(first))
+        }
+        Output::PartialMetadata(v) => Some(0x200 | beta(v)),
+        _ => None,
+    }
+}
+
+/// One watch event as a JSON line in `output` (`first`: the first Table row, which carries
+/// the column definitions).
+fn line_of(
+    info: &crate::registry::Resource,
+    output: Output,
+    include: table::IncludeObject,
+    first: bool,
+    out: &watch::Out,
+) -> bytes::Bytes {
+    let event = out.object();
+    let conv = event.as_ref().map(|(_, obj)| served_owned(info, obj));
+    match (output, event, conv) {
+        // a conversion that failed: the watch gets kube's ERROR event
+        (_, Some(_), Some(Err(e))) => watch::event_line("ERROR", &e.to_json()),
+        (Output::Table(version), Some((t, obj)), Some(Ok(conv))) => {
+            let tree;
+            let obj = match &conv {
+                Some(c) => c,
+                None => {
+                    tree = obj.value();
+                    &tree
+                }
+            };
+            let rv = crate::registry::store::meta_str(obj, "resourceVersion").to_string();
+            let mut tbl = table::of_resource(
+                info,
+                std::slice::from_ref(obj),
+                json!({"resourceVersion": rv}),
+                include,
+                &format!("meta.k8s.io/{version}"),
+                jiff::Timestamp::now(),
+            );
+            if !first {
+                if let Some(m) = tbl.as_object_mut() {
+                    m.insert("columnDefinitions".into(), Value::Array(vec![]));
+                }
+            }
+            watch::event_line(t.as_str(), &tbl)
+        }
+        (Output::PartialMetadata(version), Some((t, obj)), Some(Ok(conv))) => {
+            let tree;
+            let obj = match &conv {
+                Some(c) => c,
+                None => {
+                    tree = obj.value();
+                    &tree
+                }
+            };
+            watch::event_line(t.as_str(), &super::partial(obj, version))
+        }
+        (Output::PartialMetadata(version), None, _) => match out {
+            // client-go's metadata informers decode every event, bookmarks included, as
+            // PartialObjectMetadata.
+            watch::Out::Bookmark(rev, end) => watch::event_line(
+                "BOOKMARK",
+                &super::partial(&watch::bookmark_object(info, *rev, *end), version),
+            ),
+            _ => out.line(info),
+        },
+        (_, Some((t, _)), Some(Ok(Some(o)))) => watch::event_line(t.as_str(), &o),
+        _ => out.line(info),
+    }
 }
