@@ -57,19 +57,36 @@ fn the_bench_runs_and_prints_its_table() {
         .arg("--smoke")
         .arg("--rafter-bin")
         .arg(&bin)
-        .args(etcd.iter().flat_map(|s| [PathBuf::from("--etcd-script"), s.clone()]))
+        .args(
+            etcd.iter()
+                .flat_map(|s| [PathBuf::from("--etcd-script"), s.clone()]),
+        )
         .env("ETCD_BASE_PORT", base.to_string())
         .output()
         .expect("run the load binary");
     let stdout = String::from_utf8_lossy(&out.stdout);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "load failed:\n{stdout}\n{stderr}");
-    assert!(stdout.contains("rafter x1"), "no rafter column:\n{stdout}\n{stderr}");
-    for row in ["creates,", "linearizable GETs", "consistent LIST, JSON", "RSS per member"] {
+    assert!(
+        stdout.contains("rafter x1"),
+        "no rafter column:\n{stdout}\n{stderr}"
+    );
+    for row in [
+        "creates,",
+        "linearizable GETs",
+        "consistent LIST, JSON",
+        "RSS per member",
+    ] {
         assert!(stdout.contains(row), "no {row:?} row:\n{stdout}\n{stderr}");
     }
     if etcd.is_some() {
-        assert!(stdout.contains("etcd x3"), "no etcd column:\n{stdout}\n{stderr}");
-        assert!(stdout.contains("/ etcd x3"), "no ratios:\n{stdout}\n{stderr}");
+        assert!(
+            stdout.contains("etcd x3"),
+            "no etcd column:\n{stdout}\n{stderr}"
+        );
+        assert!(
+            stdout.contains("/ etcd x3"),
+            "no ratios:\n{stdout}\n{stderr}"
+        );
     }
 }

@@ -381,6 +381,7 @@ impl RaftNode {
         let sm = StateMachine::new(mvcc, snapshot_dir, hook).map_err(|e| e.to_string())?;
         let snapshot_dir = sm.snapshot_dir().to_path_buf();
         let snapshots_installed = sm.installs();
+        let serving = sm.serving();
         let raft = Raft::new(
             id,
             Arc::new(config),
@@ -390,6 +391,7 @@ impl RaftNode {
         )
         .await
         .map_err(|e| format!("start raft: {e}"))?;
+        serving.store(true, std::sync::atomic::Ordering::Release);
         let (server_stop, stop_rx) = watch::channel(false);
         let mut advertise_addr = opts.advertise_addr.clone();
         let server = match listener {
@@ -1007,6 +1009,9 @@ mod tests {
             let mvcc = Arc::new(Mvcc::open(engine.clone()).unwrap());
             let hook: ApplyHook = Arc::new(|_, _| {});
             let sm = StateMachine::new(mvcc, dir.path().join("snapshots"), hook).unwrap();
+            // As in a started node: asking for the current snapshot makes a dump.
+            sm.serving()
+                .store(true, std::sync::atomic::Ordering::Release);
             Ok((dir, LogStore::new(engine), sm))
         }
     }
@@ -1052,7 +1057,11 @@ mod tests {
         node.shutdown().await;
         let want = mvcc_a.range(b"", b"", None, 0).unwrap();
         let want_past = mvcc_a.range(b"", b"", Some(6), 0).unwrap();
-        let snap = std::fs::read(a.path().join("snapshots/current.snap")).unwrap();
+        // What a leader would send (a dump with last-applied and membership).
+        let mut snap = Vec::new();
+        mvcc_a
+            .dump(&[b"raft/last_applied", b"raft/membership"], &mut snap)
+            .unwrap();
 
         // Replica B "crashed" half-way through installing it.
         let b = tempfile::tempdir().unwrap();

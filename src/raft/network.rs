@@ -493,12 +493,19 @@ impl RaftNetworkV2<TypeConfig> for PeerClient {
         let network = |e: std::io::Error| {
             StreamingError::Network(NetworkError::from_string(format!("snapshot file: {e}")))
         };
-        let ttl = snapshot_ttl(option.soft_ttl(), snapshot.snapshot.len().map_err(network)?);
-        let (_, file) = snapshot.snapshot.into_parts();
+        // A leader's snapshot is a dump being written for this transfer: wait for it here,
+        // in the replication task (apply goes on meanwhile).
+        tokio::pin!(cancel);
+        let data = tokio::select! {
+            closed = &mut cancel => return Err(StreamingError::Closed(closed)),
+            d = snapshot.snapshot.ready() => d.map_err(network)?,
+        };
+        let ttl = snapshot_ttl(option.soft_ttl(), data.len().map_err(network)?);
+        let (_, file) = data.into_parts().map_err(network)?;
         let chunk = option.snapshot_chunk_size().unwrap_or(SNAPSHOT_CHUNK);
         let send = self.peer.send_snapshot(header, file, chunk);
         let res = tokio::select! {
-            closed = cancel => return Err(StreamingError::Closed(closed)),
+            closed = &mut cancel => return Err(StreamingError::Closed(closed)),
             r = tokio::time::timeout(ttl, send) => r,
         };
         match res {

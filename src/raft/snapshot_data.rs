@@ -1,46 +1,98 @@
-//! A raft snapshot as a file: what the network streams out and receives into the snapshot
-//! directory, and what the state machine builds and installs. Never held in memory.
+//! A raft snapshot's data: a file, never held in memory. A leader's snapshot is made only
+//! when a follower needs one: its dump starts from one consistent view and the metadata is
+//! known as soon as the view is taken, so the state machine answers at once and the file is
+//! waited for by the transfer ([`SnapshotData::ready`]), never by apply. What a follower
+//! receives is a file in the snapshot directory until it is installed.
 
 use std::fs::File;
 use std::io::{self, Seek};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
+use tokio::sync::oneshot;
+
 /// Temporary files in the snapshot directory (being built or received) end with this.
 pub(crate) const TMP_SUFFIX: &str = ".tmp";
 
-/// A snapshot file, open for reading.
+/// The data of a snapshot.
 #[derive(Debug)]
 pub struct SnapshotData {
-    path: PathBuf,
-    file: File,
+    inner: Inner,
+}
+
+#[derive(Debug)]
+enum Inner {
+    /// A file, open for reading (`path` may already be unlinked: a dump made for one transfer).
+    File { path: PathBuf, file: File },
+    /// A dump still being written by its own thread.
+    Pending(oneshot::Receiver<io::Result<SnapshotData>>),
+    /// Only the metadata: the state machine itself is the snapshot (what openraft is told when
+    /// it asks to build one, or at start), materialized by a later request to send it.
+    StateOnly,
 }
 
 impl SnapshotData {
     /// Opens the snapshot file at `path`.
     pub(crate) fn open(path: PathBuf) -> io::Result<SnapshotData> {
         let file = File::open(&path)?;
-        Ok(SnapshotData { path, file })
+        Ok(SnapshotData::file(path, file))
     }
 
-    /// The same open file, now known to live at `path` (it was renamed).
-    pub(crate) fn at(self, path: PathBuf) -> SnapshotData {
-        SnapshotData { path, ..self }
+    /// An open file (read from its start).
+    pub(crate) fn file(path: PathBuf, file: File) -> SnapshotData {
+        SnapshotData {
+            inner: Inner::File { path, file },
+        }
     }
 
-    pub(crate) fn file(&self) -> &File {
-        &self.file
+    /// The file a dump thread will send on `rx`.
+    pub(crate) fn pending(rx: oneshot::Receiver<io::Result<SnapshotData>>) -> SnapshotData {
+        SnapshotData {
+            inner: Inner::Pending(rx),
+        }
     }
 
-    /// Its size in bytes.
+    /// No file: the state machine's own state at the snapshot's log id.
+    pub(crate) fn state_only() -> SnapshotData {
+        SnapshotData {
+            inner: Inner::StateOnly,
+        }
+    }
+
+    /// Waits for the file (a dump being written) and returns the data as a file.
+    pub(crate) async fn ready(self) -> io::Result<SnapshotData> {
+        match self.inner {
+            Inner::File { .. } => Ok(self),
+            Inner::Pending(rx) => rx
+                .await
+                .unwrap_or_else(|_| Err(io::Error::other("the snapshot dump was abandoned"))),
+            Inner::StateOnly => Err(io::Error::other(
+                "this snapshot was never materialized (ask the state machine again)",
+            )),
+        }
+    }
+
+    fn parts(&self) -> io::Result<(&Path, &File)> {
+        match &self.inner {
+            Inner::File { path, file } => Ok((path, file)),
+            _ => Err(io::Error::other("the snapshot file is not ready")),
+        }
+    }
+
+    /// Its size in bytes (a file only).
     pub(crate) fn len(&self) -> io::Result<u64> {
-        Ok(self.file.metadata()?.len())
+        Ok(self.parts()?.1.metadata()?.len())
     }
 
-    /// Where it lives and the open file (rewound).
-    pub(crate) fn into_parts(mut self) -> (PathBuf, File) {
-        let _ = self.file.rewind();
-        (self.path, self.file)
+    /// Where it lives and the open file (rewound); a file only.
+    pub(crate) fn into_parts(self) -> io::Result<(PathBuf, File)> {
+        match self.inner {
+            Inner::File { path, mut file } => {
+                file.rewind()?;
+                Ok((path, file))
+            }
+            _ => Err(io::Error::other("the snapshot file is not ready")),
+        }
     }
 }
 

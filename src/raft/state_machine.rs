@@ -1,20 +1,25 @@
 //! The replicated state machine: applies committed log entries to [`Mvcc`], writing the
 //! last-applied log id (and last membership) in the same atomic batch as the data each entry
-//! produced; builds and installs snapshots.
+//! produced; makes and installs snapshots.
 //!
-//! Apply is deterministic: it never reads a clock or randomness. A snapshot is one file in the
-//! snapshot directory: a [`dump`] of the keyspace (live keys, retained history and index, the
-//! revision counters, last-applied and membership) taken from one consistent view. It is
-//! written and read as a stream, never held in memory, and because it carries the history a
-//! replica that installs one keeps the same compaction window as the one that built it.
-//! Installing replaces the keyspace in bounded batches: last-applied is cleared first, so a
-//! crash half-way makes openraft install the (already renamed, fsynced) file again at start.
-//! It knows nothing of how events reach readers (see [`ApplyHook`]).
+//! Apply is deterministic: it never reads a clock or randomness. The state machine is durable
+//! by itself, so "building" a snapshot (what lets openraft purge the log) writes nothing: the
+//! snapshot is the state at last-applied. A file is made only when a follower needs one: a
+//! [`dump`] of the keyspace (live keys, retained history and index, the revision counters,
+//! last-applied and membership) from one consistent view, written by its own thread while
+//! apply goes on, streamed to the follower and then dropped (unlinked from the start). Its
+//! cost is one pass over the data per transfer, not one per `--snapshot-count` entries on
+//! every replica. Because it carries the history, a replica that installs one keeps the same
+//! compaction window as the one that made it. Installing moves the received file into place
+//! (`current.snap`), replaces the keyspace in bounded batches, then removes the file:
+//! last-applied is cleared first, so a crash half-way makes openraft install the file again
+//! at start. It knows nothing of how events reach readers (see [`ApplyHook`]).
 
 use std::fs::File;
-use std::io::{self, BufReader, BufWriter, Seek};
+use std::io::{self, BufReader, BufWriter, Seek, Write};
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 
 use futures::{Stream, TryStreamExt};
 use openraft::storage::{EntryResponder, RaftStateMachine};
@@ -72,9 +77,9 @@ pub struct StateMachine {
     mvcc: Arc<Mvcc>,
     snapshot_dir: PathBuf,
     hook: ApplyHook,
-    /// Serializes replacing `current.snap`; holds the log index of the file in place, so an
-    /// older snapshot (a build that raced an install) never replaces a newer one.
-    current: Arc<Mutex<Option<u64>>>,
+    /// Set once raft has started: from then on a request for the current snapshot is a
+    /// transfer and gets a dump (before, openraft only reads its metadata).
+    serving: Arc<AtomicBool>,
     /// Snapshots installed from a leader (not the one re-installed at start).
     installs: Arc<std::sync::atomic::AtomicU64>,
 }
@@ -89,16 +94,49 @@ impl StateMachine {
                 let _ = std::fs::remove_file(&p);
             }
         }
-        let current = match Self::read_current(&snapshot_dir) {
-            Ok(Some((meta, _))) => meta.last_log_id.map(|l| l.index()),
-            _ => None,
-        };
-        Ok(StateMachine {
+        let sm = StateMachine {
             mvcc,
             snapshot_dir,
             hook,
-            current: Arc::new(Mutex::new(current)),
+            serving: Arc::default(),
             installs: Arc::default(),
+        };
+        // A file left in place is a cut-short install (newer than the state) or, from releases
+        // that built a file per snapshot, an old copy of the state: that one goes.
+        if let Ok(Some((meta, _))) = Self::read_current(&sm.snapshot_dir) {
+            let (applied, _) = sm.applied_meta()?;
+            if applied.is_some() && meta.last_log_id <= applied {
+                std::fs::remove_file(sm.snapshot_dir.join(SNAPSHOT_FILE))?;
+            }
+        }
+        Ok(sm)
+    }
+
+    /// Raft has started: requests for the current snapshot are transfers from now on.
+    pub(crate) fn serving(&self) -> Arc<AtomicBool> {
+        self.serving.clone()
+    }
+
+    /// Last-applied and membership, read together from one view.
+    fn applied_meta(
+        &self,
+    ) -> io::Result<(Option<LogIdOf<TypeConfig>>, StoredMembershipOf<TypeConfig>)> {
+        let v = self.mvcc.engine().view();
+        decode_meta(
+            v.get(Cf::Meta, LAST_APPLIED).map_err(io_err)?,
+            v.get(Cf::Meta, MEMBERSHIP).map_err(io_err)?,
+        )
+    }
+
+    /// The state machine as a snapshot without a file.
+    fn state_snapshot(&self) -> io::Result<SnapshotOf<TypeConfig, SnapshotData>> {
+        let (last_log_id, last_membership) = self.applied_meta()?;
+        Ok(SnapshotOf::<TypeConfig, _> {
+            meta: SnapshotMetaOf::<TypeConfig> {
+                last_log_id,
+                last_membership,
+            },
+            snapshot: SnapshotData::state_only(),
         })
     }
 
@@ -113,18 +151,19 @@ impl StateMachine {
     }
 
     fn read_current(dir: &Path) -> io::Result<Option<(SnapshotMetaOf<TypeConfig>, SnapshotData)>> {
-        let data = match SnapshotData::open(dir.join(SNAPSHOT_FILE)) {
-            Ok(d) => d,
+        let path = dir.join(SNAPSHOT_FILE);
+        let file = match File::open(&path) {
+            Ok(f) => f,
             Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
             Err(e) => return Err(e),
         };
-        let header = match dump::Reader::new(BufReader::new(data.file())) {
+        let header = match dump::Reader::new(BufReader::new(&file)) {
             Ok(r) => r.header().clone(),
             Err(e) => {
                 // A JSON snapshot of a release before dumps: set aside, so that openraft
                 // builds a new one from the (consistent) state machine.
                 let mut first = [0u8; 1];
-                let mut f = data.file();
+                let mut f = &file;
                 let legacy = f.rewind().is_ok()
                     && io::Read::read(&mut f, &mut first).is_ok()
                     && first[0] == b'{';
@@ -140,47 +179,66 @@ impl StateMachine {
                 return Ok(None);
             }
         };
-        Ok(Some((snapshot_meta(&header)?, data)))
+        Ok(Some((
+            snapshot_meta(&header)?,
+            SnapshotData::file(path, file),
+        )))
     }
 
-    /// Moves the snapshot file at `path` (covering log index `index`) into place, unless a
-    /// newer one is there already; fsyncs the directory. Returns the file to read it from.
-    fn publish(&self, path: &Path, index: u64) -> io::Result<PathBuf> {
+    /// Moves the received snapshot file at `path` into place and fsyncs the directory, so
+    /// that a crash during the install finds it at start (a dump made here for a transfer,
+    /// already unlinked, is copied). Returns where it now lives.
+    fn publish(&self, path: &Path, file: &mut File) -> io::Result<PathBuf> {
         let cur = self.snapshot_dir.join(SNAPSHOT_FILE);
         if path == cur {
             return Ok(cur);
         }
-        let mut g = self.current.lock().unwrap_or_else(|p| p.into_inner());
-        if g.is_some_and(|c| c > index) {
-            return Ok(path.to_path_buf());
+        if path.exists() {
+            std::fs::rename(path, &cur)?;
+        } else {
+            let tmp = temp_path(&self.snapshot_dir, "copy");
+            let mut out = File::create(&tmp)?;
+            file.rewind()?;
+            io::copy(file, &mut out)?;
+            out.sync_all()?;
+            std::fs::rename(&tmp, &cur)?;
         }
-        std::fs::rename(path, &cur)?;
         sync_dir(&self.snapshot_dir)?;
-        *g = Some(index);
         Ok(cur)
     }
 
-    /// Dumps the keyspace into a new snapshot file and puts it in place (blocking).
-    fn write_snapshot(&self) -> io::Result<(SnapshotMetaOf<TypeConfig>, SnapshotData)> {
-        let tmp = temp_path(&self.snapshot_dir, "build");
-        let built = (|| {
-            let mut w = BufWriter::new(File::create(&tmp)?);
-            let header = self
-                .mvcc
-                .dump(&[LAST_APPLIED, MEMBERSHIP], &mut w)
+    /// Dumps the keyspace into a file for one transfer (blocking). `meta` is sent the
+    /// snapshot's metadata as soon as the dump's view is taken; the file is unlinked at once,
+    /// so it goes away with the last handle (or a crash).
+    fn dump_for_transfer(
+        &self,
+        meta: tokio::sync::oneshot::Sender<io::Result<SnapshotMetaOf<TypeConfig>>>,
+    ) -> io::Result<SnapshotData> {
+        let mut meta = Some(meta);
+        let made = (|| -> io::Result<SnapshotData> {
+            let tmp = temp_path(&self.snapshot_dir, "send");
+            let file = std::fs::OpenOptions::new()
+                .read(true)
+                .write(true)
+                .create_new(true)
+                .open(&tmp)?;
+            std::fs::remove_file(&tmp)?;
+            let mut w = BufWriter::new(&file);
+            self.mvcc
+                .dump_with(&[LAST_APPLIED, MEMBERSHIP], &mut w, |h| {
+                    if let Some(tx) = meta.take() {
+                        let _ = tx.send(snapshot_meta(h));
+                    }
+                })
                 .map_err(io_err)?;
-            w.into_inner().map_err(|e| e.into_error())?.sync_all()?;
-            let meta = snapshot_meta(&header)?;
-            let index = meta.last_log_id.as_ref().map_or(0, |l| l.index());
-            // Opened before it is (maybe) replaced, so the handle always reads this build.
-            let data = SnapshotData::open(tmp.clone())?;
-            let path = self.publish(&tmp, index)?;
-            Ok((meta, data.at(path)))
+            w.flush()?;
+            drop(w);
+            Ok(SnapshotData::file(tmp, file))
         })();
-        if tmp.exists() {
-            let _ = std::fs::remove_file(&tmp);
+        if let (Err(e), Some(tx)) = (&made, meta.take()) {
+            let _ = tx.send(Err(io::Error::new(e.kind(), e.to_string())));
         }
-        built
+        made
     }
 
     fn meta_batch(
@@ -241,7 +299,7 @@ impl StateMachine {
     /// Replaces the keyspace with the snapshot in `data` (blocking): checks the whole file,
     /// moves it into place, then restores it (see the module docs for crash safety).
     fn install(&self, meta: &SnapshotMetaOf<TypeConfig>, data: SnapshotData) -> io::Result<()> {
-        let (path, mut file) = data.into_parts();
+        let (path, mut file) = data.into_parts()?;
         let received = path != self.snapshot_dir.join(SNAPSHOT_FILE);
         let header = dump::verify(BufReader::new(&file)).map_err(invalid)?;
         let claimed = snapshot_meta(&header)?;
@@ -251,8 +309,7 @@ impl StateMachine {
                 claimed.last_log_id, meta.last_log_id
             )));
         }
-        let index = meta.last_log_id.as_ref().map_or(0, |l| l.index());
-        self.publish(&path, index)?;
+        let cur = self.publish(&path, &mut file)?;
         file.rewind()?;
         let mut begin = Batch::new();
         begin.delete(Cf::Meta, LAST_APPLIED);
@@ -271,6 +328,8 @@ impl StateMachine {
         self.mvcc
             .restore_dump(BufReader::new(file), begin, end)
             .map_err(io_err)?;
+        // Installed (the last batch was fsynced): the state machine is the snapshot now.
+        std::fs::remove_file(&cur)?;
         if received {
             self.installs
                 .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
@@ -305,17 +364,16 @@ impl StateMachine {
         let mut extra = Self::meta_batch(&log_id, Some(&membership))?;
         extra.extend(super::log_store::purged_batch(&log_id)?);
         self.mvcc.restore(revision, &kvs, extra).map_err(io_err)?;
-        self.mvcc.engine().sync_wal().map_err(io_err)?;
-        self.write_snapshot().map(|_| ())
+        self.mvcc.engine().sync_wal().map_err(io_err)
     }
 }
 
 impl RaftSnapshotBuilder<TypeConfig> for StateMachine {
     type SnapshotData = SnapshotData;
 
+    /// Nothing to write: the durable state machine at last-applied is the snapshot.
     async fn build_snapshot(&mut self) -> Result<SnapshotOf<TypeConfig, SnapshotData>, io::Error> {
-        let (meta, snapshot) = self.blocking(|sm| sm.write_snapshot()).await?;
-        Ok(SnapshotOf::<TypeConfig, _> { meta, snapshot })
+        self.state_snapshot()
     }
 }
 
@@ -356,23 +414,40 @@ impl RaftStateMachine<TypeConfig> for StateMachine {
         snapshot: Self::SnapshotData,
     ) -> Result<(), io::Error> {
         let m = meta.clone();
+        let snapshot = snapshot.ready().await?;
         self.blocking(move |sm| sm.install(&m, snapshot)).await?;
         // The state jumped: subscribers must learn that they missed changes.
         (self.hook)(self.mvcc.current_revision(), None);
         Ok(())
     }
 
+    /// At start: a cut-short install's file, else the state without a file. Once serving
+    /// (a transfer): a dump started on its own thread, answered as soon as its view is taken.
     async fn get_current_snapshot(
         &mut self,
     ) -> Result<Option<SnapshotOf<TypeConfig, Self::SnapshotData>>, io::Error> {
-        Ok(
-            Self::read_current(&self.snapshot_dir)?.map(|(meta, snapshot)| SnapshotOf::<
-                TypeConfig,
-                _,
-            > {
-                meta,
-                snapshot,
-            }),
-        )
+        if !self.serving.load(Ordering::Acquire) {
+            if let Some((meta, snapshot)) = Self::read_current(&self.snapshot_dir)? {
+                return Ok(Some(SnapshotOf::<TypeConfig, _> { meta, snapshot }));
+            }
+            let s = self.state_snapshot()?;
+            return Ok(s.meta.last_log_id.is_some().then_some(s));
+        }
+        let (meta_tx, meta_rx) = tokio::sync::oneshot::channel();
+        let (file_tx, file_rx) = tokio::sync::oneshot::channel();
+        let sm = self.clone();
+        tokio::task::spawn_blocking(move || {
+            let _ = file_tx.send(sm.dump_for_transfer(meta_tx));
+        });
+        let meta = meta_rx
+            .await
+            .unwrap_or_else(|_| Err(io::Error::other("the snapshot dump ended early")))?;
+        if meta.last_log_id.is_none() {
+            return Ok(None);
+        }
+        Ok(Some(SnapshotOf::<TypeConfig, _> {
+            meta,
+            snapshot: SnapshotData::pending(file_rx),
+        }))
     }
 }

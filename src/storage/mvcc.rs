@@ -930,6 +930,17 @@ impl Mvcc {
     /// revision counters and the values of `meta_keys` — from one consistent view, in
     /// bounded memory. Returns the dump's header.
     pub fn dump(&self, meta_keys: &[&[u8]], out: impl Write) -> Result<dump::Header, Error> {
+        self.dump_with(meta_keys, out, |_| {})
+    }
+
+    /// [`Self::dump`], calling `on_header` with the header as soon as the view is taken
+    /// (before the data is written).
+    pub fn dump_with(
+        &self,
+        meta_keys: &[&[u8]],
+        out: impl Write,
+        on_header: impl FnOnce(&dump::Header),
+    ) -> Result<dump::Header, Error> {
         let view = self.read_view()?;
         let meta = meta_keys
             .iter()
@@ -947,6 +958,7 @@ impl Mvcc {
             purged: purged.min(compacted),
             meta,
         };
+        on_header(&header);
         let mut w = dump::Writer::new(out, &header)?;
         for cf in dump::dumped_cfs() {
             view.scan(cf, b"", None, |k, v| {
