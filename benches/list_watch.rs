@@ -3,42 +3,20 @@
 //! delivery latency p50/p99 with 1,000 concurrent watchers, and memory per idle watcher.
 //! `RAFTER_BENCH_SMALL=1` scales the object counts down by 10 for a quick run.
 
+mod common;
 #[path = "../tests/support/mod.rs"]
 mod support;
 
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use common::{create_namespace, rss_kib};
 use serde_json::{json, Value};
 use support::Server;
 
 const WATCHERS: usize = 1000;
 const CLIENTS: usize = 10;
 const UPDATES: usize = 100;
-
-fn rss_kib(pid: u32) -> u64 {
-    std::fs::read_to_string(format!("/proc/{pid}/status"))
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .find(|l| l.starts_with("VmRSS:"))
-                .and_then(|l| l.split_whitespace().nth(1).map(|n| n.parse().unwrap_or(0)))
-        })
-        .unwrap_or(0)
-}
-
-async fn create_namespace(c: &reqwest::Client, url: &str, ns: &str) {
-    let r = c
-        .post(format!("{url}/api/v1/namespaces"))
-        .header("content-type", "application/json")
-        .body(
-            json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns}}).to_string(),
-        )
-        .send()
-        .await
-        .unwrap();
-    assert!(r.status().is_success(), "{}", r.status());
-}
 
 /// Creates `n` ConfigMaps in `ns` with `par` concurrent writers.
 async fn fill(c: &reqwest::Client, url: &str, ns: &str, n: usize, par: usize) {

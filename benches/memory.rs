@@ -9,6 +9,7 @@
 //! `RAFTER_BENCH_SOAK_RATE` (writes/s, default 200) change the sizes; `RAFTER_BENCH_SMOKE=1`
 //! shrinks everything to a few seconds.
 
+mod common;
 #[path = "../tests/support/mod.rs"]
 mod support;
 
@@ -16,16 +17,10 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use common::env_usize;
 use serde_json::{json, Value};
 
 const WRITERS: usize = 16;
-
-fn env_usize(name: &str, default: usize) -> usize {
-    std::env::var(name)
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(default)
-}
 
 /// `VmRSS`, `RssAnon` and `RssFile` of a process, in KiB.
 fn rss(pid: u32) -> (u64, u64, u64) {

@@ -5,6 +5,8 @@
 //! level before each phase: streaming keeps that bounded (RocksDB memtables and buffers),
 //! far below the keyspace's size. `RAFTER_BENCH_SMALL=1` divides the key count by 10.
 
+mod common;
+
 use std::io::{BufReader, BufWriter};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
@@ -13,28 +15,17 @@ use std::time::{Duration, Instant};
 use rafter::storage::engine::{Batch, Engine};
 use rafter::storage::mvcc::{Mvcc, Op, Txn};
 
-fn rss_kib() -> u64 {
-    std::fs::read_to_string("/proc/self/status")
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .find(|l| l.starts_with("VmRSS:"))
-                .and_then(|l| l.split_whitespace().nth(1).and_then(|n| n.parse().ok()))
-        })
-        .unwrap_or(0)
-}
-
 /// Runs `f`, sampling RSS every 5 ms; returns its result, the time it took and the peak RSS
 /// above the level at its start (MiB).
 fn measured<T>(f: impl FnOnce() -> T) -> (T, Duration, u64) {
-    let base = rss_kib();
+    let base = common::rss_kib(std::process::id());
     let peak = Arc::new(AtomicU64::new(base));
     let stop = Arc::new(AtomicBool::new(false));
     let sampler = {
         let (peak, stop) = (peak.clone(), stop.clone());
         std::thread::spawn(move || {
             while !stop.load(Ordering::Relaxed) {
-                peak.fetch_max(rss_kib(), Ordering::Relaxed);
+                peak.fetch_max(common::rss_kib(std::process::id()), Ordering::Relaxed);
                 std::thread::sleep(Duration::from_millis(5));
             }
         })

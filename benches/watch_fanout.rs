@@ -22,6 +22,7 @@ use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use common::{env_usize, rss_kib};
 use serde_json::json;
 use support::Server;
 
@@ -38,13 +39,6 @@ struct Shape {
     rate: usize,
     seconds: u64,
     writers: usize,
-}
-
-fn env_or(name: &str, default: usize) -> usize {
-    std::env::var(name)
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(default)
 }
 
 impl Shape {
@@ -76,28 +70,13 @@ impl Shape {
             }
         };
         Shape {
-            watchers: env_or("RAFTER_BENCH_WATCHERS", d.watchers),
-            conns: env_or("RAFTER_BENCH_CONNS", d.conns).max(1),
-            rate: env_or("RAFTER_BENCH_RATE", d.rate).max(1),
+            watchers: env_usize("RAFTER_BENCH_WATCHERS", d.watchers),
+            conns: env_usize("RAFTER_BENCH_CONNS", d.conns).max(1),
+            rate: env_usize("RAFTER_BENCH_RATE", d.rate).max(1),
             seconds: if smoke { d.seconds } else { d.seconds.max(1) },
             ..d
         }
     }
-}
-
-fn proc_status_kib(pid: u32, field: &str) -> u64 {
-    std::fs::read_to_string(format!("/proc/{pid}/status"))
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .find(|l| l.starts_with(field))
-                .and_then(|l| l.split_whitespace().nth(1).and_then(|n| n.parse().ok()))
-        })
-        .unwrap_or(0)
-}
-
-fn rss_kib(pid: u32) -> u64 {
-    proc_status_kib(pid, "VmRSS:")
 }
 
 /// utime + stime of a process, in clock ticks.

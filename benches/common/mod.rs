@@ -1,5 +1,7 @@
 //! Load phases shared by the benches: `CLIENTS` concurrent clients GET one object for a
-//! number of seconds and the phase prints its rate.
+//! number of seconds and the phase prints its rate; and the small helpers every bench uses
+//! (environment knobs, `/proc` memory fields, namespaces). Each bench uses a part of it.
+#![allow(dead_code)]
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
@@ -68,4 +70,43 @@ pub fn token_file() -> (tempfile::TempDir, std::path::PathBuf) {
     let dir = tempfile::tempdir().unwrap();
     let tokens = dir.path().join("tokens.csv");
     (dir, tokens)
+}
+
+/// An environment variable as a number, or `default`.
+pub fn env_usize(name: &str, default: usize) -> usize {
+    std::env::var(name)
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(default)
+}
+
+/// One `kB` field of `/proc/<pid>/status` (`VmRSS:`, `VmHWM:`, `RssAnon:`, ...), in KiB.
+pub fn proc_status_kib(pid: u32, field: &str) -> u64 {
+    std::fs::read_to_string(format!("/proc/{pid}/status"))
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with(field))
+                .and_then(|l| l.split_whitespace().nth(1).and_then(|n| n.parse().ok()))
+        })
+        .unwrap_or(0)
+}
+
+/// The resident set of a process, in KiB.
+pub fn rss_kib(pid: u32) -> u64 {
+    proc_status_kib(pid, "VmRSS:")
+}
+
+/// Creates namespace `ns` (the client carries the credentials).
+pub async fn create_namespace(c: &reqwest::Client, url: &str, ns: &str) {
+    let r = c
+        .post(format!("{url}/api/v1/namespaces"))
+        .header("content-type", "application/json")
+        .body(format!(
+            r#"{{"apiVersion":"v1","kind":"Namespace","metadata":{{"name":"{ns}"}}}}"#
+        ))
+        .send()
+        .await
+        .unwrap();
+    assert!(r.status().is_success(), "{}", r.status());
 }
