@@ -234,6 +234,7 @@ async fn run() {
         .args(["--join", "--peer-listen", &peer2, "--listen", &api2])
         .args(["--admin-listen", &admin2])
         .stdout(Stdio::null())
+        .stderr(Stdio::null())
         .spawn()
         .unwrap();
     let leader_pid = server.pid().unwrap();

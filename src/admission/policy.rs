@@ -1244,7 +1244,10 @@ impl Plugin for ValidatingAdmissionPolicy {
                     Change::Replace(all) => {
                         st.policies = all
                             .iter()
-                            .map(|o| (name_of(o), Arc::new(Policy::compile(o))))
+                            .map(|o| {
+                                let o = &o.value();
+                                (name_of(o), Arc::new(Policy::compile(o)))
+                            })
                             .collect();
                         st.policies_synced = true;
                     }
@@ -1283,7 +1286,10 @@ impl Plugin for ValidatingAdmissionPolicy {
                     Change::Replace(all) => {
                         st.bindings = all
                             .iter()
-                            .map(|o| (name_of(o), Arc::new(Binding::of(o))))
+                            .map(|o| {
+                                let o = &o.value();
+                                (name_of(o), Arc::new(Binding::of(o)))
+                            })
                             .collect();
                         st.bindings_synced = true;
                     }

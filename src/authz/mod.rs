@@ -378,7 +378,7 @@ impl Authorizer {
                     }
                     reset(&mut st);
                     for o in all {
-                        apply(&mut st, None, Some(o));
+                        apply(&mut st, None, Some(&o.value()));
                     }
                 }
                 Change::Upsert { prev, cur } => apply(&mut st, prev, Some(cur)),

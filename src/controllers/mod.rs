@@ -48,7 +48,8 @@ pub(crate) fn follow_by_name(
             Change::Replace(all) => {
                 m.clear();
                 for o in all {
-                    m.insert(meta_str(o, "name").to_string(), o.clone());
+                    let o = std::sync::Arc::new(o.value());
+                    m.insert(meta_str(&o, "name").to_string(), o);
                 }
             }
             Change::Upsert { cur, .. } => {

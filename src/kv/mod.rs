@@ -411,6 +411,17 @@ impl Kv {
         Ok(self.inner.mvcc.range(start, end, at, limit)?)
     }
 
+    /// Streams the live keys in [start, end) to `f` from one consistent view (memory stays
+    /// one value, whatever the range's size); returns that view's revision.
+    pub fn scan_live(
+        &self,
+        start: &[u8],
+        end: &[u8],
+        f: impl FnMut(KeyValue),
+    ) -> Result<Revision, Error> {
+        Ok(self.inner.mvcc.scan_live(start, end, f)?)
+    }
+
     /// [`Kv::range`] without counting the keys past a full page (see `Mvcc::range_page`).
     pub fn range_page(
         &self,

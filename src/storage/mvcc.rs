@@ -510,6 +510,24 @@ impl Mvcc {
     /// [`Mvcc::range`]; without `count`, the scan stops at the first key past a full page
     /// and `count` is only `kvs.len() + more` (for continue pages whose caller already knows
     /// how many keys remain: a page then costs what it returns).
+    /// Calls `f` with every live key in `[start, end)` (an empty `end`: no bound) in key
+    /// order, from one consistent view, without collecting them; returns the view's revision.
+    pub fn scan_live(
+        &self,
+        start: &[u8],
+        end: &[u8],
+        mut f: impl FnMut(KeyValue),
+    ) -> Result<Revision, Error> {
+        let view = self.read_view()?;
+        let (rev, _) = Self::check_at(&view, None)?;
+        let upper = (!end.is_empty()).then_some(end);
+        view.scan(Cf::Kv, start, upper, |k, v| {
+            f(decode_kv(k, v)?);
+            Ok(true)
+        })?;
+        Ok(rev)
+    }
+
     pub fn range_page(
         &self,
         start: &[u8],

@@ -719,26 +719,33 @@ fn dispatch(w: &Slot, ev: &Arc<CachedEvent>) -> bool {
     }
 }
 
-/// Reads the whole keyspace into a fresh state.
+/// Reads the whole keyspace into a fresh state, one stored value at a time (never the raw
+/// keyspace and its compact form together).
 fn load(kv: &kv::Kv) -> Result<State, Status> {
-    let all = kv.range(b"", b"", None, 0).map_err(kv_status)?;
     let mut resources: HashMap<Vec<u8>, Resource> = HashMap::new();
-    for item in &all.kvs {
-        let Some(rp) = resource_prefix(&item.key) else {
-            continue;
-        };
-        let Some(obj) = decode_object(item) else {
-            continue;
-        };
-        resources
-            .entry(rp.to_vec())
-            .or_insert_with(|| Resource::new(all.revision))
-            .objects
-            .insert(item.key.clone(), obj);
+    let revision = kv
+        .scan_live(b"", b"", |item| {
+            let Some(rp) = resource_prefix(&item.key) else {
+                return;
+            };
+            let Some(obj) = decode_object(&item) else {
+                return;
+            };
+            if !resources.contains_key(rp) {
+                resources.insert(rp.to_vec(), Resource::new(0));
+            }
+            if let Some(r) = resources.get_mut(rp) {
+                r.objects.insert(item.key, obj);
+            }
+        })
+        .map_err(kv_status)?;
+    // Every event after the view's revision reaches the cache through the feed.
+    for r in resources.values_mut() {
+        r.buffer_start = revision;
     }
     Ok(State {
-        revision: all.revision,
-        loaded_at: all.revision,
+        revision,
+        loaded_at: revision,
         resources,
     })
 }

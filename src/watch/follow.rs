@@ -17,7 +17,9 @@ use crate::registry::Resource;
 /// What a follower hands its consumer.
 pub enum Change<'a> {
     /// The complete current state (on start and after every re-list): replace what you have.
-    Replace(&'a [Arc<Value>]),
+    /// The cache's compact objects, shared: parse each as you go (`Object::value`), so a big
+    /// resource is never held as trees all at once.
+    Replace(&'a [super::Object]),
     /// An object was created (`prev` None) or changed.
     Upsert {
         prev: Option<&'a Value>,
@@ -56,13 +58,12 @@ pub fn spawn(
                     continue;
                 }
             };
-            let mut initial: Option<Vec<Arc<Value>>> = Some(Vec::new());
+            let mut initial: Option<Vec<super::Object>> = Some(Vec::new());
             while let Some(out) = stream.next().await {
                 match out {
-                    // The cache keeps compact bytes: the consumer gets parsed objects.
                     Out::Initial(o) => {
                         if let Some(v) = initial.as_mut() {
-                            v.push(Arc::new(o.value()));
+                            v.push(o);
                         }
                     }
                     Out::Bookmark(_, end) => {

@@ -716,6 +716,7 @@ impl Plugin for Webhooks {
                 crate::watch::follow::Change::Replace(all) => {
                     configs.clear();
                     for o in all {
+                        let o = &o.value();
                         configs.insert(name_of(o), compile(o));
                     }
                 }

@@ -212,7 +212,7 @@ impl Term {
                 let mut g = lock(&graph);
                 match c {
                     Change::Replace(all) => {
-                        g.replace(&key, all.iter().filter_map(|o| node(o)).collect());
+                        g.replace(&key, all.iter().filter_map(|o| node(&o.value())).collect());
                         lock(&synced).insert(key.clone());
                     }
                     Change::Upsert { cur, .. } => {
