@@ -228,6 +228,14 @@ pub async fn handle(ctx: &Ctx) -> Result<Response<Body>, Status> {
     if let Some(r) = res.remaining {
         list_meta.insert("remainingItemCount".into(), json!(r));
     }
+    if matches!(ctx.output, Output::Protobuf) && super::served_as_stored(&ctx.info) {
+        // Each cached object is parsed and encoded in turn: never every tree at once.
+        return Ok(super::protobuf::respond_list(
+            &ctx.info,
+            res.items.iter().map(|o| o.value()),
+            &list_meta,
+        ));
+    }
     if matches!(ctx.output, Output::Json)
         && !crate::server::negotiate::pretty()
         && super::served_as_stored(&ctx.info)
@@ -269,7 +277,9 @@ pub async fn handle(ctx: &Ctx) -> Result<Response<Body>, Status> {
         }),
         Output::Protobuf => {
             return Ok(super::protobuf::respond_list(
-                &ctx.info, &res.items, &list_meta,
+                &ctx.info,
+                res.items.iter().map(|o| &**o),
+                &list_meta,
             ))
         }
         Output::Yaml => list_body(

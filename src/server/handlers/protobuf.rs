@@ -27,19 +27,14 @@ pub fn respond(code: StatusCode, v: &Value) -> Response<Body> {
     }
 }
 
-/// A built-in list in protobuf, encoded straight from the shared items.
-pub fn respond_list(
+/// A built-in list in protobuf, its items encoded one at a time as `items` yields them.
+pub fn respond_list<V: std::borrow::Borrow<Value>>(
     info: &Resource,
-    items: &[std::sync::Arc<Value>],
+    items: impl IntoIterator<Item = V>,
     list_meta: &serde_json::Map<String, Value>,
 ) -> Response<Body> {
     let meta = Value::Object(list_meta.clone());
-    match protobuf::encode_list(
-        &info.api_version(),
-        &info.list_kind,
-        &meta,
-        items.iter().map(|i| &**i),
-    ) {
+    match protobuf::encode_list(&info.api_version(), &info.list_kind, &meta, items) {
         Ok(b) => with_type(StatusCode::OK, b, protobuf::MEDIA_TYPE),
         Err(e) => crate::server::status_response(&not_marshalable(&e)),
     }

@@ -42,19 +42,33 @@ pub(crate) fn bytes_field(out: &mut Vec<u8>, tag: u32, b: &[u8]) {
     out.extend_from_slice(b);
 }
 
-/// Writes a nested message field: its body is built by `f` in place, then the length is
-/// inserted before it (one copy of the body, not one per nesting level of callers).
+/// Writes a nested message field: its body is built by `f` in place after a one-byte length;
+/// a body of 128 bytes or more moves once to make room for its longer length (most are
+/// shorter, and none is copied once per nesting level of its callers).
 fn nested<F>(out: &mut Vec<u8>, tag: u32, f: F) -> Result<(), String>
 where
     F: FnOnce(&mut Vec<u8>) -> Result<(), String>,
 {
     key(out, tag, 2);
-    let start = out.len();
+    let at = out.len();
+    out.push(0);
     f(out)?;
-    let len = out.len() - start;
-    let mut prefix = Vec::with_capacity(5);
-    varint(&mut prefix, len as u64);
-    out.splice(start..start, prefix);
+    let len = out.len() - at - 1;
+    if len < 0x80 {
+        out[at] = len as u8;
+        return Ok(());
+    }
+    let mut buf = [0u8; 10];
+    let (mut n, mut v) = (0, len as u64);
+    while v >= 0x80 {
+        buf[n] = (v as u8) | 0x80;
+        v >>= 7;
+        n += 1;
+    }
+    buf[n] = v as u8;
+    n += 1;
+    out[at] = buf[0];
+    out.splice(at + 1..at + 1, buf[1..n].iter().copied());
     Ok(())
 }
 
@@ -332,48 +346,66 @@ fn object(
     obj: &Map<String, Value>,
     depth: usize,
 ) -> Result<(), String> {
-    let what = msg.name;
-    let mut order: Vec<&Field> = msg.fields.iter().collect();
-    order.sort_by_key(|f| f.tag);
-    for f in order {
-        if let Ty::Inline(name) = f.ty {
-            // The embedded struct's fields live in this JSON object.
-            let inner = super::message(name)
-                .filter(|m| m.shape == Shape::Object)
-                .ok_or_else(|| format!("no protobuf schema for inline {name}"))?;
-            nested(out, f.tag, |out| object(out, inner, obj, depth + 1))?;
-            continue;
+    // Fields are declared in Go's order; protobuf writes them by tag (usually the same order,
+    // then nothing is allocated).
+    if msg.fields.is_sorted_by_key(|f| f.tag) {
+        for f in msg.fields {
+            field(out, msg.name, f, obj, depth)?;
         }
-        let v = obj.get(f.json).filter(|v| !v.is_null());
-        match f.card {
-            Card::Rep => {
-                if let Some(Value::Array(items)) = v {
-                    for it in items {
-                        element(out, what, f, f.ty, f.tag, it, depth)?;
-                    }
+    } else {
+        let mut order: Vec<&Field> = msg.fields.iter().collect();
+        order.sort_by_key(|f| f.tag);
+        for f in order {
+            field(out, msg.name, f, obj, depth)?;
+        }
+    }
+    Ok(())
+}
+
+/// One field of message `what` from the JSON object `obj`.
+fn field(
+    out: &mut Vec<u8>,
+    what: &str,
+    f: &Field,
+    obj: &Map<String, Value>,
+    depth: usize,
+) -> Result<(), String> {
+    if let Ty::Inline(name) = f.ty {
+        // The embedded struct's fields live in this JSON object.
+        let inner = super::message(name)
+            .filter(|m| m.shape == Shape::Object)
+            .ok_or_else(|| format!("no protobuf schema for inline {name}"))?;
+        return nested(out, f.tag, |out| object(out, inner, obj, depth + 1));
+    }
+    let v = obj.get(f.json).filter(|v| !v.is_null());
+    match f.card {
+        Card::Rep => {
+            if let Some(Value::Array(items)) = v {
+                for it in items {
+                    element(out, what, f, f.ty, f.tag, it, depth)?;
                 }
             }
-            Card::Map => {
-                if let Some(Value::Object(m)) = v {
-                    let mut keys: Vec<&String> = m.keys().collect();
-                    keys.sort();
-                    for k in keys {
-                        let val = &m[k];
-                        nested(out, f.tag, |out| {
-                            bytes_field(out, 1, k.as_bytes());
-                            element(out, what, f, f.ty, 2, val, depth)
-                        })?;
-                    }
+        }
+        Card::Map => {
+            if let Some(Value::Object(m)) = v {
+                let mut keys: Vec<&String> = m.keys().collect();
+                keys.sort();
+                for k in keys {
+                    let val = &m[k];
+                    nested(out, f.tag, |out| {
+                        bytes_field(out, 1, k.as_bytes());
+                        element(out, what, f, f.ty, 2, val, depth)
+                    })?;
                 }
             }
-            Card::One | Card::Zero => match v {
-                Some(v) => element(out, what, f, f.ty, f.tag, v, depth)?,
-                None if written_when_unset(f) => {
-                    element(out, what, f, f.ty, f.tag, &Value::Null, depth)?
-                }
-                None => {}
-            },
         }
+        Card::One | Card::Zero => match v {
+            Some(v) => element(out, what, f, f.ty, f.tag, v, depth)?,
+            None if written_when_unset(f) => {
+                element(out, what, f, f.ty, f.tag, &Value::Null, depth)?
+            }
+            None => {}
+        },
     }
     Ok(())
 }

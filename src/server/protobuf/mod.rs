@@ -171,11 +171,11 @@ fn message_for_kind(
 /// Encodes a list of `kind` (a built-in list kind of `api_version`) from its list metadata
 /// and items (kube's JSON form of each item; their kind and apiVersion are not on the wire)
 /// without building the list's JSON first.
-pub fn encode_list<'a>(
+pub fn encode_list<V: std::borrow::Borrow<Value>>(
     api_version: &str,
     kind: &str,
     list_meta: &Value,
-    items: impl IntoIterator<Item = &'a Value>,
+    items: impl IntoIterator<Item = V>,
 ) -> Result<Vec<u8>, NotMarshalable> {
     let not_list = || {
         let version = api_version.rsplit('/').next().unwrap_or(api_version);
@@ -197,25 +197,24 @@ pub fn encode_list<'a>(
     let (schema::Ty::Msg(meta_def), schema::Ty::Msg(item_def)) = (meta.ty, items_field.ty) else {
         return Err(not_list());
     };
-    let mut raw = Vec::with_capacity(4096);
     let fail = |e: String| NotMarshalable(e, true);
-    // ListMeta is field 1 and items field 2 in every list type; write in tag order.
-    let mut fields = [(meta.tag, true), (items_field.tag, false)];
-    fields.sort();
+    let mut meta_bytes = Vec::with_capacity(64);
+    encode::message_body(&mut meta_bytes, meta_def, list_meta, 0).map_err(fail)?;
+    // ListMeta is field 1 and items field 2 in every list type; fields go in tag order, and
+    // the items are encoded one at a time as they come (a caller may parse each on the fly).
+    let meta_first = meta.tag < items_field.tag;
+    let mut raw = Vec::with_capacity(4096);
+    if meta_first {
+        encode::bytes_field(&mut raw, meta.tag, &meta_bytes);
+    }
     let mut body = Vec::with_capacity(1024);
-    let items: Vec<&Value> = items.into_iter().collect();
-    for (tag, is_meta) in fields {
-        if is_meta {
-            body.clear();
-            encode::message_body(&mut body, meta_def, list_meta, 0).map_err(fail)?;
-            encode::bytes_field(&mut raw, tag, &body);
-        } else {
-            for item in &items {
-                body.clear();
-                encode::message_body(&mut body, item_def, item, 0).map_err(fail)?;
-                encode::bytes_field(&mut raw, tag, &body);
-            }
-        }
+    for item in items {
+        body.clear();
+        encode::message_body(&mut body, item_def, item.borrow(), 0).map_err(fail)?;
+        encode::bytes_field(&mut raw, items_field.tag, &body);
+    }
+    if !meta_first {
+        encode::bytes_field(&mut raw, meta.tag, &meta_bytes);
     }
     Ok(envelope_bytes(api_version, kind, &raw))
 }
@@ -406,7 +405,13 @@ mod tests {
             encode_object(&serde_json::json!({"apiVersion": "meta.k8s.io/v1", "kind": "Table"}))
                 .unwrap_err();
         assert_eq!(err.0, "object *v1.Table does not implement the protobuf marshalling interface and cannot be encoded to a protobuf message");
-        assert!(encode_list("example.com/v1", "WidgetList", &Value::Null, []).is_err());
+        assert!(encode_list(
+            "example.com/v1",
+            "WidgetList",
+            &Value::Null,
+            [&Value::Null; 0]
+        )
+        .is_err());
     }
 
     #[test]
