@@ -148,6 +148,9 @@ fn namespace_prefix<'a>(rp: &[u8], key: &'a [u8]) -> Option<&'a [u8]> {
     Some(&key[..rp.len() + slash + 1])
 }
 
+/// The largest gap the cache replays from kv history rather than reloading.
+const REPLAY_MAX: Revision = 1_000;
+
 /// Whether a value was left out because it could not be decoded (a KMS plugin down, say):
 /// the dispatcher reloads once encryption at rest reports a provider recovered.
 static LEFT_OUT: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
@@ -683,9 +686,18 @@ impl Inner {
         self.revision.send_replace(rev);
     }
 
-    /// Replays what the cache missed from kv history, or resyncs when that is compacted.
+    /// Replays what the cache missed from kv history, or resyncs when that is compacted or
+    /// the gap is large (a snapshot install: replaying would hold every missed value at once,
+    /// where a resync streams the state).
     fn catch_up(&self) {
         let from = *self.revision.borrow();
+        if self.store.kv().current_revision().saturating_sub(from) > REPLAY_MAX {
+            tracing::info!(
+                "watch cache missed more than {REPLAY_MAX} revisions after {from}; resyncing"
+            );
+            self.resync();
+            return;
+        }
         match self.store.kv().events_since(from, b"", b"") {
             Ok(events) => self.apply(&events),
             Err(e) => {
