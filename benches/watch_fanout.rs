@@ -13,7 +13,6 @@
 //! `RAFTER_BENCH_SMOKE=1` shrinks everything to a run of a few seconds; `RAFTER_BENCH_PERF=<file>`
 //! records the server with `perf record -g` during the writes.
 
-#[allow(dead_code)]
 mod common;
 #[path = "../tests/support/mod.rs"]
 mod support;
