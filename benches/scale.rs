@@ -3,21 +3,22 @@
 //! certificate) is grown, cumulatively, to each N of `RAFTER_BENCH_SCALES` (default
 //! `10000,100000,1000000`) ConfigMaps of about 1 KiB of JSON, in namespaces of 10,000
 //! objects (`scale-0`, `scale-1`, ...; `scale-0` is filled first, so it holds min(N, 10k)).
-//! At each N it prints:
+//! After each growth step it waits (up to 2 min) for the server to go idle, then prints:
 //!
 //! 1. write: creates/s and p50/p99 latency over the last (up to) 10,000 creates of the step
 //!    (64 writers on HTTP/1.1 connections);
 //! 2. LIST of `scale-0` in JSON, consistent (resourceVersion unset) and `resourceVersion=0`:
 //!    median of 3, ms and ms/MB (the namespace holds 10k objects at every N ≥ 10k, so growth
 //!    shows what the total N costs);
-//! 3. LIST of all ConfigMaps with `limit=500`: the first page, and paging through everything
-//!    with continue tokens (total time, objects/s);
+//! 3. LIST of all ConfigMaps with `limit=500`: the first page (median of 3; and of `scale-0`
+//!    alone, for comparison), and paging through everything with continue tokens (total
+//!    time, objects/s);
 //! 4. watch fan-out: `RAFTER_BENCH_WATCHERS` watchers (default 1,000, over 10 HTTP/2
 //!    connections) of the ConfigMaps of `scale-0` from the resourceVersion of a fresh LIST,
 //!    half with a label selector that matches half the objects, then `RAFTER_BENCH_RATE`
 //!    (default 200) merge patches/s for `RAFTER_BENCH_SECONDS` (default 5) on objects of
 //!    `scale-0`, each carrying its sequence number: delivery latency (write acknowledged →
-//!    event) p50/p99, events delivered vs expected;
+//!    event) p50/p99, events delivered vs expected, CPU of the server and of the bench;
 //! 5. server VmRSS, and the JSON size of the stored objects (the sum of the paged LIST
 //!    bodies) with RSS / JSON.
 //!
@@ -33,7 +34,9 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use common::{create_namespace, env_usize, ms, pct, rss_kib, watcher, Stats};
+use common::{
+    cpu_ticks, create_namespace, env_usize, ms, pct, rss_kib, watcher, Stats, TICKS_PER_SEC,
+};
 use serde::Deserialize;
 use support::Server;
 
@@ -100,6 +103,7 @@ struct Figures {
     list_ms: f64,
     list_rv0_ms: f64,
     first_page_ms: f64,
+    ns_first_page_ms: f64,
     paged_items: usize,
     paging_s: f64,
     paged_mb: f64,
@@ -110,6 +114,9 @@ struct Figures {
     errors: u64,
     fanout_p50_ms: f64,
     fanout_p99_ms: f64,
+    /// CPU of the server and of this bench (its watchers) over the writes, in cores.
+    fanout_server_cores: f64,
+    fanout_client_cores: f64,
     rss_kib: u64,
 }
 
@@ -145,7 +152,13 @@ fn configmap(i: usize) -> String {
 
 /// Creates ConfigMaps `from..to` with `WRITERS` concurrent writers; returns creates/s and
 /// p50/p99 (ms) over the last `WINDOW` of them, and how many failed (after three tries).
-async fn grow(c: &reqwest::Client, url: &str, from: usize, to: usize) -> (f64, f64, f64, usize) {
+async fn grow(
+    c: &reqwest::Client,
+    url: &str,
+    pid: u32,
+    from: usize,
+    to: usize,
+) -> (f64, f64, f64, usize) {
     let window_start = to.saturating_sub(WINDOW).max(from);
     let next = Arc::new(AtomicUsize::new(from));
     let failed = Arc::new(AtomicUsize::new(0));
@@ -172,8 +185,9 @@ async fn grow(c: &reqwest::Client, url: &str, from: usize, to: usize) -> (f64, f
                 }
                 if i > from && (i - from).is_multiple_of(100_000) {
                     println!(
-                        "  ... {i} objects ({:.0} s)",
-                        progress.elapsed().as_secs_f64()
+                        "  ... {i} objects ({:.0} s), server RSS {} MiB",
+                        progress.elapsed().as_secs_f64(),
+                        rss_kib(pid) / 1024
                     );
                 }
                 let body = configmap(i);
@@ -284,11 +298,10 @@ async fn timed_list(c: &reqwest::Client, url: &str) -> (f64, f64, usize) {
     (times[1], mb, items)
 }
 
-/// The first page of all ConfigMaps (ms), then the time to page through all of them (s),
-/// the objects seen and the MB of all the page bodies.
-async fn paging(c: &reqwest::Client, url: &str) -> (f64, f64, usize, f64) {
+/// The time to page through all ConfigMaps (s), the objects seen and the MB of all the page
+/// bodies.
+async fn paging(c: &reqwest::Client, url: &str) -> (f64, usize, f64) {
     let t = Instant::now();
-    let mut first = 0.0;
     let (mut items, mut bytes) = (0, 0);
     let mut token = String::new();
     loop {
@@ -298,9 +311,6 @@ async fn paging(c: &reqwest::Client, url: &str) -> (f64, f64, usize, f64) {
             q.extend(form_urlencoded::byte_serialize(token.as_bytes()));
         }
         let (body, page) = get_list(c, &q).await;
-        if first == 0.0 {
-            first = t.elapsed().as_secs_f64() * 1000.0;
-        }
         items += page.items.len();
         bytes += body.len();
         if page.metadata.continue_token.is_empty() {
@@ -308,7 +318,7 @@ async fn paging(c: &reqwest::Client, url: &str) -> (f64, f64, usize, f64) {
         }
         token = page.metadata.continue_token;
     }
-    (first, t.elapsed().as_secs_f64(), items, bytes as f64 / 1e6)
+    (t.elapsed().as_secs_f64(), items, bytes as f64 / 1e6)
 }
 
 /// Watchers of `scale-0` (half label selected), then paced patches there; fills the fan-out
@@ -370,6 +380,8 @@ async fn fanout(server: &Server, k: &Knobs, step: usize, in_ns: usize, f: &mut F
     let open = tasks.len() as u64;
     tokio::time::sleep(Duration::from_secs(1)).await;
     stats.measuring.store(true, Ordering::SeqCst);
+    let pid = server.pid().unwrap().to_string();
+    let (cpu0, me0, t0) = (cpu_ticks(&pid), cpu_ticks("self"), Instant::now());
     let writers: Vec<reqwest::Client> = (0..8).map(|_| support::http1_client(server)).collect();
     let object = move |seq: usize| (seq * 7 + step) % in_ns;
     let path =
@@ -385,6 +397,9 @@ async fn fanout(server: &Server, k: &Knobs, step: usize, in_ns: usize, f: &mut F
     .await;
     stats.settle(Duration::from_secs(10)).await;
     stats.measuring.store(false, Ordering::SeqCst);
+    let busy = t0.elapsed().as_secs_f64() * TICKS_PER_SEC;
+    f.fanout_server_cores = (cpu_ticks(&pid) - cpu0) as f64 / busy;
+    f.fanout_client_cores = (cpu_ticks("self") - me0) as f64 / busy;
     for t in &tasks {
         t.abort();
     }
@@ -413,6 +428,21 @@ async fn fanout(server: &Server, k: &Knobs, step: usize, in_ns: usize, f: &mut F
     f.errors = stats.errors.load(Ordering::Relaxed);
     f.fanout_p50_ms = ms(pct(&la, 0.5));
     f.fanout_p99_ms = ms(pct(&la, 0.99));
+}
+
+/// Waits (at most `max`) until the server used under a fifth of a core over a second (its
+/// compactions after a load would otherwise be measured with the reads); returns the wait.
+async fn idle(pid: u32, max: Duration) -> Duration {
+    let t = Instant::now();
+    let pid = pid.to_string();
+    while t.elapsed() < max {
+        let before = cpu_ticks(&pid);
+        tokio::time::sleep(Duration::from_secs(1)).await;
+        if ((cpu_ticks(&pid) - before) as f64) < TICKS_PER_SEC / 5.0 {
+            break;
+        }
+    }
+    t.elapsed()
 }
 
 fn label(n: usize) -> String {
@@ -466,6 +496,9 @@ fn table(all: &[Figures]) {
     row(&mut out, "all namespaces `limit=500`: first page", &|f| {
         format!("{:.1} ms", f.first_page_ms)
     });
+    row(&mut out, "`scale-0` `limit=500`: first page", &|f| {
+        format!("{:.1} ms", f.ns_first_page_ms)
+    });
     row(&mut out, "paging through all", &|f| {
         format!(
             "{:.1} s ({:.0} objects/s)",
@@ -478,6 +511,12 @@ fn table(all: &[Figures]) {
     });
     row(&mut out, "events delivered / expected", &|f| {
         format!("{} / {}", f.delivered, f.expected)
+    });
+    row(&mut out, "CPU during fan-out: server / bench", &|f| {
+        format!(
+            "{:.2} / {:.2} cores",
+            f.fanout_server_cores, f.fanout_client_cores
+        )
     });
     row(&mut out, "server RSS", &|f| {
         format!("{:.0} MiB", f.rss_kib as f64 / 1024.0)
@@ -535,7 +574,7 @@ async fn run() {
             f.create_p50_ms,
             f.create_p99_ms,
             f.create_failed,
-        ) = grow(&c, &url, have, n).await;
+        ) = grow(&c, &url, pid, have, n).await;
         println!(
             "write: {} creates in {:.1} s; last {}: {:.0}/s, p50 {:.1} ms, p99 {:.1} ms; {} failed",
             n - have,
@@ -547,9 +586,14 @@ async fn run() {
             f.create_failed
         );
         have = n;
-        tokio::time::sleep(Duration::from_secs(2)).await;
+        let waited = idle(pid, Duration::from_secs(120)).await;
         f.rss_kib = rss_kib(pid);
-        println!("server RSS after the load: {} KiB", f.rss_kib);
+        println!(
+            "server RSS after the load: {} KiB (peak {} KiB); idle after {:.0} s",
+            f.rss_kib,
+            common::proc_status_kib(pid, "VmHWM:"),
+            waited.as_secs_f64()
+        );
 
         let ns_url = format!("{url}/api/v1/namespaces/scale-0/configmaps");
         (f.list_ms, f.list_mb, f.list_items) = timed_list(&c, &ns_url).await;
@@ -565,10 +609,14 @@ async fn run() {
             f.list_rv0_ms / f.list_mb.max(1e-9)
         );
 
-        (f.first_page_ms, f.paging_s, f.paged_items, f.paged_mb) = paging(&c, &url).await;
+        (f.first_page_ms, _, _) =
+            timed_list(&c, &format!("{url}/api/v1/configmaps?limit={PAGE}")).await;
+        (f.ns_first_page_ms, _, _) = timed_list(&c, &format!("{ns_url}?limit={PAGE}")).await;
+        (f.paging_s, f.paged_items, f.paged_mb) = paging(&c, &url).await;
         println!(
-            "LIST all namespaces limit={PAGE}: first page {:.1} ms; {} objects in {:.1} s ({:.0} objects/s, {:.1} MB of pages)",
+            "LIST limit={PAGE}, first page (median of 3): all namespaces {:.1} ms, scale-0 {:.1} ms; paging all: {} objects in {:.1} s ({:.0} objects/s, {:.1} MB of pages)",
             f.first_page_ms,
+            f.ns_first_page_ms,
             f.paged_items,
             f.paging_s,
             f.paged_items as f64 / f.paging_s.max(1e-9),
@@ -577,7 +625,7 @@ async fn run() {
 
         fanout(&server, &k, all.len(), n.min(PER_NS), &mut f).await;
         println!(
-            "watch fan-out: {} watchers, {} writes at {}/s: delivered {} / expected {} events, {} ERROR, ack -> event p50 {:.1} ms, p99 {:.1} ms",
+            "watch fan-out: {} watchers, {} writes at {}/s: delivered {} / expected {} events, {} ERROR, ack -> event p50 {:.1} ms, p99 {:.1} ms; CPU server {:.2} cores, bench {:.2} cores",
             f.watchers,
             f.writes,
             k.rate,
@@ -585,7 +633,9 @@ async fn run() {
             f.expected,
             f.errors,
             f.fanout_p50_ms,
-            f.fanout_p99_ms
+            f.fanout_p99_ms,
+            f.fanout_server_cores,
+            f.fanout_client_cores
         );
         let rss_end = rss_kib(pid);
         println!(

@@ -21,7 +21,7 @@ use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use common::{env_usize, ms, pct, rss_kib, watcher, Stats};
+use common::{cpu_ticks, env_usize, ms, pct, rss_kib, watcher, Stats, TICKS_PER_SEC};
 use serde_json::json;
 use support::Server;
 
@@ -77,18 +77,6 @@ impl Shape {
         }
     }
 }
-
-/// utime + stime of a process, in clock ticks.
-fn cpu_ticks(pid: &str) -> u64 {
-    let s = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
-    // Fields after the `(comm)`: state is field 3, utime 14, stime 15.
-    let rest = s.rsplit_once(')').map(|(_, r)| r).unwrap_or("");
-    let f: Vec<&str> = rest.split_whitespace().collect();
-    let get = |i: usize| f.get(i).and_then(|v| v.parse::<u64>().ok()).unwrap_or(0);
-    get(11) + get(12)
-}
-
-const TICKS_PER_SEC: f64 = 100.0;
 
 /// What one watcher asks for.
 fn watch_url(i: usize, s: &Shape, base: &str) -> (String, bool) {

@@ -94,6 +94,18 @@ pub fn proc_status_kib(pid: u32, field: &str) -> u64 {
         .unwrap_or(0)
 }
 
+/// utime + stime of a process (`pid`, or `"self"`), in clock ticks (`TICKS_PER_SEC`).
+pub fn cpu_ticks(pid: &str) -> u64 {
+    let s = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+    // Fields after the `(comm)`: state is field 3, utime 14, stime 15.
+    let rest = s.rsplit_once(')').map(|(_, r)| r).unwrap_or("");
+    let f: Vec<&str> = rest.split_whitespace().collect();
+    let get = |i: usize| f.get(i).and_then(|v| v.parse::<u64>().ok()).unwrap_or(0);
+    get(11) + get(12)
+}
+
+pub const TICKS_PER_SEC: f64 = 100.0;
+
 /// The resident set of a process, in KiB.
 pub fn rss_kib(pid: u32) -> u64 {
     proc_status_kib(pid, "VmRSS:")
