@@ -35,9 +35,9 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use common::{
-    cpu_ticks, create_namespace, env_usize, ms, pct, rss_kib, watcher, Stats, TICKS_PER_SEC,
+    cpu_ticks, create_namespace, env_usize, get_list, median_list, ms, page_through, pct, rss_kib,
+    watcher, Stats, TICKS_PER_SEC,
 };
-use serde::Deserialize;
 use support::Server;
 
 /// Objects per namespace.
@@ -248,79 +248,6 @@ async fn grow(
     )
 }
 
-/// What the bench reads of a LIST body.
-#[derive(Deserialize)]
-struct ListBody {
-    #[serde(default)]
-    metadata: ListMeta,
-    #[serde(default)]
-    items: Vec<serde::de::IgnoredAny>,
-}
-
-#[derive(Deserialize, Default)]
-struct ListMeta {
-    #[serde(default, rename = "resourceVersion")]
-    resource_version: String,
-    #[serde(default, rename = "continue")]
-    continue_token: String,
-}
-
-async fn get_list(c: &reqwest::Client, url: &str) -> (bytes::Bytes, ListBody) {
-    let r = c.get(url).send().await.unwrap();
-    let st = r.status();
-    let body = r.bytes().await.unwrap();
-    assert!(
-        st.is_success(),
-        "{url}: {st} {}",
-        String::from_utf8_lossy(&body[..body.len().min(300)])
-    );
-    let parsed = serde_json::from_slice(&body).unwrap();
-    (body, parsed)
-}
-
-/// Median of 3 timed LISTs (the body fully received): ms, MB and items.
-async fn timed_list(c: &reqwest::Client, url: &str) -> (f64, f64, usize) {
-    let mut times = Vec::new();
-    let (mut mb, mut items) = (0.0, 0);
-    for _ in 0..3 {
-        let t = Instant::now();
-        let r = c.get(url).send().await.unwrap();
-        assert!(r.status().is_success(), "{url}: {}", r.status());
-        let body = r.bytes().await.unwrap();
-        times.push(t.elapsed().as_secs_f64() * 1000.0);
-        mb = body.len() as f64 / 1e6;
-        items = serde_json::from_slice::<ListBody>(&body)
-            .unwrap()
-            .items
-            .len();
-    }
-    times.sort_by(f64::total_cmp);
-    (times[1], mb, items)
-}
-
-/// The time to page through all ConfigMaps (s), the objects seen and the MB of all the page
-/// bodies.
-async fn paging(c: &reqwest::Client, url: &str) -> (f64, usize, f64) {
-    let t = Instant::now();
-    let (mut items, mut bytes) = (0, 0);
-    let mut token = String::new();
-    loop {
-        let mut q = format!("{url}/api/v1/configmaps?limit={PAGE}");
-        if !token.is_empty() {
-            q.push_str("&continue=");
-            q.extend(form_urlencoded::byte_serialize(token.as_bytes()));
-        }
-        let (body, page) = get_list(c, &q).await;
-        items += page.items.len();
-        bytes += body.len();
-        if page.metadata.continue_token.is_empty() {
-            break;
-        }
-        token = page.metadata.continue_token;
-    }
-    (t.elapsed().as_secs_f64(), items, bytes as f64 / 1e6)
-}
-
 /// Watchers of `scale-0` (half label selected), then paced patches there; fills the fan-out
 /// figures.
 ///
@@ -443,6 +370,10 @@ async fn idle(pid: u32, max: Duration) -> Duration {
         }
     }
     t.elapsed()
+}
+
+fn millis(d: Duration) -> f64 {
+    d.as_secs_f64() * 1000.0
 }
 
 fn label(n: usize) -> String {
@@ -596,9 +527,13 @@ async fn run() {
         );
 
         let ns_url = format!("{url}/api/v1/namespaces/scale-0/configmaps");
-        (f.list_ms, f.list_mb, f.list_items) = timed_list(&c, &ns_url).await;
-        let (rv0_ms, _, _) = timed_list(&c, &format!("{ns_url}?resourceVersion=0")).await;
-        f.list_rv0_ms = rv0_ms;
+        let (t, bytes, items) = median_list(&c, &ns_url).await;
+        (f.list_ms, f.list_mb, f.list_items) = (millis(t), bytes as f64 / 1e6, items);
+        f.list_rv0_ms = millis(
+            median_list(&c, &format!("{ns_url}?resourceVersion=0"))
+                .await
+                .0,
+        );
         println!(
             "LIST scale-0 ({} objects, {:.1} MB): consistent {:.1} ms ({:.1} ms/MB), resourceVersion=0 {:.1} ms ({:.1} ms/MB)",
             f.list_items,
@@ -609,10 +544,11 @@ async fn run() {
             f.list_rv0_ms / f.list_mb.max(1e-9)
         );
 
-        (f.first_page_ms, _, _) =
-            timed_list(&c, &format!("{url}/api/v1/configmaps?limit={PAGE}")).await;
-        (f.ns_first_page_ms, _, _) = timed_list(&c, &format!("{ns_url}?limit={PAGE}")).await;
-        (f.paging_s, f.paged_items, f.paged_mb) = paging(&c, &url).await;
+        let all_url = format!("{url}/api/v1/configmaps");
+        f.first_page_ms = millis(median_list(&c, &format!("{all_url}?limit={PAGE}")).await.0);
+        f.ns_first_page_ms = millis(median_list(&c, &format!("{ns_url}?limit={PAGE}")).await.0);
+        let (t, _, items, bytes) = page_through(&c, &all_url, PAGE).await;
+        (f.paging_s, f.paged_items, f.paged_mb) = (t.as_secs_f64(), items, bytes as f64 / 1e6);
         println!(
             "LIST limit={PAGE}, first page (median of 3): all namespaces {:.1} ms, scale-0 {:.1} ms; paging all: {} objects in {:.1} s ({:.0} objects/s, {:.1} MB of pages)",
             f.first_page_ms,

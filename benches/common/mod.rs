@@ -310,3 +310,80 @@ pub async fn paced_patches(
     }
     lat
 }
+
+/// What the benches read of a LIST body (the items are only counted).
+#[derive(serde::Deserialize)]
+pub struct ListBody {
+    #[serde(default)]
+    pub metadata: ListMeta,
+    #[serde(default)]
+    pub items: Vec<serde::de::IgnoredAny>,
+}
+
+#[derive(serde::Deserialize, Default)]
+pub struct ListMeta {
+    #[serde(default, rename = "resourceVersion")]
+    pub resource_version: String,
+    #[serde(default, rename = "continue")]
+    pub continue_token: String,
+}
+
+/// GET of a LIST (the client carries the credentials): its body and what it says; panics
+/// unless it succeeded.
+pub async fn get_list(c: &reqwest::Client, url: &str) -> (bytes::Bytes, ListBody) {
+    let r = c.get(url).send().await.unwrap();
+    let st = r.status();
+    let body = r.bytes().await.unwrap();
+    assert!(
+        st.is_success(),
+        "{url}: {st} {}",
+        String::from_utf8_lossy(&body[..body.len().min(300)])
+    );
+    let parsed = serde_json::from_slice(&body).unwrap();
+    (body, parsed)
+}
+
+/// The same LIST three times: the median time to its whole body, the body's bytes and its
+/// items.
+pub async fn median_list(c: &reqwest::Client, url: &str) -> (Duration, usize, usize) {
+    let mut times = Vec::new();
+    let (mut bytes, mut items) = (0, 0);
+    for _ in 0..3 {
+        let t = Instant::now();
+        let (body, list) = get_list(c, url).await;
+        times.push(t.elapsed());
+        bytes = body.len();
+        items = list.items.len();
+    }
+    times.sort();
+    (times[1], bytes, items)
+}
+
+/// Pages through a whole collection (`url` without a query) with `limit`, following the
+/// continue tokens (every page after the first is a read at the first page's revision):
+/// total time, pages, items and bytes of all the bodies.
+pub async fn page_through(
+    c: &reqwest::Client,
+    url: &str,
+    limit: usize,
+) -> (Duration, usize, usize, usize) {
+    let t = Instant::now();
+    let (mut pages, mut items, mut bytes) = (0, 0, 0);
+    let mut token = String::new();
+    loop {
+        let mut q = format!("{url}?limit={limit}");
+        if !token.is_empty() {
+            q.push_str("&continue=");
+            q.extend(form_urlencoded::byte_serialize(token.as_bytes()));
+        }
+        let (body, page) = get_list(c, &q).await;
+        pages += 1;
+        items += page.items.len();
+        bytes += body.len();
+        if page.metadata.continue_token.is_empty() {
+            break;
+        }
+        token = page.metadata.continue_token;
+    }
+    (t.elapsed(), pages, items, bytes)
+}
