@@ -10,7 +10,7 @@ mod support;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use common::{create_namespace, rss_kib};
+use common::{create_namespace, median_list, page_through, rss_kib};
 use serde_json::{json, Value};
 use support::Server;
 
@@ -55,24 +55,8 @@ async fn fill(c: &reqwest::Client, url: &str, ns: &str, n: usize, par: usize) {
 /// Pages through a whole collection with `limit` (every page after the first is a read at a
 /// past revision through its continue token) and prints the total and per-page time.
 async fn time_paging(c: &reqwest::Client, url: &str, path: &str, limit: usize, expect: usize) {
-    let t = Instant::now();
-    let mut token = String::new();
-    let (mut pages, mut items) = (0, 0);
-    loop {
-        let mut q = format!("{url}{path}?limit={limit}");
-        if !token.is_empty() {
-            q.push_str(&format!("&continue={token}"));
-        }
-        let v: Value = c.get(q).send().await.unwrap().json().await.unwrap();
-        pages += 1;
-        items += v["items"].as_array().map_or(0, |a| a.len());
-        match v["metadata"]["continue"].as_str() {
-            Some(next) if !next.is_empty() => token = next.to_string(),
-            _ => break,
-        }
-    }
+    let (total, pages, items, _) = page_through(c, &format!("{url}{path}"), limit).await;
     assert!(items >= expect);
-    let total = t.elapsed();
     println!(
         "PAGE   {items:>6} objects ?limit={limit:<14} total  {:>8.1} ms  {pages} pages, {:.1} ms/page",
         total.as_secs_f64() * 1000.0,
@@ -81,25 +65,8 @@ async fn time_paging(c: &reqwest::Client, url: &str, path: &str, limit: usize, e
 }
 
 async fn time_list(c: &reqwest::Client, url: &str, path: &str, query: &str, expect: usize) {
-    let mut times = Vec::new();
-    let mut bytes = 0;
-    for _ in 0..3 {
-        let t = Instant::now();
-        let body = c
-            .get(format!("{url}{path}{query}"))
-            .send()
-            .await
-            .unwrap()
-            .bytes()
-            .await
-            .unwrap();
-        times.push(t.elapsed());
-        bytes = body.len();
-        let v: Value = serde_json::from_slice(&body).unwrap();
-        assert!(v["items"].as_array().unwrap().len() >= expect);
-    }
-    times.sort();
-    let median = times[1];
+    let (median, bytes, items) = median_list(c, &format!("{url}{path}{query}")).await;
+    assert!(items >= expect);
     println!(
         "LIST {expect:>6} objects {query:<20} median {:>8.1} ms  {:>7.1} MB/s  ({:.1} MB)",
         median.as_secs_f64() * 1000.0,
@@ -107,8 +74,6 @@ async fn time_list(c: &reqwest::Client, url: &str, path: &str, query: &str, expe
         bytes as f64 / 1e6
     );
 }
-
-/// An HTTP/1.1 client with the admin identity (the writers; h2 is used by the watchers).
 
 /// RSS delta of 1,000 idle watchers (over 10 HTTP/2 connections) on a fresh server.
 async fn idle_watcher_memory(server: &Server, pid: u32) {

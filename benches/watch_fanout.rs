@@ -13,16 +13,15 @@
 //! `RAFTER_BENCH_SMOKE=1` shrinks everything to a run of a few seconds; `RAFTER_BENCH_PERF=<file>`
 //! records the server with `perf record -g` during the writes.
 
-#[allow(dead_code)]
 mod common;
 #[path = "../tests/support/mod.rs"]
 mod support;
 
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use common::{env_usize, rss_kib};
+use common::{cpu_ticks, env_usize, ms, pct, rss_kib, watcher, Stats, TICKS_PER_SEC};
 use serde_json::json;
 use support::Server;
 
@@ -78,18 +77,6 @@ impl Shape {
         }
     }
 }
-
-/// utime + stime of a process, in clock ticks.
-fn cpu_ticks(pid: &str) -> u64 {
-    let s = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
-    // Fields after the `(comm)`: state is field 3, utime 14, stime 15.
-    let rest = s.rsplit_once(')').map(|(_, r)| r).unwrap_or("");
-    let f: Vec<&str> = rest.split_whitespace().collect();
-    let get = |i: usize| f.get(i).and_then(|v| v.parse::<u64>().ok()).unwrap_or(0);
-    get(11) + get(12)
-}
-
-const TICKS_PER_SEC: f64 = 100.0;
 
 /// What one watcher asks for.
 fn watch_url(i: usize, s: &Shape, base: &str) -> (String, bool) {
@@ -176,83 +163,6 @@ fn watch_url(i: usize, s: &Shape, base: &str) -> (String, bool) {
     }
 }
 
-/// Shared counters of the watchers.
-struct Stats {
-    start: Instant,
-    /// Per write sequence number: when it was sent and acknowledged (ns since `start`, 0 =
-    /// not yet).
-    sent: Vec<AtomicU64>,
-    acked: Vec<AtomicU64>,
-    events: AtomicU64,
-    errors: AtomicU64,
-    lat_ack: std::sync::Mutex<Vec<u64>>,
-    lat_sent: std::sync::Mutex<Vec<u64>>,
-    before_ack: AtomicU64,
-    measuring: std::sync::atomic::AtomicBool,
-}
-
-impl Stats {
-    fn now(&self) -> u64 {
-        self.start.elapsed().as_nanos() as u64
-    }
-}
-
-const SEQ: &[u8] = b"\"bench/seq\":\"";
-
-fn seq_of(line: &[u8]) -> Option<usize> {
-    let at = line.windows(SEQ.len()).position(|w| w == SEQ)? + SEQ.len();
-    let digits = line[at..].iter().take_while(|b| b.is_ascii_digit()).count();
-    std::str::from_utf8(&line[at..at + digits])
-        .ok()?
-        .parse()
-        .ok()
-}
-
-async fn watcher(resp: reqwest::Response, stats: Arc<Stats>) {
-    let mut resp = resp;
-    let mut buf: Vec<u8> = Vec::new();
-    let mut lat_ack = Vec::new();
-    let mut lat_sent = Vec::new();
-    while let Ok(Some(chunk)) = resp.chunk().await {
-        let now = stats.now();
-        buf.extend_from_slice(&chunk);
-        let mut start = 0;
-        while let Some(p) = buf[start..].iter().position(|b| *b == b'\n') {
-            let line = &buf[start..start + p];
-            start += p + 1;
-            if !stats.measuring.load(Ordering::Relaxed) {
-                continue;
-            }
-            if line.starts_with(b"{\"type\":\"ERROR\"") {
-                stats.errors.fetch_add(1, Ordering::Relaxed);
-                continue;
-            }
-            stats.events.fetch_add(1, Ordering::Relaxed);
-            if let Some(seq) = seq_of(line).filter(|s| *s < stats.sent.len()) {
-                let sent = stats.sent[seq].load(Ordering::Acquire);
-                let acked = stats.acked[seq].load(Ordering::Acquire);
-                if sent > 0 {
-                    lat_sent.push(now.saturating_sub(sent));
-                }
-                if acked > 0 {
-                    lat_ack.push(now.saturating_sub(acked));
-                } else {
-                    stats.before_ack.fetch_add(1, Ordering::Relaxed);
-                    lat_ack.push(0);
-                }
-            }
-        }
-        buf.drain(..start);
-        // Handed over per chunk: the task is aborted at the end.
-        if !lat_ack.is_empty() {
-            stats.lat_ack.lock().unwrap().append(&mut lat_ack);
-        }
-        if !lat_sent.is_empty() {
-            stats.lat_sent.lock().unwrap().append(&mut lat_sent);
-        }
-    }
-}
-
 async fn must(r: reqwest::RequestBuilder, what: &str) {
     let resp = r.send().await.unwrap_or_else(|e| panic!("{what}: {e}"));
     let st = resp.status();
@@ -323,80 +233,6 @@ async fn setup(c: &reqwest::Client, url: &str, s: &Shape) {
     }
 }
 
-/// Writers: `rate` merge patches per second for `seconds`, paced by a shared schedule; every
-/// tenth write is a Pod, the rest ConfigMaps.
-async fn drive(server: &Server, s: &Shape, stats: Arc<Stats>) -> (usize, Vec<u64>) {
-    let total = stats.sent.len();
-    let next = Arc::new(AtomicUsize::new(0));
-    let t0 = tokio::time::Instant::now();
-    let mut tasks = Vec::new();
-    for _ in 0..s.writers {
-        let c = support::http1_client(server);
-        let (url, next, stats, s) = (server.url.clone(), next.clone(), stats.clone(), s.clone());
-        tasks.push(tokio::spawn(async move {
-            let mut lat = Vec::new();
-            loop {
-                let seq = next.fetch_add(1, Ordering::Relaxed);
-                if seq >= total {
-                    return lat;
-                }
-                let due = t0 + Duration::from_secs_f64(seq as f64 / s.rate as f64);
-                tokio::time::sleep_until(due).await;
-                let path = if seq % 10 == 9 {
-                    let p = (seq / 10) % s.pods;
-                    format!("namespaces/ns-{}/pods/pod-{p}", p % s.namespaces)
-                } else {
-                    let k = seq % (s.namespaces * s.configmaps_per_ns);
-                    format!(
-                        "namespaces/ns-{}/configmaps/cm-{}",
-                        k % s.namespaces,
-                        k / s.namespaces
-                    )
-                };
-                let body = json!({"metadata": {"annotations": {"bench/seq": seq.to_string()}}});
-                stats.sent[seq].store(stats.now().max(1), Ordering::Release);
-                let w = Instant::now();
-                let r = c
-                    .patch(format!("{url}/api/v1/{path}"))
-                    .header("content-type", "application/merge-patch+json")
-                    .body(body.to_string())
-                    .send()
-                    .await;
-                let ok = match r {
-                    Ok(r) => {
-                        let ok = r.status().is_success();
-                        let _ = r.bytes().await;
-                        ok
-                    }
-                    Err(_) => false,
-                };
-                stats.acked[seq].store(stats.now().max(1), Ordering::Release);
-                if ok {
-                    lat.push(w.elapsed().as_micros() as u64);
-                }
-            }
-        }));
-    }
-    let mut lat = Vec::new();
-    for t in tasks {
-        if let Ok(Ok(mut l)) = tokio::time::timeout(Duration::from_secs(s.seconds + 120), t).await {
-            lat.append(&mut l);
-        }
-    }
-    (lat.len(), lat)
-}
-
-fn pct(sorted: &[u64], p: f64) -> u64 {
-    if sorted.is_empty() {
-        return 0;
-    }
-    sorted[((sorted.len() as f64 - 1.0) * p).round() as usize]
-}
-
-fn ms(ns: u64) -> f64 {
-    ns as f64 / 1e6
-}
-
 fn main() {
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -439,17 +275,7 @@ async fn run() {
     let rss_before = rss_kib(pid);
 
     let total_writes = s.rate * s.seconds as usize;
-    let stats = Arc::new(Stats {
-        start: Instant::now(),
-        sent: (0..total_writes).map(|_| AtomicU64::new(0)).collect(),
-        acked: (0..total_writes).map(|_| AtomicU64::new(0)).collect(),
-        events: AtomicU64::new(0),
-        errors: AtomicU64::new(0),
-        lat_ack: Default::default(),
-        lat_sent: Default::default(),
-        before_ack: AtomicU64::new(0),
-        measuring: Default::default(),
-    });
+    let stats = Arc::new(Stats::new(total_writes));
     let opened = Instant::now();
     let gate = Arc::new(tokio::sync::Semaphore::new(256));
     let mut opens = Vec::new();
@@ -527,19 +353,40 @@ async fn run() {
     let cpu0 = cpu_ticks(&pid.to_string());
     let me0 = cpu_ticks("self");
     let w0 = Instant::now();
-    let (writes_ok, mut wlat) = drive(&server, &s, stats.clone()).await;
+    let writers: Vec<reqwest::Client> = (0..s.writers)
+        .map(|_| support::http1_client(&server))
+        .collect();
+    let shape = s.clone();
+    // Every tenth write is a Pod, the rest ConfigMaps.
+    let path = Arc::new(move |seq: usize| {
+        if seq % 10 == 9 {
+            let p = (seq / 10) % shape.pods;
+            format!("namespaces/ns-{}/pods/pod-{p}", p % shape.namespaces)
+        } else {
+            let k = seq % (shape.namespaces * shape.configmaps_per_ns);
+            format!(
+                "namespaces/ns-{}/configmaps/cm-{}",
+                k % shape.namespaces,
+                k / shape.namespaces
+            )
+        }
+    });
+    let mut wlat: Vec<u64> = common::paced_patches(
+        writers,
+        &url,
+        s.rate,
+        stats.clone(),
+        path,
+        Duration::from_secs(s.seconds + 120),
+    )
+    .await
+    .into_iter()
+    .map(|(_, us)| us)
+    .collect();
+    let writes_ok = wlat.len();
     let write_secs = w0.elapsed().as_secs_f64();
     // Let the last events arrive (bounded).
-    let settle = Instant::now();
-    let mut last = stats.events.load(Ordering::Relaxed);
-    while settle.elapsed() < Duration::from_secs(10) {
-        tokio::time::sleep(Duration::from_millis(300)).await;
-        let now = stats.events.load(Ordering::Relaxed);
-        if now == last {
-            break;
-        }
-        last = now;
-    }
+    stats.settle(Duration::from_secs(10)).await;
     let busy_secs = w0.elapsed().as_secs_f64();
     if let Some(mut p) = perf {
         let _ = p.wait();
