@@ -283,18 +283,7 @@ async fn fanout(server: &Server, k: &Knobs, step: usize, in_ns: usize, f: &mut F
         let (c, gate) = (clients[w % WATCH_CONNS].clone(), gate.clone());
         opens.push(tokio::spawn(async move {
             let _p = gate.acquire_owned().await.unwrap();
-            match tokio::time::timeout(Duration::from_secs(60), c.get(u).send()).await {
-                Ok(Ok(r)) if r.status().is_success() => Some(r),
-                Ok(Ok(r)) => {
-                    eprintln!("watch {w}: {}", r.status());
-                    None
-                }
-                Ok(Err(e)) => {
-                    eprintln!("watch {w}: {e}");
-                    None
-                }
-                Err(_) => None,
-            }
+            common::open_watch(c.get(u), w).await
         }));
     }
     let (mut tasks, mut selected) = (Vec::new(), 0u64);

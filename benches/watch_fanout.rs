@@ -292,19 +292,7 @@ async fn run() {
             if table {
                 r = r.header("accept", "application/json;as=Table;g=meta.k8s.io;v=v1");
             }
-            let resp = tokio::time::timeout(Duration::from_secs(60), r.send()).await;
-            match resp {
-                Ok(Ok(resp)) if resp.status().is_success() => Some(resp),
-                Ok(Ok(resp)) => {
-                    eprintln!("watch {i}: {}", resp.status());
-                    None
-                }
-                Ok(Err(e)) => {
-                    eprintln!("watch {i}: {e}");
-                    None
-                }
-                Err(_) => None,
-            }
+            common::open_watch(r, i).await
         }));
     }
     let mut watchers = Vec::new();

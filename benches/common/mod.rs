@@ -387,3 +387,20 @@ pub async fn page_through(
     }
     (t.elapsed(), pages, items, bytes)
 }
+
+/// Sends watch request number `i` (bounded: 60 s); the response when it is a success, else
+/// `None` after printing why.
+pub async fn open_watch(r: reqwest::RequestBuilder, i: usize) -> Option<reqwest::Response> {
+    match tokio::time::timeout(Duration::from_secs(60), r.send()).await {
+        Ok(Ok(resp)) if resp.status().is_success() => Some(resp),
+        Ok(Ok(resp)) => {
+            eprintln!("watch {i}: {}", resp.status());
+            None
+        }
+        Ok(Err(e)) => {
+            eprintln!("watch {i}: {e}");
+            None
+        }
+        Err(_) => None,
+    }
+}
