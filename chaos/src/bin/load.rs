@@ -144,11 +144,17 @@ async fn run_load(
                         lat.push(t.elapsed());
                     }
                     Ok(resp) => {
-                        let _ = resp.bytes().await;
-                        errors.fetch_add(1, Ordering::Relaxed);
+                        let status = resp.status();
+                        let body = resp.bytes().await.unwrap_or_default();
+                        if errors.fetch_add(1, Ordering::Relaxed) < 3 {
+                            let body = String::from_utf8_lossy(&body[..body.len().min(300)]);
+                            eprintln!("  request failed: {status}: {body}");
+                        }
                     }
-                    Err(_) => {
-                        errors.fetch_add(1, Ordering::Relaxed);
+                    Err(e) => {
+                        if errors.fetch_add(1, Ordering::Relaxed) < 3 {
+                            eprintln!("  request failed: {e}");
+                        }
                         tokio::time::sleep(Duration::from_millis(10)).await;
                     }
                 }
