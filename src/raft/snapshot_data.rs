@@ -72,16 +72,12 @@ impl SnapshotData {
         }
     }
 
-    fn parts(&self) -> io::Result<(&Path, &File)> {
-        match &self.inner {
-            Inner::File { path, file } => Ok((path, file)),
-            _ => Err(io::Error::other("the snapshot file is not ready")),
-        }
-    }
-
     /// Its size in bytes (a file only).
     pub(crate) fn len(&self) -> io::Result<u64> {
-        Ok(self.parts()?.1.metadata()?.len())
+        match &self.inner {
+            Inner::File { file, .. } => Ok(file.metadata()?.len()),
+            _ => Err(io::Error::other("the snapshot file is not ready")),
+        }
     }
 
     /// Where it lives and the open file (rewound); a file only.

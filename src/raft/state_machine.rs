@@ -384,11 +384,7 @@ impl RaftStateMachine<TypeConfig> for StateMachine {
     async fn applied_state(
         &mut self,
     ) -> Result<(Option<LogIdOf<TypeConfig>>, StoredMembershipOf<TypeConfig>), io::Error> {
-        let e = self.mvcc.engine();
-        decode_meta(
-            e.get(Cf::Meta, LAST_APPLIED).map_err(io_err)?,
-            e.get(Cf::Meta, MEMBERSHIP).map_err(io_err)?,
-        )
+        self.applied_meta()
     }
 
     async fn apply<Strm>(&mut self, mut entries: Strm) -> Result<(), io::Error>

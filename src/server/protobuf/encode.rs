@@ -23,12 +23,21 @@ const MAX_DEPTH: usize = 100;
 const JSON_SCHEMA_PROPS: &str =
     "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.JSONSchemaProps";
 
-pub(crate) fn varint(out: &mut Vec<u8>, mut v: u64) {
+pub(crate) fn varint(out: &mut Vec<u8>, v: u64) {
+    let (b, n) = varint_bytes(v);
+    out.extend_from_slice(&b[..n]);
+}
+
+/// The varint encoding of `v` on the stack: the bytes and how many of them are used.
+fn varint_bytes(mut v: u64) -> ([u8; 10], usize) {
+    let (mut b, mut n) = ([0u8; 10], 0);
     while v >= 0x80 {
-        out.push((v as u8) | 0x80);
+        b[n] = (v as u8) | 0x80;
         v >>= 7;
+        n += 1;
     }
-    out.push(v as u8);
+    b[n] = v as u8;
+    (b, n + 1)
 }
 
 fn key(out: &mut Vec<u8>, tag: u32, wire: u8) {
@@ -58,15 +67,7 @@ where
         out[at] = len as u8;
         return Ok(());
     }
-    let mut buf = [0u8; 10];
-    let (mut n, mut v) = (0, len as u64);
-    while v >= 0x80 {
-        buf[n] = (v as u8) | 0x80;
-        v >>= 7;
-        n += 1;
-    }
-    buf[n] = v as u8;
-    n += 1;
+    let (buf, n) = varint_bytes(len as u64);
     out[at] = buf[0];
     out.splice(at + 1..at + 1, buf[1..n].iter().copied());
     Ok(())
