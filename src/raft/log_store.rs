@@ -2,7 +2,8 @@
 //! index, value = the openraft entry in the peer wire's binary form, `wire::encode`; JSON
 //! entries of earlier versions are still read) and the vote / committed log id / last purged
 //! log id in `raft_meta` (JSON values). Appends are fsynced before openraft is told they are
-//! flushed, and votes are written with a synced write, so an acknowledged entry or vote
+//! flushed (the appends written while an fsync runs share the next one), and votes are
+//! written with a synced write, so an acknowledged entry or vote
 //! survives kill -9.
 //!
 //! It does not interpret entries (that is the state machine's job) and does not know about
@@ -11,6 +12,7 @@
 use std::fmt::Debug;
 use std::io;
 use std::ops::{Bound, RangeBounds};
+use std::sync::{Arc, Mutex};
 
 use openraft::entry::RaftEntry;
 use openraft::storage::{IOFlushed, LogState, RaftLogStorage};
@@ -41,11 +43,72 @@ const END: [u8; 9] = [0xFF; 9];
 #[derive(Clone, Debug)]
 pub struct LogStore {
     engine: Engine,
+    syncer: Arc<Syncer>,
+}
+
+/// Coalesces write-ahead-log fsyncs (group commit): the appends written while one fsync
+/// runs share the next one, on one blocking thread, instead of one fsync and one thread
+/// hand-off each.
+#[derive(Default)]
+struct Syncer {
+    state: Mutex<SyncState>,
+}
+
+#[derive(Default)]
+struct SyncState {
+    /// Appends written, waiting for an fsync that starts after they were.
+    waiting: Vec<IOFlushed<TypeConfig>>,
+    running: bool,
+}
+
+impl Debug for Syncer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Syncer")
+    }
+}
+
+impl Syncer {
+    fn lock(&self) -> std::sync::MutexGuard<'_, SyncState> {
+        self.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Reports `flushed` once an fsync that started after this call has finished.
+    fn flush(self: &Arc<Self>, engine: &Engine, flushed: IOFlushed<TypeConfig>) {
+        let start = {
+            let mut s = self.lock();
+            s.waiting.push(flushed);
+            !std::mem::replace(&mut s.running, true)
+        };
+        if start {
+            let (me, engine) = (self.clone(), engine.clone());
+            tokio::task::spawn_blocking(move || me.run(&engine));
+        }
+    }
+
+    fn run(&self, engine: &Engine) {
+        loop {
+            let batch = {
+                let mut s = self.lock();
+                if s.waiting.is_empty() {
+                    s.running = false;
+                    return;
+                }
+                std::mem::take(&mut s.waiting)
+            };
+            let r = engine.sync_wal();
+            for flushed in batch {
+                flushed.io_completed(r.as_ref().map(|_| ()).map_err(io_err));
+            }
+        }
+    }
 }
 
 impl LogStore {
     pub fn new(engine: Engine) -> LogStore {
-        LogStore { engine }
+        LogStore {
+            engine,
+            syncer: Arc::default(),
+        }
     }
 
     fn get_meta<T: DeserializeOwned>(&self, key: &[u8]) -> Result<Option<T>, io::Error> {
@@ -163,10 +226,7 @@ impl RaftLogStorage<TypeConfig> for LogStore {
         }
         // Written (and thus readable) before returning; fsynced before the flush is reported.
         self.engine.write(batch, false).map_err(io_err)?;
-        let engine = self.engine.clone();
-        tokio::task::spawn_blocking(move || {
-            callback.io_completed(engine.sync_wal().map_err(io_err));
-        });
+        self.syncer.flush(&self.engine, callback);
         Ok(())
     }
 

@@ -30,12 +30,21 @@ use super::snapshot_data::{sync_dir, temp_path, SnapshotData, TMP_SUFFIX};
 use super::{ApplyHook, Command, Response, TypeConfig};
 use crate::storage::dump;
 use crate::storage::engine::{Batch, Cf};
-use crate::storage::mvcc::{KeyValue, Mvcc, Revision};
+use crate::storage::mvcc::{Event, KeyValue, Mvcc, Revision, WriteGroup};
 
 /// `meta` CF keys owned by this module (JSON values).
 const LAST_APPLIED: &[u8] = b"raft/last_applied";
 const MEMBERSHIP: &[u8] = b"raft/membership";
 const SNAPSHOT_FILE: &str = "current.snap";
+/// Committed entries applied as one RocksDB batch, at most.
+const APPLY_GROUP_MAX: usize = 256;
+
+/// An entry whose writes are in a group's batch, waiting for the batch to be committed.
+struct Applied {
+    responder: Option<openraft::storage::ApplyResponder<TypeConfig>>,
+    resp: Response,
+    events: Option<(Revision, Vec<Event>)>,
+}
 
 fn io_err(e: impl ToString) -> io::Error {
     io::Error::other(e.to_string())
@@ -257,41 +266,78 @@ impl StateMachine {
         Ok(b)
     }
 
-    fn apply_one(
-        &self,
-        entry: &openraft::type_config::alias::EntryOf<TypeConfig>,
-    ) -> io::Result<Response> {
-        let log_id = entry.log_id;
-        match &entry.payload {
-            EntryPayload::Blank => {
-                self.mvcc
-                    .write_extra(Self::meta_batch(&log_id, None)?)
-                    .map_err(io_err)?;
-                Ok(Response::None)
-            }
-            EntryPayload::Membership(m) => {
-                let sm = StoredMembership::new(Some(log_id), m.clone());
-                self.mvcc
-                    .write_extra(Self::meta_batch(&log_id, Some(&sm))?)
-                    .map_err(io_err)?;
-                Ok(Response::None)
-            }
-            EntryPayload::Normal(Command::Txn(txn)) => {
-                let (resp, events) = self
-                    .mvcc
-                    .apply_txn(txn, Self::meta_batch(&log_id, None)?)
-                    .map_err(io_err)?;
-                if !events.is_empty() {
-                    (self.hook)(resp.revision, Some(events));
+    /// Applies committed entries in order as one [`WriteGroup`]
+    /// (one RocksDB batch, with last-applied and membership written once), split around
+    /// compactions; answers their proposers and calls the hook only once the batch holding
+    /// their writes is committed.
+    fn apply_entries(&self, entries: Vec<EntryResponder<TypeConfig>>) -> io::Result<()> {
+        let mut done: Vec<Applied> = Vec::with_capacity(entries.len());
+        let mut group = self.mvcc.group();
+        // The group's last entry, and the membership if one of its entries changed it.
+        let mut last: Option<LogIdOf<TypeConfig>> = None;
+        let mut membership: Option<StoredMembershipOf<TypeConfig>> = None;
+        for (entry, responder) in entries {
+            let log_id = entry.log_id;
+            let (resp, events) = match &entry.payload {
+                EntryPayload::Blank => (Response::None, None),
+                EntryPayload::Membership(m) => {
+                    membership = Some(StoredMembership::new(Some(log_id), m.clone()));
+                    (Response::None, None)
                 }
-                Ok(Response::Txn(resp))
+                EntryPayload::Normal(Command::Txn(txn)) => {
+                    let (resp, events) = group.txn(txn, Batch::new()).map_err(io_err)?;
+                    let events = (!events.is_empty()).then(|| (resp.revision, events));
+                    (Response::Txn(resp), events)
+                }
+                EntryPayload::Normal(Command::Compact(rev)) => {
+                    // Compaction reads the committed store: the group goes first.
+                    Self::commit(group, last.take(), membership.take())?;
+                    self.finish(&mut done);
+                    let outcome = self
+                        .mvcc
+                        .compact(*rev, Self::meta_batch(&log_id, None)?)
+                        .map_err(io_err)?;
+                    group = self.mvcc.group();
+                    done.push(Applied {
+                        responder,
+                        resp: Response::Compact(outcome),
+                        events: None,
+                    });
+                    continue;
+                }
+            };
+            last = Some(log_id);
+            done.push(Applied {
+                responder,
+                resp,
+                events,
+            });
+        }
+        Self::commit(group, last, membership)?;
+        self.finish(&mut done);
+        Ok(())
+    }
+
+    /// Commits `group` with last-applied at `last` (and `membership`, if changed).
+    fn commit(
+        mut group: WriteGroup<'_>,
+        last: Option<LogIdOf<TypeConfig>>,
+        membership: Option<StoredMembershipOf<TypeConfig>>,
+    ) -> io::Result<()> {
+        if let Some(l) = &last {
+            group.extra(Self::meta_batch(l, membership.as_ref())?);
+        }
+        group.commit().map_err(io_err)
+    }
+
+    /// Publishes the events of committed entries and answers their proposers, in order.
+    fn finish(&self, done: &mut Vec<Applied>) {
+        for a in done.drain(..) {
+            if let Some((revision, events)) = a.events {
+                (self.hook)(revision, Some(events));
             }
-            EntryPayload::Normal(Command::Compact(rev)) => {
-                let outcome = self
-                    .mvcc
-                    .compact(*rev, Self::meta_batch(&log_id, None)?)
-                    .map_err(io_err)?;
-                Ok(Response::Compact(outcome))
+            if let Some(r) = a.responder {
+                r.send(a.resp);
             }
         }
     }
@@ -391,13 +437,14 @@ impl RaftStateMachine<TypeConfig> for StateMachine {
     where
         Strm: Stream<Item = Result<EntryResponder<TypeConfig>, io::Error>> + Unpin + OptionalSend,
     {
-        while let Some((entry, responder)) = entries.try_next().await? {
-            let resp = self.apply_one(&entry)?;
-            if let Some(r) = responder {
-                r.send(resp);
+        let mut batch = Vec::new();
+        while let Some(item) = entries.try_next().await? {
+            batch.push(item);
+            if batch.len() == APPLY_GROUP_MAX {
+                self.apply_entries(std::mem::take(&mut batch))?;
             }
         }
-        Ok(())
+        self.apply_entries(batch)
     }
 
     async fn get_snapshot_builder(&mut self) -> Self::SnapshotBuilder {

@@ -3,9 +3,9 @@
 //! a revision-ordered change history for event replay, conditional transactions and
 //! compaction. Byte layouts are documented in `docs/storage-format.md`.
 //!
-//! Writes (`apply_txn`, `compact`, `restore`, `write_extra`) must be called by a single
-//! deterministic applier (the replicated state machine); they are serialized by an internal
-//! lock anyway. Each write takes an opaque `extra` [`Batch`] that is committed atomically with
+//! Writes (`apply_txn`, a [`WriteGroup`] of several, `compact`, `restore`) must be called by
+//! a single deterministic applier (the replicated state machine); they are serialized by an
+//! internal lock anyway. Each write takes an opaque `extra` [`Batch`] that is committed atomically with
 //! the write, which is how the caller stores its own bookkeeping (e.g. the last applied log
 //! id). Reads may run concurrently with writes; every read uses one consistent RocksDB view.
 //!
@@ -648,147 +648,26 @@ impl Mvcc {
         Ok(out)
     }
 
-    /// Commits `extra` alone (for replicated entries with no keyspace effect).
-    pub fn write_extra(&self, extra: Batch) -> Result<(), Error> {
-        let _g = self.lock();
-        if extra.is_empty() {
-            return Ok(());
-        }
-        self.engine.write(extra, false)
-    }
-
     /// Evaluates and applies a transaction, committing `extra` in the same atomic batch.
     /// Returns the response and the events it produced (empty if nothing changed).
     pub fn apply_txn(&self, txn: &Txn, extra: Batch) -> Result<(TxnResponse, Vec<Event>), Error> {
-        let _g = self.lock();
-        let current = self.current_revision();
-        let get = |k: &[u8]| -> Result<Option<KeyValue>, Error> {
-            self.engine
-                .get(Cf::Kv, k)?
-                .map(|b| decode_kv(k, &b))
-                .transpose()
-        };
-        let mut ok = true;
-        let mut cur_of_compares = Vec::with_capacity(txn.compares.len());
-        for c in &txn.compares {
-            if let Compare::RangeUnchangedSince { start, end, rev } = c {
-                let mut unchanged = true;
-                self.engine.view().scan(Cf::Kv, start, Some(end), |k, v| {
-                    unchanged &= decode_kv(k, v)?.mod_revision <= *rev;
-                    Ok(unchanged)
-                })?;
-                ok &= unchanged;
-                cur_of_compares.push(None);
-                continue;
-            }
-            let cur = get(c.key())?;
-            ok &= match c {
-                Compare::Absent(_) => cur.is_none(),
-                Compare::Exists(_) => cur.is_some(),
-                Compare::ModRevision(_, r) => cur.as_ref().map_or(0, |kv| kv.mod_revision) == *r,
-                Compare::RangeUnchangedSince { .. } => true,
-            };
-            cur_of_compares.push(cur);
+        let mut group = self.group();
+        let out = group.txn(txn, extra)?;
+        group.commit()?;
+        Ok(out)
+    }
+
+    /// Starts a [`WriteGroup`]: several writes evaluated in order and committed as one
+    /// atomic batch. Other writers wait until it is committed or dropped.
+    pub fn group(&self) -> WriteGroup<'_> {
+        let guard = self.lock();
+        WriteGroup {
+            mvcc: self,
+            _guard: guard,
+            batch: Batch::new(),
+            state: HashMap::new(),
+            revision: self.current_revision(),
         }
-        if !ok {
-            if !extra.is_empty() {
-                self.engine.write(extra, false)?;
-            }
-            return Ok((
-                TxnResponse {
-                    succeeded: false,
-                    revision: current,
-                    current: cur_of_compares,
-                    prev: Vec::new(),
-                },
-                Vec::new(),
-            ));
-        }
-        let rev = current + 1;
-        // Per changed key: (state before the txn, state now), in first-touch order.
-        let mut order: Vec<Vec<u8>> = Vec::new();
-        let mut states: HashMap<Vec<u8>, (Option<KeyValue>, Option<KeyValue>)> = HashMap::new();
-        let mut prev = Vec::with_capacity(txn.success.len());
-        for op in &txn.success {
-            let key = op.key();
-            if !states.contains_key(key) {
-                let orig = get(key)?;
-                states.insert(key.to_vec(), (orig.clone(), orig));
-                order.push(key.to_vec());
-            }
-            let Some((_, now)) = states.get_mut(key) else {
-                continue;
-            };
-            prev.push(now.clone());
-            match op {
-                Op::Put { value, .. } => {
-                    let (create_revision, version) = match now.as_ref() {
-                        Some(kv) => (kv.create_revision, kv.version + 1),
-                        None => (rev, 1),
-                    };
-                    *now = Some(KeyValue {
-                        key: key.to_vec(),
-                        value: value.clone(),
-                        create_revision,
-                        mod_revision: rev,
-                        version,
-                    });
-                }
-                Op::Delete { .. } => *now = None,
-            }
-        }
-        let mut batch = Batch::new();
-        let mut changes = Vec::new();
-        let mut events = Vec::new();
-        for key in order {
-            let Some((orig, now)) = states.remove(&key) else {
-                continue;
-            };
-            match now {
-                Some(kv) => {
-                    batch.put(Cf::Kv, key.clone(), encode_kv(&kv));
-                    batch.put(Cf::Index, index_key(&key, rev), encode_index_put(&kv));
-                    changes.push((EventKind::Put, key));
-                    events.push(Event {
-                        kind: EventKind::Put,
-                        kv,
-                        prev_kv: orig,
-                    });
-                }
-                None if orig.is_some() => {
-                    batch.delete(Cf::Kv, key.clone());
-                    batch.put(Cf::Index, index_key(&key, rev), vec![TAG_DEL]);
-                    events.push(Event {
-                        kind: EventKind::Delete,
-                        kv: tombstone(&key, rev),
-                        prev_kv: orig,
-                    });
-                    changes.push((EventKind::Delete, key));
-                }
-                None => {}
-            }
-        }
-        let revision = if changes.is_empty() {
-            current
-        } else {
-            batch.put(Cf::History, be(rev), encode_history(&changes));
-            batch.put(Cf::Meta, META_REVISION, be(rev));
-            rev
-        };
-        batch.extend(extra);
-        if !batch.is_empty() {
-            self.engine.write(batch, false)?;
-        }
-        self.current.store(revision, Ordering::SeqCst);
-        Ok((
-            TxnResponse {
-                succeeded: true,
-                revision,
-                current: Vec::new(),
-                prev,
-            },
-            events,
-        ))
     }
 
     /// Compacts history at `rev`: afterwards reads below `rev` and events at or below `rev`
@@ -1067,6 +946,206 @@ impl Mvcc {
     }
 }
 
+/// Transactions evaluated one after another against the store plus the writes of the
+/// group's earlier transactions, and committed as one RocksDB batch by [`WriteGroup::commit`]
+/// (one write-ahead-log append, one memtable pass). Nothing is visible to readers, and the
+/// current revision does not move, until then; a group dropped without a commit writes
+/// nothing. Holds the store's write lock.
+pub struct WriteGroup<'a> {
+    mvcc: &'a Mvcc,
+    _guard: std::sync::MutexGuard<'a, ()>,
+    batch: Batch,
+    /// Keys written by this group: their state now (`None` = deleted).
+    state: HashMap<Vec<u8>, Option<KeyValue>>,
+    /// The revision of the group's last effective write.
+    revision: Revision,
+}
+
+impl WriteGroup<'_> {
+    /// The current value of `key`, this group's writes included.
+    fn get(&self, k: &[u8]) -> Result<Option<KeyValue>, Error> {
+        if let Some(s) = self.state.get(k) {
+            return Ok(s.clone());
+        }
+        self.mvcc
+            .engine
+            .get(Cf::Kv, k)?
+            .map(|b| decode_kv(k, &b))
+            .transpose()
+    }
+
+    /// Whether no live key in `[start, end)` was modified after `rev`.
+    fn range_unchanged_since(&self, start: &[u8], end: &[u8], rev: Revision) -> Result<bool, Error> {
+        let mut unchanged = true;
+        self.mvcc
+            .engine
+            .view()
+            .scan(Cf::Kv, start, Some(end), |k, v| {
+                if !self.state.contains_key(k) {
+                    unchanged &= decode_kv(k, v)?.mod_revision <= rev;
+                }
+                Ok(unchanged)
+            })?;
+        Ok(unchanged
+            && self.state.iter().all(|(k, s)| {
+                let inside = k.as_slice() >= start && k.as_slice() < end;
+                !inside || s.as_ref().is_none_or(|kv| kv.mod_revision <= rev)
+            }))
+    }
+
+    /// Adds `extra` to the group's batch.
+    pub fn extra(&mut self, extra: Batch) {
+        self.batch.extend(extra);
+    }
+
+    /// The number of mutations the group will commit.
+    pub fn len(&self) -> usize {
+        self.batch.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.batch.is_empty()
+    }
+
+    /// Evaluates `txn` after the group's earlier transactions, adding its writes and `extra`
+    /// to the group. Returns the response and the events it produced (empty if nothing
+    /// changed); they hold once the group is committed.
+    pub fn txn(&mut self, txn: &Txn, extra: Batch) -> Result<(TxnResponse, Vec<Event>), Error> {
+        let current = self.revision;
+        let mut ok = true;
+        let mut cur_of_compares = Vec::with_capacity(txn.compares.len());
+        // What the compares read, for the ops on the same keys.
+        let mut read: Vec<(&[u8], Option<KeyValue>)> = Vec::with_capacity(txn.compares.len());
+        for c in &txn.compares {
+            if let Compare::RangeUnchangedSince { start, end, rev } = c {
+                ok &= self.range_unchanged_since(start, end, *rev)?;
+                cur_of_compares.push(None);
+                continue;
+            }
+            let cur = self.get(c.key())?;
+            read.push((c.key(), cur.clone()));
+            ok &= match c {
+                Compare::Absent(_) => cur.is_none(),
+                Compare::Exists(_) => cur.is_some(),
+                Compare::ModRevision(_, r) => cur.as_ref().map_or(0, |kv| kv.mod_revision) == *r,
+                Compare::RangeUnchangedSince { .. } => true,
+            };
+            cur_of_compares.push(cur);
+        }
+        if !ok {
+            self.batch.extend(extra);
+            return Ok((
+                TxnResponse {
+                    succeeded: false,
+                    revision: current,
+                    current: cur_of_compares,
+                    prev: Vec::new(),
+                },
+                Vec::new(),
+            ));
+        }
+        let rev = current + 1;
+        // Per changed key: (state before the txn, state now), in first-touch order.
+        let mut order: Vec<Vec<u8>> = Vec::new();
+        let mut states: HashMap<Vec<u8>, (Option<KeyValue>, Option<KeyValue>)> = HashMap::new();
+        let mut prev = Vec::with_capacity(txn.success.len());
+        for op in &txn.success {
+            let key = op.key();
+            if !states.contains_key(key) {
+                let orig = match read.iter().find(|(k, _)| *k == key) {
+                    Some((_, v)) => v.clone(),
+                    None => self.get(key)?,
+                };
+                states.insert(key.to_vec(), (orig.clone(), orig));
+                order.push(key.to_vec());
+            }
+            let Some((_, now)) = states.get_mut(key) else {
+                continue;
+            };
+            prev.push(now.clone());
+            match op {
+                Op::Put { value, .. } => {
+                    let (create_revision, version) = match now.as_ref() {
+                        Some(kv) => (kv.create_revision, kv.version + 1),
+                        None => (rev, 1),
+                    };
+                    *now = Some(KeyValue {
+                        key: key.to_vec(),
+                        value: value.clone(),
+                        create_revision,
+                        mod_revision: rev,
+                        version,
+                    });
+                }
+                Op::Delete { .. } => *now = None,
+            }
+        }
+        let mut changes = Vec::new();
+        let mut events = Vec::new();
+        for key in order {
+            let Some((orig, now)) = states.remove(&key) else {
+                continue;
+            };
+            match now {
+                Some(kv) => {
+                    self.batch.put(Cf::Kv, key.clone(), encode_kv(&kv));
+                    self.batch
+                        .put(Cf::Index, index_key(&key, rev), encode_index_put(&kv));
+                    self.state.insert(key.clone(), Some(kv.clone()));
+                    changes.push((EventKind::Put, key));
+                    events.push(Event {
+                        kind: EventKind::Put,
+                        kv,
+                        prev_kv: orig,
+                    });
+                }
+                None if orig.is_some() => {
+                    self.batch.delete(Cf::Kv, key.clone());
+                    self.batch.put(Cf::Index, index_key(&key, rev), vec![TAG_DEL]);
+                    self.state.insert(key.clone(), None);
+                    events.push(Event {
+                        kind: EventKind::Delete,
+                        kv: tombstone(&key, rev),
+                        prev_kv: orig,
+                    });
+                    changes.push((EventKind::Delete, key));
+                }
+                None => {}
+            }
+        }
+        let revision = if changes.is_empty() {
+            current
+        } else {
+            self.batch.put(Cf::History, be(rev), encode_history(&changes));
+            rev
+        };
+        self.batch.extend(extra);
+        self.revision = revision;
+        Ok((
+            TxnResponse {
+                succeeded: true,
+                revision,
+                current: Vec::new(),
+                prev,
+            },
+            events,
+        ))
+    }
+
+    /// Writes the group's batch (not fsynced), with the revision counter once for all its
+    /// transactions, and moves the current revision.
+    pub fn commit(mut self) -> Result<(), Error> {
+        if self.revision != self.mvcc.current_revision() {
+            self.batch.put(Cf::Meta, META_REVISION, be(self.revision));
+        }
+        if !self.batch.is_empty() {
+            self.mvcc.engine.write(self.batch, false)?;
+        }
+        self.mvcc.current.store(self.revision, Ordering::SeqCst);
+        Ok(())
+    }
+}
+
 #[cfg(test)]
 #[allow(clippy::type_complexity)]
 mod tests {
@@ -1113,11 +1192,109 @@ mod tests {
             )
         })
     }
+    fn g_(s: &Mvcc, k: &str) -> Option<(String, i64, i64, i64)> {
+        g(s, k, None)
+    }
     fn keys(r: &RangeResult) -> Vec<String> {
         r.kvs
             .iter()
             .map(|kv| String::from_utf8(kv.key.clone()).unwrap())
             .collect()
+    }
+
+    /// A pseudo-random mix of creates, updates, deletes, guarded writes and range guards over
+    /// a few keys: applied one transaction per batch, and as groups of every size, the store
+    /// ends byte-identical (dump) with the same responses and events.
+    #[test]
+    fn grouped_transactions_match_one_by_one() {
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = move |n: u64| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed % n
+        };
+        let keys = ["a", "b", "c", "d"];
+        let mut txns = Vec::new();
+        for i in 0..300 {
+            let k = keys[next(4) as usize];
+            let k2 = keys[next(4) as usize];
+            let op = if next(4) == 0 { del(k) } else { put(k, &format!("v{i}")) };
+            let compares = match next(6) {
+                0 => vec![Compare::Absent(k.into())],
+                1 => vec![Compare::Exists(k.into())],
+                2 => vec![Compare::ModRevision(k2.into(), next(i + 1) as i64)],
+                3 => vec![Compare::RangeUnchangedSince {
+                    start: "a".into(),
+                    end: "c".into(),
+                    rev: next(i + 1) as i64,
+                }],
+                _ => vec![],
+            };
+            let success = if next(3) == 0 {
+                vec![op, put(k2, "second"), del(k2)]
+            } else {
+                vec![op]
+            };
+            txns.push(txn(compares, success));
+        }
+        let dump = |s: &Mvcc| {
+            let mut out = Vec::new();
+            s.dump(&[], &mut out).unwrap();
+            out
+        };
+        let (_d1, one) = store();
+        let expected: Vec<_> = txns
+            .iter()
+            .map(|t| one.apply_txn(t, Batch::new()).unwrap())
+            .collect();
+        let reference = dump(&one);
+        for size in [2, 3, 7, 300] {
+            let (_d, grouped) = store();
+            let mut got = Vec::new();
+            for chunk in txns.chunks(size) {
+                let mut g = grouped.group();
+                for t in chunk {
+                    got.push(g.txn(t, Batch::new()).unwrap());
+                }
+                g.commit().unwrap();
+            }
+            assert_eq!(got.len(), expected.len());
+            for (i, (a, b)) in got.iter().zip(&expected).enumerate() {
+                assert_eq!(format!("{:?}", a.0), format!("{:?}", b.0), "response {i}, groups of {size}");
+                assert_eq!(a.1, b.1, "events {i}, groups of {size}");
+            }
+            assert_eq!(grouped.current_revision(), one.current_revision());
+            assert!(dump(&grouped) == reference, "store after groups of {size}");
+        }
+    }
+
+    #[test]
+    fn a_group_is_invisible_until_committed() {
+        let (_d, s) = store();
+        run(&s, txn(vec![], vec![put("a", "1")]));
+        let mut g = s.group();
+        let (r, _) = g
+            .txn(&txn(vec![Compare::Exists("a".into())], vec![put("a", "2")]), Batch::new())
+            .unwrap();
+        assert_eq!(r.revision, 2);
+        let (r, _) = g
+            .txn(
+                &txn(vec![Compare::ModRevision("a".into(), 2)], vec![put("b", "x")]),
+                Batch::new(),
+            )
+            .unwrap();
+        assert!(r.succeeded, "the group's own write is seen");
+        assert_eq!(s.current_revision(), 1);
+        drop(g);
+        assert_eq!(s.current_revision(), 1);
+        assert_eq!(g_(&s, "a"), Some(("1".into(), 1, 1, 1)));
+        assert_eq!(g_(&s, "b"), None, "a dropped group writes nothing");
+        let mut g = s.group();
+        g.txn(&txn(vec![], vec![put("a", "3")]), Batch::new()).unwrap();
+        g.commit().unwrap();
+        assert_eq!(s.current_revision(), 2);
+        assert_eq!(g_(&s, "a"), Some(("3".into(), 1, 2, 2)));
     }
 
     #[test]
@@ -1500,7 +1677,9 @@ mod tests {
         s.purge_step(1).unwrap(); // part of the purge done, the rest left to the new store
         let mut extra = Batch::new();
         extra.put(Cf::Meta, &b"raft/x"[..], &b"y"[..]);
-        s.write_extra(extra).unwrap();
+        let mut group = s.group();
+        group.extra(extra);
+        group.commit().unwrap();
         let mut bytes = Vec::new();
         let h = s.dump(&[b"raft/x"], &mut bytes).unwrap();
         assert_eq!((h.revision, h.compacted), (s.current_revision(), 3));
