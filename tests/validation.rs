@@ -799,3 +799,33 @@ async fn unconditional_updates_as_kube_allows_them() {
         "gadgets.example.com \"g\" is invalid: metadata.resourceVersion: Invalid value: 0x0: must be specified for an update"
     );
 }
+
+/// kube validates a Deployment's pod template as a pod, but leaves a StatefulSet's template
+/// spec alone: its volume mounts may name a `volumeClaimTemplates` claim.
+#[tokio::test]
+async fn statefulset_templates_may_mount_their_claims() {
+    let s = Server::start();
+    let c = s.client();
+    let template = json!({"metadata": {"labels": {"app": "db"}},
+        "spec": {"containers": [{"name": "c", "image": "registry.local/db:1",
+                                 "volumeMounts": [{"name": "data", "mountPath": "/data"}]}]}});
+    let sts = json!({"apiVersion": "apps/v1", "kind": "StatefulSet", "metadata": {"name": "db"},
+        "spec": {"selector": {"matchLabels": {"app": "db"}}, "serviceName": "db",
+                 "template": template,
+                 "volumeClaimTemplates": [{"metadata": {"name": "data"},
+                     "spec": {"accessModes": ["ReadWriteOnce"],
+                              "resources": {"requests": {"storage": "1Gi"}}}}]}});
+    let r = s
+        .json(&c, Method::POST, &format!("{APPS}/statefulsets"), Some(sts))
+        .await;
+    assert_eq!(r.code, StatusCode::CREATED, "{}", r.body);
+    let d = deployment("db", json!({"matchLabels": {"app": "db"}}), template);
+    let r = s
+        .json(&c, Method::POST, &format!("{APPS}/deployments"), Some(d))
+        .await;
+    assert_eq!(r.code, StatusCode::UNPROCESSABLE_ENTITY, "{}", r.body);
+    assert_eq!(
+        r.body["details"]["causes"][0]["field"],
+        "spec.template.spec.containers[0].volumeMounts[0].name"
+    );
+}

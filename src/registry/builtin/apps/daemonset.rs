@@ -87,7 +87,7 @@ fn validate_spec(spec: &Value) -> Vec<FieldError> {
     });
     errs.extend(rules);
     if let Ok(sel) = &sel {
-        check_template(spec, sel, "DaemonSet", &mut errs);
+        check_template(spec, sel, "DaemonSet", super::PodSpec::Validated, &mut errs);
     }
     errs.extend(empty);
     nonneg(spec, "minReadySeconds", &mut errs);

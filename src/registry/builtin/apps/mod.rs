@@ -87,17 +87,19 @@ fn empty_selector(sel: &Value) -> bool {
 }
 
 /// The selector of a required-selector workload (`word` names it in the empty-selector
-/// message), then its template against it (`kind` names it in the template rules); a
-/// selector that does not convert is `Invalid` with `unconvertible` as the detail.
+/// message), then its template against it (`kind` names it in the template rules, `pod_spec`
+/// says whether the pod spec is validated); a selector that does not convert is `Invalid`
+/// with `unconvertible` as the detail.
 pub(crate) fn check_selector_and_template(
     spec: &Value,
     word: &str,
     kind: &str,
+    pod_spec: PodSpec,
     unconvertible: &str,
     errs: &mut Vec<FieldError>,
 ) {
     match check_selector(spec, word, true, errs) {
-        Ok(sel) => check_template(spec, &sel, kind, errs),
+        Ok(sel) => check_template(spec, &sel, kind, pod_spec, errs),
         Err(()) => errs.push(FieldError::invalid_rendered(
             "spec.selector",
             &go_label_selector(spec.get("selector").unwrap_or(&Value::Null)),
@@ -184,13 +186,24 @@ pub(crate) fn check_selector(
     }
 }
 
+/// Whether a workload's pod template spec is validated as a pod's.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum PodSpec {
+    Validated,
+    /// StatefulSets: upstream leaves the template's spec alone (its volume mounts may name
+    /// a `volumeClaimTemplates` claim that is not among its volumes).
+    Unchecked,
+}
+
 /// `ValidatePodTemplateSpecForReplicaSet` and friends: the template's labels must match the
-/// selector; then the template itself; pods of these controllers always restart and have no
-/// deadline (`kind` words the message: `activeDeadlineSeconds in ReplicaSet is not Supported`).
+/// selector; then the template itself (its pod spec only with [`PodSpec::Validated`]); pods
+/// of these controllers always restart and have no deadline (`kind` words the message:
+/// `activeDeadlineSeconds in ReplicaSet is not Supported`).
 pub(crate) fn check_template(
     spec: &Value,
     selector: &Selector,
     kind: &str,
+    pod_spec: PodSpec,
     errs: &mut Vec<FieldError>,
 ) {
     let template = spec.get("template").unwrap_or(&Value::Null);
@@ -215,11 +228,13 @@ pub(crate) fn check_template(
     {
         errs.extend(validate_annotations(Some(a), "spec.template.annotations"));
     }
-    crate::registry::builtin::core::pod_validation::validate_pod_spec(
-        template.get("spec").unwrap_or(&Value::Null),
-        "spec.template.spec",
-        errs,
-    );
+    if pod_spec == PodSpec::Validated {
+        crate::registry::builtin::core::pod_validation::validate_pod_spec(
+            template.get("spec").unwrap_or(&Value::Null),
+            "spec.template.spec",
+            errs,
+        );
+    }
     if let Some(p) = template
         .pointer("/spec/restartPolicy")
         .and_then(Value::as_str)

@@ -67,6 +67,7 @@ fn validate_spec(spec: &Value) -> Vec<FieldError> {
         spec,
         "deployment",
         "ReplicaSet",
+        super::PodSpec::Validated,
         "invalid label selector",
         &mut errs,
     );

@@ -197,6 +197,13 @@ fn validate_spec(spec: &Value) -> Vec<FieldError> {
             ));
         }
     }
-    super::check_selector_and_template(spec, "statefulset", "StatefulSet", "", &mut errs);
+    super::check_selector_and_template(
+        spec,
+        "statefulset",
+        "StatefulSet",
+        super::PodSpec::Unchecked,
+        "",
+        &mut errs,
+    );
     errs
 }
