@@ -7,7 +7,10 @@
 //!   real replicas started with only those certificates and keys (serving, client CA, peer,
 //!   service-account, front-proxy flags), `deploy/haproxy.cfg` rendered as `cluster/up.sh` does,
 //!   checked with `haproxy -c` and started, and kubectl with the generated admin kubeconfig
-//!   through HAProxy and against a replica directly; a service-account token issued by one
+//!   through HAProxy and against a replica directly; one replica runs the command line that
+//!   `rafter@.service` builds from `replica.env.example` on a data folder seeded as its
+//!   ExecStartPre seeds it, and its admin API answers with the bootstrap certificates; a
+//!   service-account token issued by one
 //!   replica is accepted by the others; a replica stopped with SIGTERM is marked down by
 //!   HAProxy while the cluster keeps serving through it;
 //! - `deploy/kubernetes/` with `kubectl apply --dry-run=server` against a live replica, and the
@@ -216,6 +219,20 @@ fn seconds(d: &str) -> u64 {
     }
 }
 
+/// The files rafter@.service's ExecStartPre copies from RAFTER_PKI_DIR into a new data folder.
+fn unit_seed_files() -> Vec<String> {
+    unit_directives(&read("deploy/systemd/rafter@.service"))
+        .into_iter()
+        .filter(|(k, _)| k == "ExecStartPre")
+        .flat_map(|(_, v)| {
+            v.split_whitespace()
+                .filter_map(|w| w.strip_prefix("${RAFTER_PKI_DIR}/"))
+                .map(str::to_string)
+                .collect::<Vec<_>>()
+        })
+        .collect()
+}
+
 #[test]
 fn systemd_template_unit_verifies_and_its_env_file_names_real_flags() {
     let unit = read("deploy/systemd/rafter@.service");
@@ -405,7 +422,8 @@ fn tls_bootstrap_certificates_run_a_cluster_behind_haproxy() {
     }
     let tmp = tempfile::tempdir().unwrap();
     let pki = tmp.path().join("pki");
-    let ports = free_ports(1 + 3 * 3);
+    let ports = free_ports(1 + 3 * 3 + 1);
+    let admin_port = ports[10];
     let lb = ports[0];
     let (api, peer) = (&ports[1..4], &ports[4..7]);
     let server = format!("https://127.0.0.1:{lb}");
@@ -496,15 +514,38 @@ fn tls_bootstrap_certificates_run_a_cluster_behind_haproxy() {
         assert!(o.status.success(), "after --force: {}", out_text(&o));
     }
 
-    // Three replicas on those files only (each data folder starts empty, so anything the flags
-    // did not cover would come from a CA of its own, and the cluster would not form).
+    // Three replicas on those files only. Replicas 1 and 2 start on empty data folders, so
+    // anything the flags did not cover would come from a CA of their own and the cluster
+    // would not form. Replica 3 runs exactly as rafter@3.service would with
+    // replica.env.example: its data folder seeded by ExecStartPre, its flags from ExecStart.
     let members = (1..=3)
         .map(|i| format!("{i}=127.0.0.1:{}", peer[i - 1]))
         .collect::<Vec<_>>()
         .join(",");
     let logs = tmp.path();
     let mut procs = Procs::default();
-    for i in 1..=3 {
+    // The seeded folder's admin API then uses the bootstrap CA and certificates too.
+    let seeds = unit_seed_files();
+    assert!(seeds.contains(&"ca.crt".to_string()), "{seeds:?}");
+    let data3 = tmp.path().join("data-3");
+    std::fs::create_dir_all(&data3).unwrap();
+    for f in &seeds {
+        std::fs::copy(pki.join("replica-3").join(f), data3.join(f))
+            .unwrap_or_else(|e| panic!("seeding {f}: {e}"));
+    }
+    let env = env_file(&read("deploy/systemd/replica.env.example"));
+    let issuer = env
+        .iter()
+        .find(|(k, _)| k == "RAFTER_SERVICE_ACCOUNTS")
+        .and_then(|(_, v)| {
+            v.split_whitespace()
+                .skip_while(|w| *w != "--service-account-issuer")
+                .nth(1)
+        })
+        .expect("the env example's --service-account-issuer")
+        .to_string();
+    // Replicas 1 and 2: every bootstrap file by flag, on empty data folders.
+    for i in 1..=2 {
         let r = pki.join(format!("replica-{i}"));
         let f = |n: &str| r.join(n);
         let mut cmd = Command::new(BIN);
@@ -532,7 +573,7 @@ fn tls_bootstrap_certificates_run_a_cluster_behind_haproxy() {
             .arg(f("sa.key"))
             .arg("--service-account-key-file")
             .arg(f("sa.pub"))
-            .args(["--service-account-issuer", "https://lb.rafter.test:6443"])
+            .args(["--service-account-issuer", &issuer])
             .arg("--proxy-client-cert-file")
             .arg(f("front-proxy-client.crt"))
             .arg("--proxy-client-key-file")
@@ -550,6 +591,21 @@ fn tls_bootstrap_certificates_run_a_cluster_behind_haproxy() {
             &logs.join(format!("replica-{i}.log")),
         );
     }
+    // Replica 3: the command line rafter@.service builds from replica.env.example.
+    let args = unit_args(
+        &env,
+        3,
+        &data3,
+        &pki.join("replica-3"),
+        api,
+        peer,
+        admin_port,
+    );
+    procs.spawn(
+        "replica-3",
+        Command::new(BIN).env("RAFTER_LOG", "warn").args(&args),
+        &logs.join("replica-3.log"),
+    );
 
     // HAProxy from the template, as cluster/up.sh renders it.
     let servers: Vec<(String, u16)> = (1..=3)
@@ -606,6 +662,35 @@ fn tls_bootstrap_certificates_run_a_cluster_behind_haproxy() {
         limit,
     );
     assert_eq!(v, "through-haproxy");
+
+    // The seeded replica's admin API: the bootstrap CA and admin certificate, and nothing of
+    // its own was generated.
+    let o = run(Command::new(BIN)
+        .args(["admin", "status", "-o", "json", "--timeout", "10"])
+        .args(["--endpoint", &format!("127.0.0.1:{admin_port}")])
+        .arg("--ca")
+        .arg(pki.join("ca.crt"))
+        .arg("--cert")
+        .arg(pki.join("admin.crt"))
+        .arg("--key")
+        .arg(pki.join("admin.key")));
+    assert!(o.status.success(), "rafter admin status: {}", out_text(&o));
+    let status: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(
+        status["members"].as_array().map(Vec::len),
+        Some(3),
+        "{status}"
+    );
+    for f in ["ca.key", "peer-ca.key", "front-proxy-ca.key"] {
+        assert!(
+            !data3.join(f).exists(),
+            "a seeded data folder made its own {f}"
+        );
+    }
+    assert_eq!(
+        std::fs::read(data3.join("ca.crt")).unwrap(),
+        std::fs::read(pki.join("ca.crt")).unwrap()
+    );
 
     // A token issued by replica 1 authenticates at replicas 2 and 3 (one signing key): the
     // default service account may not read namespaces, so a 403 naming it is the proof
@@ -666,6 +751,72 @@ fn tls_bootstrap_certificates_run_a_cluster_behind_haproxy() {
             limit,
         );
     }
+}
+
+/// The arguments rafter@.service gives `rafter` as replica `i` of the cluster that
+/// replica.env.example describes (its replica 1 on 10.0.0.11, the others on 10.0.0.12 and
+/// .13), moved to this machine: those hosts become 127.0.0.1 with the test's ports, and
+/// /etc/rafter/pki the replica's bootstrap folder.
+fn unit_args(
+    env: &[(String, String)],
+    i: usize,
+    data: &Path,
+    pki_dir: &Path,
+    api: &[u16],
+    peer: &[u16],
+    admin: u16,
+) -> Vec<String> {
+    let local = |v: &str, key: &str| -> String {
+        let mut v = v.to_string();
+        // The example is replica 1's file: another replica's differs in RAFTER_NODE and in
+        // RAFTER_PEERS' --peer-listen.
+        if key == "RAFTER_NODE" {
+            v = v
+                .replace("--node-id 1 ", &format!("--node-id {i} "))
+                .replace("10.0.0.11", &format!("10.0.0.1{i}"));
+        }
+        if key == "RAFTER_PEERS" {
+            v = v.replace(
+                "--peer-listen 10.0.0.11:",
+                &format!("--peer-listen 10.0.0.1{i}:"),
+            );
+        }
+        for j in 1..=3 {
+            v = v
+                .replace(
+                    &format!("10.0.0.1{j}:6443"),
+                    &format!("127.0.0.1:{}", api[j - 1]),
+                )
+                .replace(
+                    &format!("10.0.0.1{j}:7001"),
+                    &format!("127.0.0.1:{}", peer[j - 1]),
+                );
+        }
+        v = v
+            .replace(&format!("10.0.0.1{i}:7443"), &format!("127.0.0.1:{admin}"))
+            .replace(&format!("10.0.0.1{i}"), "127.0.0.1");
+        v.replace("/etc/rafter/pki", pki_dir.to_str().unwrap())
+    };
+    let unit = unit_directives(&read("deploy/systemd/rafter@.service"));
+    let exec = &unit.iter().find(|(k, _)| k == "ExecStart").unwrap().1;
+    let mut args = Vec::new();
+    for w in exec.split_whitespace().skip(1) {
+        if let Some(var) = w.strip_prefix('$') {
+            if let Some((k, v)) = env.iter().find(|(k, _)| k == var) {
+                args.extend(local(v, k).split_whitespace().map(str::to_string));
+            }
+        } else if w == "%S/rafter/%i" {
+            args.push(data.display().to_string());
+        } else {
+            args.push(w.to_string());
+        }
+    }
+    let line = args.join(" ");
+    assert!(
+        !line.contains("10.0.0.") && !line.contains('%'),
+        "not moved to this machine: {line}"
+    );
+    args
 }
 
 // ---------------------------------------------------------------------------------------------
