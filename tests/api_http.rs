@@ -631,7 +631,7 @@ async fn bad_input_is_rejected_and_changes_nothing() {
 
 #[tokio::test]
 async fn readyz_fails_while_shutting_down() {
-    let s = Server::start_with(&["--shutdown-delay", "5s"]);
+    let s = Server::start_with(&["--shutdown-delay-duration", "5s"]);
     let c = s.client();
     let get = |path: &str| c.get(format!("{}{path}", s.url)).send();
     assert_eq!(get("/readyz").await.unwrap().status(), StatusCode::OK);

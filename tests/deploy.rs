@@ -293,17 +293,17 @@ fn systemd_template_unit_verifies_and_its_env_file_names_real_flags() {
                     help.contains(&format!("--{flag} ")) || help.contains(&format!("--{flag}\n")),
                     "{k}: `rafter serve` has no flag --{flag}"
                 );
-                if flag == "shutdown-delay" {
+                if flag == "shutdown-delay-duration" {
                     shutdown_delay = Some(seconds(words[i + 1]));
                 }
             }
         }
     }
-    let delay = shutdown_delay.expect("replica.env.example sets --shutdown-delay");
+    let delay = shutdown_delay.expect("replica.env.example sets --shutdown-delay-duration");
     let stop = seconds(get("TimeoutStopSec")[0]);
     assert!(
         stop > delay + 10,
-        "TimeoutStopSec ({stop}s) must be well above --shutdown-delay ({delay}s)"
+        "TimeoutStopSec ({stop}s) must be well above --shutdown-delay-duration ({delay}s)"
     );
     // The files the unit seeds the data folder with are what bootstrap.sh puts in replica-<i>/.
     let pre = get("ExecStartPre").join(" ");
@@ -584,7 +584,7 @@ fn tls_bootstrap_certificates_run_a_cluster_behind_haproxy() {
             .args(["--requestheader-username-headers", "X-Remote-User"])
             .args(["--requestheader-group-headers", "X-Remote-Group"])
             .args(["--requestheader-extra-headers-prefix", "X-Remote-Extra-"])
-            .args(["--shutdown-delay", "3s"]);
+            .args(["--shutdown-delay-duration", "3s"]);
         procs.spawn(
             &format!("replica-{i}"),
             &mut cmd,
@@ -887,9 +887,9 @@ fn kubernetes_manifests_have_the_expected_shape() {
     assert!(args.contains(&"--node-id=$(NODE_ID)"), "{args:?}");
     let delay = args
         .iter()
-        .find_map(|a| a.strip_prefix("--shutdown-delay="))
+        .find_map(|a| a.strip_prefix("--shutdown-delay-duration="))
         .map(seconds)
-        .expect("--shutdown-delay");
+        .expect("--shutdown-delay-duration");
     let grace = pod["terminationGracePeriodSeconds"].as_u64().unwrap();
     assert!(grace > delay + 10, "grace {grace}s vs delay {delay}s");
     // Every flag exists.

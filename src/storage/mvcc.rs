@@ -975,7 +975,12 @@ impl WriteGroup<'_> {
     }
 
     /// Whether no live key in `[start, end)` was modified after `rev`.
-    fn range_unchanged_since(&self, start: &[u8], end: &[u8], rev: Revision) -> Result<bool, Error> {
+    fn range_unchanged_since(
+        &self,
+        start: &[u8],
+        end: &[u8],
+        rev: Revision,
+    ) -> Result<bool, Error> {
         let mut unchanged = true;
         self.mvcc
             .engine
@@ -1101,7 +1106,8 @@ impl WriteGroup<'_> {
                 }
                 None if orig.is_some() => {
                     self.batch.delete(Cf::Kv, key.clone());
-                    self.batch.put(Cf::Index, index_key(&key, rev), vec![TAG_DEL]);
+                    self.batch
+                        .put(Cf::Index, index_key(&key, rev), vec![TAG_DEL]);
                     self.state.insert(key.clone(), None);
                     events.push(Event {
                         kind: EventKind::Delete,
@@ -1116,7 +1122,8 @@ impl WriteGroup<'_> {
         let revision = if changes.is_empty() {
             current
         } else {
-            self.batch.put(Cf::History, be(rev), encode_history(&changes));
+            self.batch
+                .put(Cf::History, be(rev), encode_history(&changes));
             rev
         };
         self.batch.extend(extra);
@@ -1219,7 +1226,11 @@ mod tests {
         for i in 0..300 {
             let k = keys[next(4) as usize];
             let k2 = keys[next(4) as usize];
-            let op = if next(4) == 0 { del(k) } else { put(k, &format!("v{i}")) };
+            let op = if next(4) == 0 {
+                del(k)
+            } else {
+                put(k, &format!("v{i}"))
+            };
             let compares = match next(6) {
                 0 => vec![Compare::Absent(k.into())],
                 1 => vec![Compare::Exists(k.into())],
@@ -1261,7 +1272,11 @@ mod tests {
             }
             assert_eq!(got.len(), expected.len());
             for (i, (a, b)) in got.iter().zip(&expected).enumerate() {
-                assert_eq!(format!("{:?}", a.0), format!("{:?}", b.0), "response {i}, groups of {size}");
+                assert_eq!(
+                    format!("{:?}", a.0),
+                    format!("{:?}", b.0),
+                    "response {i}, groups of {size}"
+                );
                 assert_eq!(a.1, b.1, "events {i}, groups of {size}");
             }
             assert_eq!(grouped.current_revision(), one.current_revision());
@@ -1275,12 +1290,18 @@ mod tests {
         run(&s, txn(vec![], vec![put("a", "1")]));
         let mut g = s.group();
         let (r, _) = g
-            .txn(&txn(vec![Compare::Exists("a".into())], vec![put("a", "2")]), Batch::new())
+            .txn(
+                &txn(vec![Compare::Exists("a".into())], vec![put("a", "2")]),
+                Batch::new(),
+            )
             .unwrap();
         assert_eq!(r.revision, 2);
         let (r, _) = g
             .txn(
-                &txn(vec![Compare::ModRevision("a".into(), 2)], vec![put("b", "x")]),
+                &txn(
+                    vec![Compare::ModRevision("a".into(), 2)],
+                    vec![put("b", "x")],
+                ),
                 Batch::new(),
             )
             .unwrap();
@@ -1291,7 +1312,8 @@ mod tests {
         assert_eq!(g_(&s, "a"), Some(("1".into(), 1, 1, 1)));
         assert_eq!(g_(&s, "b"), None, "a dropped group writes nothing");
         let mut g = s.group();
-        g.txn(&txn(vec![], vec![put("a", "3")]), Batch::new()).unwrap();
+        g.txn(&txn(vec![], vec![put("a", "3")]), Batch::new())
+            .unwrap();
         g.commit().unwrap();
         assert_eq!(s.current_revision(), 2);
         assert_eq!(g_(&s, "a"), Some(("3".into(), 1, 2, 2)));
