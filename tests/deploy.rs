@@ -556,30 +556,23 @@ fn tls_bootstrap_certificates_run_a_cluster_behind_haproxy() {
             .args(["--node-id", &i.to_string()])
             .args(["--listen", &format!("127.0.0.1:{}", api[i - 1])])
             .args(["--peer-listen", &format!("127.0.0.1:{}", peer[i - 1])])
-            .args(["--initial-members", &members])
-            .arg("--tls-cert-file")
-            .arg(f("server.crt"))
-            .arg("--tls-private-key-file")
-            .arg(f("server.key"))
-            .arg("--client-ca-file")
-            .arg(f("ca.crt"))
-            .arg("--peer-ca")
-            .arg(f("peer-ca.crt"))
-            .arg("--peer-cert")
-            .arg(f("peer.crt"))
-            .arg("--peer-key")
-            .arg(f("peer.key"))
-            .arg("--service-account-signing-key-file")
-            .arg(f("sa.key"))
-            .arg("--service-account-key-file")
-            .arg(f("sa.pub"))
-            .args(["--service-account-issuer", &issuer])
-            .arg("--proxy-client-cert-file")
-            .arg(f("front-proxy-client.crt"))
-            .arg("--proxy-client-key-file")
-            .arg(f("front-proxy-client.key"))
-            .arg("--requestheader-client-ca-file")
-            .arg(f("front-proxy-ca.crt"))
+            .args(["--initial-members", &members]);
+        for (flag, file) in [
+            ("--tls-cert-file", "server.crt"),
+            ("--tls-private-key-file", "server.key"),
+            ("--client-ca-file", "ca.crt"),
+            ("--peer-ca", "peer-ca.crt"),
+            ("--peer-cert", "peer.crt"),
+            ("--peer-key", "peer.key"),
+            ("--service-account-signing-key-file", "sa.key"),
+            ("--service-account-key-file", "sa.pub"),
+            ("--proxy-client-cert-file", "front-proxy-client.crt"),
+            ("--proxy-client-key-file", "front-proxy-client.key"),
+            ("--requestheader-client-ca-file", "front-proxy-ca.crt"),
+        ] {
+            cmd.arg(flag).arg(f(file));
+        }
+        cmd.args(["--service-account-issuer", &issuer])
             .args(["--requestheader-allowed-names", "front-proxy-client"])
             .args(["--requestheader-username-headers", "X-Remote-User"])
             .args(["--requestheader-group-headers", "X-Remote-Group"])
