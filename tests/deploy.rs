@@ -169,13 +169,14 @@ fn kubectl_ok(kubeconfig: &Path, args: &[&str], limit: Duration) -> String {
 // ---------------------------------------------------------------------------------------------
 // systemd
 
-/// `KEY=value` lines of a systemd unit (continuations joined), in order.
-fn unit_directives(text: &str) -> Vec<(String, String)> {
+/// Logical lines of a file whose lines continue with a trailing `\`, trimmed, in order;
+/// `skip(line, inside)` drops a physical line (`inside`: within a continuation).
+fn logical_lines(text: &str, skip: impl Fn(&str, bool) -> bool) -> Vec<String> {
     let mut out = Vec::new();
     let mut cur = String::new();
     for line in text.lines() {
         let t = line.trim();
-        if cur.is_empty() && (t.is_empty() || t.starts_with('#') || t.starts_with('[')) {
+        if skip(t, !cur.is_empty()) {
             continue;
         }
         if let Some(body) = t.strip_suffix('\\') {
@@ -184,12 +185,20 @@ fn unit_directives(text: &str) -> Vec<(String, String)> {
             continue;
         }
         cur.push_str(t);
-        if let Some((k, v)) = cur.split_once('=') {
-            out.push((k.trim().to_string(), v.trim().to_string()));
-        }
-        cur.clear();
+        out.push(std::mem::take(&mut cur));
     }
     out
+}
+
+/// `KEY=value` lines of a systemd unit (continuations joined), in order.
+fn unit_directives(text: &str) -> Vec<(String, String)> {
+    logical_lines(text, |t, inside| {
+        !inside && (t.is_empty() || t.starts_with('#') || t.starts_with('['))
+    })
+    .iter()
+    .filter_map(|l| l.split_once('='))
+    .map(|(k, v)| (k.trim().to_string(), v.trim().to_string()))
+    .collect()
 }
 
 /// `VAR="value"` assignments of an EnvironmentFile.
@@ -978,24 +987,15 @@ fn kubernetes_manifests_pass_server_side_dry_run_against_rafter() {
 /// Instructions of a Dockerfile: (INSTRUCTION, arguments), continuations joined, comments
 /// (and comment lines inside continuations) dropped.
 fn dockerfile(text: &str) -> Vec<(String, String)> {
-    let mut out = Vec::new();
-    let mut cur = String::new();
-    for line in text.lines() {
-        let t = line.trim();
-        if t.starts_with('#') || (cur.is_empty() && t.is_empty()) {
-            continue;
-        }
-        if let Some(body) = t.strip_suffix('\\') {
-            cur.push_str(body);
-            cur.push(' ');
-            continue;
-        }
-        cur.push_str(t);
-        let (i, rest) = cur.split_once(char::is_whitespace).unwrap_or((&cur, ""));
-        out.push((i.to_ascii_uppercase(), rest.trim().to_string()));
-        cur.clear();
-    }
-    out
+    logical_lines(text, |t, inside| {
+        t.starts_with('#') || (!inside && t.is_empty())
+    })
+    .iter()
+    .map(|l| {
+        let (i, rest) = l.split_once(char::is_whitespace).unwrap_or((l, ""));
+        (i.to_ascii_uppercase(), rest.trim().to_string())
+    })
+    .collect()
 }
 
 #[test]
