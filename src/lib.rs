@@ -45,6 +45,9 @@ pub struct Config {
     pub compaction_window: Duration,
     /// How long the API keeps serving after the shutdown signal while /readyz fails.
     pub shutdown_delay: Duration,
+    /// For this long after start, `/livez` reports every check healthy
+    /// (kube-apiserver's `--livez-grace-period`).
+    pub livez_grace_period: Duration,
     /// gRPC peer listen address (default: this replica's entry in `initial_members`).
     pub peer_listen: Option<SocketAddr>,
     /// Peer address advertised to the other replicas (default: the peer listen address).
@@ -159,6 +162,7 @@ impl Config {
             peer_tls: None,
             peer_insecure: false,
             shutdown_delay: Duration::ZERO,
+            livez_grace_period: Duration::ZERO,
             admin_listen: None,
             admin_insecure: false,
             watch: watch::CacheOptions::default(),
@@ -351,6 +355,9 @@ fn aggregator_config(cfg: &Config) -> Result<aggregator::Config> {
         client_ca,
     })
 }
+
+/// How long a stopping leader waits for a fellow voter to take over leadership.
+const HAND_OVER_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// Builds every layer bottom-up and serves until `shutdown` resolves.
 pub async fn run(
@@ -556,6 +563,7 @@ pub async fn run(
         shutting_down: AtomicBool::new(false),
         metrics: metrics_handle(),
         started: Instant::now(),
+        livez_grace_period: cfg.livez_grace_period,
         advertise_url: url.clone(),
         authn: authenticator,
         inflight: server::Inflight::new(
@@ -710,16 +718,31 @@ pub async fn run(
         let delay = cfg.shutdown_delay;
         let (kv, failure) = (kv.clone(), failure.clone());
         async move {
-            tokio::select! {
-                _ = shutdown => {}
+            let failed = tokio::select! {
+                _ = shutdown => false,
                 e = kv.failed() => {
                     tracing::error!("the replicated store failed: {e}; stopping");
                     *failure.lock().unwrap_or_else(|p| p.into_inner()) = Some(e);
+                    true
                 }
-            }
+            };
             app.shutting_down
                 .store(true, std::sync::atomic::Ordering::Relaxed);
-            tokio::time::sleep(delay).await;
+            // A leader that is asked to stop hands leadership over first: the others need not
+            // wait an election timeout, and writes taken here during the delay are forwarded.
+            let hand_over = async {
+                if failed {
+                    return;
+                }
+                match kv.hand_over(HAND_OVER_TIMEOUT).await {
+                    Ok(Some(to)) => {
+                        tracing::info!("leadership handed to replica {to} before stopping")
+                    }
+                    Ok(None) => {}
+                    Err(e) => tracing::warn!("leadership not handed over before stopping: {e}"),
+                }
+            };
+            tokio::join!(hand_over, tokio::time::sleep(delay));
         }
     };
     let tls = pki.server_config(app.authn.x509.trusted_ca_files(), &cfg.serving)?;

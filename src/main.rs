@@ -47,6 +47,10 @@ enum Command {
         /// (kube-apiserver's flag; `--shutdown-delay` is accepted too).
         #[arg(long = "shutdown-delay-duration", alias = "shutdown-delay", default_value = "0s", value_parser = parse_duration)]
         shutdown_delay: Duration,
+        /// For this long after start, /livez reports its checks healthy (the time a replica
+        /// may take to join its cluster and catch up).
+        #[arg(long, default_value = "0s", value_parser = parse_duration)]
+        livez_grace_period: Duration,
         /// gRPC listen address for the other replicas (default: this replica's address in
         /// --initial-members).
         #[arg(long)]
@@ -600,6 +604,7 @@ fn main() -> anyhow::Result<()> {
             snapshot_count,
             snapshot_catchup_entries,
             shutdown_delay,
+            livez_grace_period,
             peer_listen,
             peer_advertise,
             initial_members,
@@ -705,6 +710,7 @@ fn main() -> anyhow::Result<()> {
                         preferred_address_types: kubelet_preferred_address_types,
                     },
                     shutdown_delay,
+                    livez_grace_period,
                     peer_listen,
                     peer_advertise,
                     initial_members: initial_members.unwrap_or_default(),

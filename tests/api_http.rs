@@ -655,6 +655,78 @@ async fn readyz_fails_while_shutting_down() {
     assert_eq!(get("/livez").await.unwrap().status(), StatusCode::OK);
 }
 
+/// `--livez-grace-period`: a replica that waits to join (no leader, so its `raft` check
+/// fails) answers /livez healthy during the grace period, /readyz not; without one, both fail.
+#[tokio::test]
+async fn livez_is_healthy_during_its_grace_period() {
+    let serve = |grace: &str| {
+        let dir = tempfile::tempdir().unwrap();
+        let api = format!("127.0.0.1:{}", support::free_port());
+        let peer = format!("127.0.0.1:{}", support::free_port());
+        let child = std::process::Command::new(env!("CARGO_BIN_EXE_rafter"))
+            .args(["serve", "--node-id", "2", "--join", "--peer-listen", &peer])
+            .args(["--listen", &api, "--livez-grace-period", grace])
+            .arg("--data-dir")
+            .arg(dir.path())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        (dir, api, KillOnDrop(child))
+    };
+    struct KillOnDrop(std::process::Child);
+    impl Drop for KillOnDrop {
+        fn drop(&mut self) {
+            let _ = self.0.kill();
+            let _ = self.0.wait();
+        }
+    }
+    for (grace, livez) in [
+        ("1h", StatusCode::OK),
+        ("0s", StatusCode::INTERNAL_SERVER_ERROR),
+    ] {
+        let (dir, api, _child) = serve(grace);
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+        while !dir.path().join("admin.key").exists() {
+            assert!(std::time::Instant::now() < deadline, "no admin credentials");
+            tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+        let read = |f: &str| std::fs::read(dir.path().join(f)).unwrap();
+        let mut pem = read("admin.crt");
+        pem.extend(read("admin.key"));
+        let c = reqwest::Client::builder()
+            .use_rustls_tls()
+            .tls_built_in_root_certs(false)
+            .add_root_certificate(reqwest::Certificate::from_pem(&read("ca.crt")).unwrap())
+            .identity(reqwest::Identity::from_pem(&pem).unwrap())
+            .build()
+            .unwrap();
+        let code = |path: &'static str| {
+            let (c, api) = (c.clone(), api.clone());
+            async move {
+                loop {
+                    match c.get(format!("https://{api}{path}")).send().await {
+                        Ok(r) => return r.status(),
+                        Err(e) => {
+                            assert!(std::time::Instant::now() < deadline, "{path}: {e}");
+                            tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+                        }
+                    }
+                }
+            }
+        };
+        assert_eq!(code("/livez").await, livez, "grace {grace}");
+        assert_eq!(code("/livez/raft").await, livez, "grace {grace}");
+        assert_eq!(
+            code("/readyz").await,
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "grace {grace}"
+        );
+        assert_eq!(code("/livez/ping").await, StatusCode::OK);
+    }
+}
+
 /// Concurrent Service creates never share a ClusterIP or NodePort: the allocation is
 /// checked inside the write (issue 10, bug 8).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -13,6 +13,7 @@ mod support;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use support::{stderr, stdout};
@@ -1164,4 +1165,144 @@ fn garbage_collection_survives_a_leader_kill() {
     );
     std::thread::sleep(Duration::from_secs(3));
     assert!(gc_objects(&c, "replicasets").contains_key("bg-0"));
+}
+
+/// Graceful handover: SIGTERM to the leader during a write load through HAProxy. The leader
+/// fails `/readyz` and hands leadership to another voter at once, keeps serving (forwarding)
+/// through `--shutdown-delay-duration` while the balancer drains it, then exits. Writers that
+/// retry only on connection errors (no HTTP answer) see no failed request.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sigterm_to_the_leader_under_load_fails_no_request() {
+    if Command::new("haproxy").arg("-v").output().is_err() {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "CI is set but haproxy is missing (.ci/run installs it)"
+        );
+        eprintln!("SKIPPED: haproxy is not installed (apt-get install haproxy)");
+        return;
+    }
+    let c = Cluster::up_with(3, "--shutdown-delay-duration 3s");
+    let leader = (1..=3)
+        .find_map(|i| c.status(i).and_then(|s| s["leader"].as_u64()))
+        .expect("a leader") as usize;
+    let r1 = c.dir().join("replica-1");
+    let mut pem = std::fs::read(r1.join("admin.crt")).unwrap();
+    pem.extend(std::fs::read(r1.join("admin.key")).unwrap());
+    let client = reqwest::Client::builder()
+        .use_rustls_tls()
+        .tls_built_in_root_certs(false)
+        .add_root_certificate(
+            reqwest::Certificate::from_pem(&std::fs::read(r1.join("ca.crt")).unwrap()).unwrap(),
+        )
+        .identity(reqwest::Identity::from_pem(&pem).unwrap())
+        .timeout(Duration::from_secs(30))
+        .build()
+        .unwrap();
+    let url = format!(
+        "https://{}/api/v1/namespaces/default/configmaps",
+        c.ports["LB_API"]
+    );
+    let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let mut writers = Vec::new();
+    for w in 0..8 {
+        let (client, url, stop) = (client.clone(), url.clone(), stop.clone());
+        writers.push(tokio::spawn(async move {
+            let (mut created, mut retried, mut failed) = (0u32, 0u32, Vec::new());
+            let mut n = 0;
+            while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                let body = serde_json::json!({"apiVersion": "v1", "kind": "ConfigMap",
+                    "metadata": {"name": format!("w{w}-{n}")}, "data": {"k": "v"}});
+                let mut attempts = 0;
+                loop {
+                    attempts += 1;
+                    match client.post(&url).json(&body).send().await {
+                        // No answer: a connection error, retried with the same name.
+                        Err(_) if attempts < 50 => {
+                            retried += 1;
+                            tokio::time::sleep(Duration::from_millis(20)).await;
+                        }
+                        Err(e) => {
+                            failed.push(format!("{attempts} connection errors: {e}"));
+                            break;
+                        }
+                        Ok(r) => {
+                            let code = r.status().as_u16();
+                            // A retried create whose first attempt landed answers 409.
+                            if code == 201 || (code == 409 && attempts > 1) {
+                                created += 1;
+                            } else {
+                                let text = r.text().await.unwrap_or_default();
+                                failed.push(format!("{code}: {text}"));
+                            }
+                            break;
+                        }
+                    }
+                }
+                n += 1;
+            }
+            (created, retried, failed)
+        }));
+    }
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    let pid: i32 = std::fs::read_to_string(c.dir().join(format!("replica-{leader}.pid")))
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    let term = Instant::now();
+    assert!(Command::new("kill")
+        .args(["-TERM", &pid.to_string()])
+        .status()
+        .unwrap()
+        .success());
+    // Another replica leads well before the old leader stops serving (its delay is 3 s).
+    let others: Vec<usize> = (1..=3).filter(|i| *i != leader).collect();
+    let new_leader = loop {
+        if let Some(l) = others
+            .iter()
+            .find_map(|i| c.status(*i).and_then(|s| s["leader"].as_u64()))
+            .filter(|l| *l as usize != leader)
+        {
+            break l;
+        }
+        assert!(
+            term.elapsed() < Duration::from_secs(10),
+            "no new leader after SIGTERM to replica {leader}"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    };
+    let handed_over_in = term.elapsed();
+    // The old leader exits after its delay.
+    while std::path::Path::new(&format!("/proc/{pid}")).exists()
+        && !std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|s| s.contains(") Z "))
+    {
+        assert!(
+            term.elapsed() < Duration::from_secs(20),
+            "replica {leader} did not stop after SIGTERM"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let stopped_in = term.elapsed();
+    assert!(
+        stopped_in >= Duration::from_millis(2500),
+        "replica {leader} stopped before its shutdown delay: {stopped_in:?}"
+    );
+    // Load goes on against the other two, then ends.
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    let (mut created, mut retried, mut failed) = (0, 0, Vec::new());
+    for w in writers {
+        let (c, r, f) = w.await.unwrap();
+        created += c;
+        retried += r;
+        failed.extend(f);
+    }
+    eprintln!(
+        "replica {leader} handed over to {new_leader} in {handed_over_in:?}, stopped after \
+         {stopped_in:?}; {created} creates, {retried} retried connection errors"
+    );
+    assert!(failed.is_empty(), "failed requests: {failed:#?}");
+    assert!(created > 50, "too little load: {created} creates");
+    let log = std::fs::read_to_string(c.dir().join(format!("replica-{leader}.log"))).unwrap();
+    assert!(!log.contains("panicked"), "{log}");
 }

@@ -181,6 +181,12 @@ impl Kv {
         Ok(self.inner.raft.transfer_leader(to, t).await?)
     }
 
+    /// Before this replica stops: hands leadership, if it has it, to the fellow voter with
+    /// the most of the log, within `timeout` (see [`crate::raft::RaftNode::hand_over`]).
+    pub async fn hand_over(&self, timeout: Duration) -> Result<Option<u64>, Error> {
+        Ok(self.inner.raft.hand_over(timeout).await?)
+    }
+
     /// Builds a snapshot now; returns the log index it covers.
     pub async fn trigger_snapshot(&self) -> Result<u64, Error> {
         let t = self.inner.opts.request_timeout;

@@ -820,6 +820,33 @@ impl RaftNode {
             .map_err(|e| RaftFailure::Timeout(format!("replica {to} did not take over: {e}")))
     }
 
+    /// Before this replica stops: when it leads and has fellow voters, hands leadership to
+    /// the voter that holds the most of the log (bounded by `timeout`), so that the cluster
+    /// does not wait an election timeout for its next leader. Returns the new leader, or
+    /// `None` when there was nothing to hand over.
+    pub async fn hand_over(&self, timeout: Duration) -> Result<Option<NodeId>, RaftFailure> {
+        let m = self.metrics();
+        if m.state != ServerState::Leader {
+            return Ok(None);
+        }
+        let matched = |id: &NodeId| {
+            m.replication
+                .as_ref()
+                .and_then(|r| r.get(id).cloned().flatten())
+                .map(|l| l.index())
+        };
+        let best = m
+            .membership_config
+            .membership()
+            .voter_ids()
+            .filter(|v| *v != self.inner.id)
+            .max_by_key(|v| (matched(v), std::cmp::Reverse(*v)));
+        let Some(to) = best else {
+            return Ok(None);
+        };
+        self.transfer_leader(to, timeout).await.map(|()| Some(to))
+    }
+
     /// The leader's replication progress (asked of the leader from a follower).
     pub async fn replication(&self, timeout: Duration) -> Result<Replication, RaftFailure> {
         match self.admin(AdminOp::Replication, timeout).await? {

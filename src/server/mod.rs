@@ -72,6 +72,8 @@ pub struct App {
     pub shutting_down: AtomicBool,
     pub metrics: metrics_exporter_prometheus::PrometheusHandle,
     pub started: Instant,
+    /// `/livez` checks pass for this long after `started`.
+    pub livez_grace_period: std::time::Duration,
     /// `https://host:port` clients use to reach this replica.
     pub advertise_url: String,
     /// Who a request is.

@@ -89,6 +89,9 @@ impl Server {
             }
             None => Command::new(bin),
         };
+        // Its own process group, killed whole: a wrapper that forks (faketime does) must
+        // not leave the server behind.
+        std::os::unix::process::CommandExt::process_group(&mut cmd, 0);
         let stderr = match &self.stderr_path {
             Some(p) => Stdio::from(
                 std::fs::OpenOptions::new()
@@ -171,6 +174,10 @@ impl Server {
 
     pub fn kill9(&mut self) {
         if let Some(mut c) = self.child.take() {
+            let _ = Command::new("kill")
+                .args(["-KILL", "--", &format!("-{}", c.id())])
+                .stderr(Stdio::null())
+                .status();
             let _ = c.kill();
             let _ = c.wait();
         }
