@@ -285,6 +285,19 @@ async fn watch_resuming(
     (seen, connections)
 }
 
+/// Whether `haproxy` is missing (then the test is skipped; under CI that fails instead).
+fn haproxy_missing() -> bool {
+    if Command::new("haproxy").arg("-v").output().is_ok() {
+        return false;
+    }
+    assert!(
+        std::env::var_os("CI").is_none(),
+        "CI is set but haproxy is missing (.ci/run installs it)"
+    );
+    eprintln!("SKIPPED: haproxy is not installed (apt-get install haproxy)");
+    true
+}
+
 fn replicas_supported() -> bool {
     let out = Command::new(BIN)
         .args(["serve", "--help"])
@@ -295,12 +308,7 @@ fn replicas_supported() -> bool {
 
 #[test]
 fn kubectl_through_haproxy_survives_leader_kill_and_watches_lose_nothing() {
-    if Command::new("haproxy").arg("-v").output().is_err() {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "CI is set but haproxy is missing (.ci/run installs it)"
-        );
-        eprintln!("SKIPPED: haproxy is not installed (apt-get install haproxy)");
+    if haproxy_missing() {
         return;
     }
     let n = if replicas_supported() { 3 } else { 1 };
@@ -967,12 +975,7 @@ fn gc_create(c: &Cluster, file: &str, items: Vec<serde_json::Value>) {
 #[test]
 fn garbage_collection_survives_a_leader_kill() {
     use serde_json::json;
-    if Command::new("haproxy").arg("-v").output().is_err() {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "CI is set but haproxy is missing (.ci/run installs it)"
-        );
-        eprintln!("SKIPPED: haproxy is not installed (apt-get install haproxy)");
+    if haproxy_missing() {
         return;
     }
     let n = if replicas_supported() { 3 } else { 1 };
@@ -1173,12 +1176,7 @@ fn garbage_collection_survives_a_leader_kill() {
 /// retry only on connection errors (no HTTP answer) see no failed request.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn sigterm_to_the_leader_under_load_fails_no_request() {
-    if Command::new("haproxy").arg("-v").output().is_err() {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "CI is set but haproxy is missing (.ci/run installs it)"
-        );
-        eprintln!("SKIPPED: haproxy is not installed (apt-get install haproxy)");
+    if haproxy_missing() {
         return;
     }
     let c = Cluster::up_with(3, "--shutdown-delay-duration 3s");
