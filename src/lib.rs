@@ -48,6 +48,8 @@ pub struct Config {
     /// For this long after start, `/livez` reports every check healthy
     /// (kube-apiserver's `--livez-grace-period`).
     pub livez_grace_period: Duration,
+    /// `--root-ca-file`: the CA bundle published to pods (see [`root_ca_file`]).
+    pub root_ca_file: Option<PathBuf>,
     /// gRPC peer listen address (default: this replica's entry in `initial_members`).
     pub peer_listen: Option<SocketAddr>,
     /// Peer address advertised to the other replicas (default: the peer listen address).
@@ -163,6 +165,7 @@ impl Config {
             peer_insecure: false,
             shutdown_delay: Duration::ZERO,
             livez_grace_period: Duration::ZERO,
+            root_ca_file: None,
             admin_listen: None,
             admin_insecure: false,
             watch: watch::CacheOptions::default(),
@@ -354,6 +357,16 @@ fn aggregator_config(cfg: &Config) -> Result<aggregator::Config> {
         requestheader,
         client_ca,
     })
+}
+
+/// The CA bundle published to pods (`kube-root-ca.crt` ConfigMaps, token Secrets' `ca.crt`):
+/// `--root-ca-file` (kube-controller-manager's flag), else `--client-ca-file` (one cluster CA,
+/// as kubeadm lays it out), else the data folder's `ca.crt`.
+fn root_ca_file(cfg: &Config) -> PathBuf {
+    cfg.root_ca_file
+        .clone()
+        .or_else(|| cfg.authn.client_ca_file.clone())
+        .unwrap_or_else(|| cfg.data_dir.join("ca.crt"))
 }
 
 /// How long a stopping leader waits for a fellow voter to take over leadership.
@@ -644,14 +657,13 @@ pub async fn run(
         (true, Some(sa)) => Some(tokio::spawn(controllers::serviceaccount_tokens::run(
             store.clone(),
             sa,
-            std::fs::read(cfg.data_dir.join("ca.crt")).unwrap_or_default(),
+            std::fs::read(root_ca_file(&cfg)).unwrap_or_default(),
             Duration::from_secs(1),
         ))),
         _ => None,
     };
-    let ca_pem =
-        String::from_utf8_lossy(&std::fs::read(cfg.data_dir.join("ca.crt")).unwrap_or_default())
-            .into_owned();
+    let ca_pem = String::from_utf8_lossy(&std::fs::read(root_ca_file(&cfg)).unwrap_or_default())
+        .into_owned();
     let sa_loops: Vec<_> = [
         (
             "serviceaccount",
@@ -692,7 +704,16 @@ pub async fn run(
             let tls = if cfg.admin_insecure {
                 admin::AdminTls::Insecure
             } else {
-                admin::AdminTls::Mutual(cfg.data_dir.clone())
+                let d = &cfg.data_dir;
+                admin::AdminTls::Mutual {
+                    cert: cfg
+                        .serving
+                        .cert_file
+                        .clone()
+                        .unwrap_or(d.join("server.crt")),
+                    key: cfg.serving.key_file.clone().unwrap_or(d.join("server.key")),
+                    client_ca: cfg.authn.client_ca_file.clone().unwrap_or(d.join("ca.crt")),
+                }
             };
             let l = admin::AdminListener::bind(addr, &tls).await?;
             let bound = l.local_addr()?;

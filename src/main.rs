@@ -51,6 +51,11 @@ enum Command {
         /// may take to join its cluster and catch up).
         #[arg(long, default_value = "0s", value_parser = parse_duration)]
         livez_grace_period: Duration,
+        /// CA bundle published to pods in `kube-root-ca.crt` ConfigMaps and token Secrets
+        /// (kube-controller-manager's flag; default: --client-ca-file, else the data folder's
+        /// ca.crt).
+        #[arg(long)]
+        root_ca_file: Option<PathBuf>,
         /// gRPC listen address for the other replicas (default: this replica's address in
         /// --initial-members).
         #[arg(long)]
@@ -605,6 +610,7 @@ fn main() -> anyhow::Result<()> {
             snapshot_catchup_entries,
             shutdown_delay,
             livez_grace_period,
+            root_ca_file,
             peer_listen,
             peer_advertise,
             initial_members,
@@ -711,6 +717,7 @@ fn main() -> anyhow::Result<()> {
                     },
                     shutdown_delay,
                     livez_grace_period,
+                    root_ca_file,
                     peer_listen,
                     peer_advertise,
                     initial_members: initial_members.unwrap_or_default(),

@@ -431,8 +431,9 @@ fn tls_bootstrap_certificates_run_a_cluster_behind_haproxy() {
     }
     let tmp = tempfile::tempdir().unwrap();
     let pki = tmp.path().join("pki");
-    let ports = free_ports(1 + 3 * 3 + 1);
+    let ports = free_ports(1 + 3 * 3 + 2);
     let admin_port = ports[10];
+    let admin1_port = ports[11];
     let lb = ports[0];
     let (api, peer) = (&ports[1..4], &ports[4..7]);
     let server = format!("https://127.0.0.1:{lb}");
@@ -587,6 +588,9 @@ fn tls_bootstrap_certificates_run_a_cluster_behind_haproxy() {
             .args(["--requestheader-group-headers", "X-Remote-Group"])
             .args(["--requestheader-extra-headers-prefix", "X-Remote-Extra-"])
             .args(["--shutdown-delay-duration", "3s"]);
+        if i == 1 {
+            cmd.args(["--admin-listen", &format!("127.0.0.1:{admin1_port}")]);
+        }
         procs.spawn(
             &format!("replica-{i}"),
             &mut cmd,
@@ -665,23 +669,44 @@ fn tls_bootstrap_certificates_run_a_cluster_behind_haproxy() {
     );
     assert_eq!(v, "through-haproxy");
 
-    // The seeded replica's admin API: the bootstrap CA and admin certificate, and nothing of
-    // its own was generated.
-    let o = run(Command::new(BIN)
-        .args(["admin", "status", "-o", "json", "--timeout", "10"])
-        .args(["--endpoint", &format!("127.0.0.1:{admin_port}")])
-        .arg("--ca")
-        .arg(pki.join("ca.crt"))
-        .arg("--cert")
-        .arg(pki.join("admin.crt"))
-        .arg("--key")
-        .arg(pki.join("admin.key")));
-    assert!(o.status.success(), "rafter admin status: {}", out_text(&o));
-    let status: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
-    assert_eq!(
-        status["members"].as_array().map(Vec::len),
-        Some(3),
-        "{status}"
+    // The admin APIs, of the seeded replica and of a flags-only one (which serves the
+    // `--tls-cert-file` certificate and trusts `--client-ca-file`): the bootstrap CA and
+    // admin certificate work with both.
+    for port in [admin_port, admin1_port] {
+        let o = run(Command::new(BIN)
+            .args(["admin", "status", "-o", "json", "--timeout", "10"])
+            .args(["--endpoint", &format!("127.0.0.1:{port}")])
+            .arg("--ca")
+            .arg(pki.join("ca.crt"))
+            .arg("--cert")
+            .arg(pki.join("admin.crt"))
+            .arg("--key")
+            .arg(pki.join("admin.key")));
+        assert!(o.status.success(), "rafter admin status: {}", out_text(&o));
+        let status: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        assert_eq!(
+            status["members"].as_array().map(Vec::len),
+            Some(3),
+            "{status}"
+        );
+    }
+    // Pods are given the bootstrap CA (`--client-ca-file`), not a generated one.
+    let ca = std::fs::read_to_string(pki.join("ca.crt")).unwrap();
+    eventually(
+        "kube-root-ca.crt with the bootstrap CA",
+        Duration::from_secs(20),
+        || {
+            let o = run(Command::new("kubectl")
+                .arg(format!("--kubeconfig={}", admin.display()))
+                .args(["-n", "default", "get", "configmap", "kube-root-ca.crt"])
+                .args(["-o", "jsonpath={.data.ca\\.crt}", "--request-timeout=10s"]));
+            let got = String::from_utf8_lossy(&o.stdout).into_owned();
+            if got.trim() == ca.trim() {
+                Ok(())
+            } else {
+                Err(out_text(&o))
+            }
+        },
     );
     for f in ["ca.key", "peer-ca.key", "front-proxy-ca.key"] {
         assert!(

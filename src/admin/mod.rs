@@ -2,9 +2,10 @@
 //! CLI client (`rafter admin <command>`, in [`cli`]).
 //!
 //! The service runs on its own listener (`rafter serve --admin-listen ADDR`). By default it
-//! requires mutual TLS: it serves the replica's `server.crt`/`server.key` and accepts only client
-//! certificates signed by the data folder's `ca.crt` that name the `system:masters` group (the
-//! `admin.crt` identity) or the replica identity (`rafter`). `--admin-insecure` serves plaintext
+//! requires mutual TLS: it serves the API's serving certificate (`--tls-cert-file`, else the
+//! data folder's `server.crt`) and accepts only client certificates signed by the API's client
+//! CA (`--client-ca-file`, else the data folder's `ca.crt`) that name the `system:masters` group
+//! (the `admin.crt` identity) or the replica identity (`rafter`). `--admin-insecure` serves plaintext
 //! (loopback testing only). Every RPC is a thin call into [`Kv`]; `kv::Error` becomes a gRPC
 //! status in exactly one function ([`grpc_status`]).
 
@@ -20,7 +21,6 @@ use tonic::transport::{Certificate, Identity, Server, ServerTlsConfig};
 use tonic::{Request, Response};
 
 use crate::kv::{self, Kv};
-use crate::server::pki::Pki;
 
 /// Generated messages, server and client of `rafter.admin.v1`.
 pub mod proto {
@@ -37,8 +37,12 @@ pub const BACKUP_CHUNK: usize = 1 << 20;
 /// How the admin listener is secured.
 #[derive(Clone, Debug)]
 pub enum AdminTls {
-    /// Mutual TLS with the PKI files of this data folder.
-    Mutual(std::path::PathBuf),
+    /// Mutual TLS: this serving certificate and key, clients verified against `client_ca`.
+    Mutual {
+        cert: std::path::PathBuf,
+        key: std::path::PathBuf,
+        client_ca: std::path::PathBuf,
+    },
     /// Plaintext (`--admin-insecure`).
     Insecure,
 }
@@ -328,17 +332,19 @@ impl AdminListener {
     pub async fn bind(addr: SocketAddr, tls: &AdminTls) -> Result<AdminListener> {
         let tls = match tls {
             AdminTls::Insecure => None,
-            AdminTls::Mutual(dir) => {
-                let pki = Pki::new(dir);
-                let read = |name: &str| {
-                    let p = pki.dir.join(name);
-                    std::fs::read(&p).with_context(|| format!("reading {}", p.display()))
+            AdminTls::Mutual {
+                cert,
+                key,
+                client_ca,
+            } => {
+                let read = |p: &std::path::Path| {
+                    std::fs::read(p).with_context(|| format!("reading {}", p.display()))
                 };
                 let _ = rustls::crypto::ring::default_provider().install_default();
                 Some(
                     ServerTlsConfig::new()
-                        .identity(Identity::from_pem(read("server.crt")?, read("server.key")?))
-                        .client_ca_root(Certificate::from_pem(read("ca.crt")?))
+                        .identity(Identity::from_pem(read(cert)?, read(key)?))
+                        .client_ca_root(Certificate::from_pem(read(client_ca)?))
                         .client_auth_optional(false),
                 )
             }
