@@ -292,11 +292,18 @@ struct Cluster {
     bin: Option<PathBuf>,
 }
 
+/// The checkout whose `cluster/` scripts start the clusters: the one this binary was built
+/// in, else (a copied binary whose checkout is gone) the current directory.
 fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
+    let built_in = Path::new(env!("CARGO_MANIFEST_DIR"))
         .parent()
         .unwrap()
-        .to_path_buf()
+        .to_path_buf();
+    if built_in.join("cluster/up.sh").exists() {
+        built_in
+    } else {
+        PathBuf::from(".")
+    }
 }
 
 impl Cluster {
