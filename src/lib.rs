@@ -365,8 +365,7 @@ fn aggregator_config(cfg: &Config) -> Result<aggregator::Config> {
 fn root_ca_file(cfg: &Config) -> PathBuf {
     cfg.root_ca_file
         .clone()
-        .or_else(|| cfg.authn.client_ca_file.clone())
-        .unwrap_or_else(|| cfg.data_dir.join("ca.crt"))
+        .unwrap_or_else(|| cfg.authn.client_ca_path(&cfg.data_dir))
 }
 
 /// How long a stopping leader waits for a fellow voter to take over leadership.
@@ -704,15 +703,11 @@ pub async fn run(
             let tls = if cfg.admin_insecure {
                 admin::AdminTls::Insecure
             } else {
-                let d = &cfg.data_dir;
+                let (cert, key) = pki.serving_files(&cfg.serving)?;
                 admin::AdminTls::Mutual {
-                    cert: cfg
-                        .serving
-                        .cert_file
-                        .clone()
-                        .unwrap_or(d.join("server.crt")),
-                    key: cfg.serving.key_file.clone().unwrap_or(d.join("server.key")),
-                    client_ca: cfg.authn.client_ca_file.clone().unwrap_or(d.join("ca.crt")),
+                    cert,
+                    key,
+                    client_ca: cfg.authn.client_ca_path(&cfg.data_dir),
                 }
             };
             let l = admin::AdminListener::bind(addr, &tls).await?;

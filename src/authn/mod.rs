@@ -102,6 +102,15 @@ pub struct Config {
     pub requestheader: Option<x509::RequestHeaderConfig>,
 }
 
+impl Config {
+    /// The client CA bundle: `--client-ca-file`, else `data_dir`'s `ca.crt`.
+    pub fn client_ca_path(&self, data_dir: &std::path::Path) -> std::path::PathBuf {
+        self.client_ca_file
+            .clone()
+            .unwrap_or_else(|| data_dir.join("ca.crt"))
+    }
+}
+
 impl Default for Config {
     fn default() -> Config {
         Config {
@@ -141,10 +150,7 @@ impl Authenticator {
             Some(p) => token_file::Tokens::load(p)?,
             None => token_file::Tokens::default(),
         };
-        let client_ca = cfg
-            .client_ca_file
-            .clone()
-            .unwrap_or_else(|| data_dir.join("ca.crt"));
+        let client_ca = cfg.client_ca_path(data_dir);
         Ok(Authenticator {
             x509: x509::X509::new(client_ca, cfg.requestheader.clone())?,
             tokens,

@@ -33,6 +33,16 @@ impl Pki {
         self.dir.join(name)
     }
 
+    /// The serving certificate and key: `--tls-cert-file` / `--tls-private-key-file`, else
+    /// this folder's `server.crt` / `server.key`.
+    pub fn serving_files(&self, serving: &Serving) -> Result<(PathBuf, PathBuf)> {
+        match (&serving.cert_file, &serving.key_file) {
+            (Some(c), Some(k)) => Ok((c.clone(), k.clone())),
+            (None, None) => Ok((self.path("server.crt"), self.path("server.key"))),
+            _ => anyhow::bail!("--tls-cert-file and --tls-private-key-file go together"),
+        }
+    }
+
     /// Creates whatever is missing: the CA (unless `ca.crt` + `ca.key` are already there, e.g.
     /// copied from another replica so that a cluster shares one CA), then the serving and admin
     /// certificates signed by it.
@@ -220,11 +230,7 @@ impl Pki {
                 anyhow::bail!("unsupported --tls-min-version {v} (VersionTLS12 or VersionTLS13)")
             }
         };
-        let (cert, key) = match (&serving.cert_file, &serving.key_file) {
-            (Some(c), Some(k)) => (c.clone(), k.clone()),
-            (None, None) => (self.path("server.crt"), self.path("server.key")),
-            _ => anyhow::bail!("--tls-cert-file and --tls-private-key-file go together"),
-        };
+        let (cert, key) = self.serving_files(serving)?;
         let resolver = ReloadingCert::new(cert, key, provider.clone())?;
         let mut cfg = rustls::ServerConfig::builder_with_provider(provider)
             .with_protocol_versions(versions)?

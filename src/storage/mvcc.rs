@@ -5,9 +5,9 @@
 //!
 //! Writes (`apply_txn`, a [`WriteGroup`] of several, `compact`, `restore`) must be called by
 //! a single deterministic applier (the replicated state machine); they are serialized by an
-//! internal lock anyway. Each write takes an opaque `extra` [`Batch`] that is committed atomically with
-//! the write, which is how the caller stores its own bookkeeping (e.g. the last applied log
-//! id). Reads may run concurrently with writes; every read uses one consistent RocksDB view.
+//! internal lock anyway. Each write takes an opaque `extra` [`Batch`] that is committed
+//! atomically with the write, which is how the caller stores its own bookkeeping (e.g. the
+//! last applied log id). Reads may run concurrently with writes; every read uses one consistent RocksDB view.
 //!
 //! This module deliberately knows nothing of Raft or Kubernetes: keys and values are opaque
 //! bytes, and it never reads a clock or randomness.
@@ -1001,15 +1001,6 @@ impl WriteGroup<'_> {
     /// Adds `extra` to the group's batch.
     pub fn extra(&mut self, extra: Batch) {
         self.batch.extend(extra);
-    }
-
-    /// The number of mutations the group will commit.
-    pub fn len(&self) -> usize {
-        self.batch.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.batch.is_empty()
     }
 
     /// Evaluates `txn` after the group's earlier transactions, adding its writes and `extra`
