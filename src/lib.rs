@@ -16,6 +16,7 @@ pub mod authz;
 pub mod cel;
 pub mod controllers;
 pub mod faults;
+pub mod flowcontrol;
 pub mod generated;
 pub mod kubelet;
 pub mod kv;
@@ -73,6 +74,9 @@ pub struct Config {
     /// Authentication flags.
     pub authn: authn::Config,
     /// In-flight budgets of non-long-running requests (0: unlimited).
+    /// `--enable-priority-and-fairness`: the in-flight limits become the seats of the
+    /// priority levels (`flowcontrol`).
+    pub enable_priority_and_fairness: bool,
     pub max_requests_inflight: usize,
     pub max_mutating_requests_inflight: usize,
     /// The deadline of non-long-running requests.
@@ -171,6 +175,7 @@ impl Config {
             watch: watch::CacheOptions::default(),
             controllers: controllers::parse_enabled("*").expect("default controllers"),
             authn: authn::Config::default(),
+            enable_priority_and_fairness: true,
             max_requests_inflight: 400,
             max_mutating_requests_inflight: 200,
             request_timeout: Duration::from_secs(60),
@@ -384,6 +389,15 @@ pub async fn run(
         registry::encryption::install(e);
     }
     check_insecure_listeners(&cfg)?;
+    if cfg.enable_priority_and_fairness
+        && cfg.max_requests_inflight + cfg.max_mutating_requests_inflight == 0
+    {
+        anyhow::bail!(
+            "--max-requests-inflight={} and --max-mutating-requests-inflight={}: at least one value must be positive when --enable-priority-and-fairness=true",
+            cfg.max_requests_inflight,
+            cfg.max_mutating_requests_inflight
+        );
+    }
     // The audit policy and backends are checked before anything starts (kube's texts).
     let _ = metrics_handle();
     let auditor = audit::Auditor::from_config(&cfg.audit).map_err(anyhow::Error::msg)?;
@@ -554,6 +568,14 @@ pub async fn run(
         }
     });
     let mut followers = authorizer.start(&watch_cache);
+    let flowcontrol = cfg.enable_priority_and_fairness.then(|| {
+        flowcontrol::FlowControl::new(
+            cfg.max_requests_inflight + cfg.max_mutating_requests_inflight,
+        )
+    });
+    if let Some(fc) = &flowcontrol {
+        followers.extend(fc.run(watch_cache.clone(), store.clone()));
+    }
     followers.extend(admission_chain.start(&watch_cache));
     let aggregator_app = Arc::new(aggregator::Aggregator::new(
         store.clone(),
@@ -578,10 +600,13 @@ pub async fn run(
         livez_grace_period: cfg.livez_grace_period,
         advertise_url: url.clone(),
         authn: authenticator,
-        inflight: server::Inflight::new(
-            cfg.max_requests_inflight,
-            cfg.max_mutating_requests_inflight,
-        ),
+        // With priority and fairness on, the in-flight limits are its seats instead.
+        inflight: if cfg.enable_priority_and_fairness {
+            server::Inflight::new(0, 0)
+        } else {
+            server::Inflight::new(cfg.max_requests_inflight, cfg.max_mutating_requests_inflight)
+        },
+        flowcontrol: flowcontrol.clone(),
         request_timeout: cfg.request_timeout,
         authz: authorizer.clone(),
         min_request_timeout: cfg.min_request_timeout,

@@ -218,8 +218,15 @@ enum Command {
         /// Longest lifetime of an issued token (e.g. 24h; default: none).
         #[arg(long, value_parser = parse_duration)]
         service_account_max_token_expiration: Option<Duration>,
+        /// API Priority and Fairness: requests are classified by FlowSchemas into priority
+        /// levels that share the server's seats (the two in-flight limits added up), queued
+        /// fairly, refused with a 429 when their level is full. Off: the in-flight limits
+        /// apply as they are.
+        #[arg(long, default_value_t = true, action = clap::ArgAction::Set)]
+        enable_priority_and_fairness: bool,
         /// Most non-mutating requests in flight at once (0: no limit); long-running requests
-        /// and system:masters are exempt. More is a 429 with Retry-After.
+        /// and system:masters are exempt. More is a 429 with Retry-After. With priority and
+        /// fairness on, this plus the mutating limit is the seats its levels share.
         #[arg(long, default_value_t = 400)]
         max_requests_inflight: usize,
         /// Most mutating requests in flight at once (0: no limit).
@@ -661,6 +668,7 @@ fn main() -> anyhow::Result<()> {
             service_account_key_file,
             service_account_lookup,
             service_account_max_token_expiration,
+            enable_priority_and_fairness,
             max_requests_inflight,
             max_mutating_requests_inflight,
             request_timeout,
@@ -781,6 +789,7 @@ fn main() -> anyhow::Result<()> {
                                 .map(|d| d.as_secs() as i64),
                         },
                     },
+                    enable_priority_and_fairness,
                     max_requests_inflight,
                     max_mutating_requests_inflight,
                     request_timeout,

@@ -142,6 +142,9 @@ async fn max_inflight_answers_429() {
         tokens.to_str().unwrap(),
         "--max-requests-inflight",
         "1",
+        // The plain in-flight filter (priority and fairness replaces it by default).
+        "--enable-priority-and-fairness",
+        "false",
         // alice needs rights, and system:masters would be exempt from the budget.
         "--authorization-mode",
         "AlwaysAllow",

@@ -93,6 +93,8 @@ pub struct App {
     pub aggregator: Arc<crate::aggregator::Aggregator>,
     /// Clients toward kubelets and proxied backends (`server::connect`).
     pub kubelet: Arc<crate::kubelet::Client>,
+    /// API Priority and Fairness (`None`: `--enable-priority-and-fairness=false`).
+    pub flowcontrol: Option<Arc<crate::flowcontrol::FlowControl>>,
 }
 
 /// kube-apiserver's max-in-flight filter: separate budgets for read-only and mutating
@@ -170,7 +172,7 @@ fn request_timeout_param(query: Option<&str>) -> Result<Option<std::time::Durati
 }
 
 /// kube's answer when the in-flight budget is spent (plain text, as its filter writes it).
-fn too_many_requests() -> Response<Body> {
+fn too_many_requests(retry_after: i64) -> Response<Body> {
     let mut r = Response::new(full("Too many requests, please try again later.\n"));
     *r.status_mut() = StatusCode::TOO_MANY_REQUESTS;
     r.headers_mut().insert(
@@ -178,8 +180,31 @@ fn too_many_requests() -> Response<Body> {
         HeaderValue::from_static("text/plain; charset=utf-8"),
     );
     r.headers_mut()
-        .insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
+        .insert(header::RETRY_AFTER, HeaderValue::from(retry_after.max(1)));
     r
+}
+
+/// The flow schema and priority level a request was classified into (kube's
+/// `X-Kubernetes-PF-*-UID` response headers).
+fn pf_headers(r: &mut Response<Body>, c: &crate::flowcontrol::Classification) {
+    for (name, uid) in [
+        ("x-kubernetes-pf-flowschema-uid", &c.schema_uid),
+        ("x-kubernetes-pf-prioritylevel-uid", &c.level_uid),
+    ] {
+        if let Ok(v) = HeaderValue::from_str(uid) {
+            r.headers_mut().insert(name, v);
+        }
+    }
+}
+
+/// The stored objects and the watchers of the request's resource, for the work estimate.
+fn object_counts(
+    app: &App,
+    info: Option<&request_info::RequestInfo>,
+) -> crate::flowcontrol::estimate::Counts {
+    let i = info?;
+    let r = app.store.registry().get(&i.group, &i.version, &i.resource)?;
+    Some(app.watch.counts(&r))
 }
 
 impl App {
@@ -370,59 +395,109 @@ pub async fn handle(
         } else {
             user
         };
-        // authorization, before the body is read: a denied request does no work.
-        let field_selector = form_urlencoded::parse(req.uri().query().unwrap_or("").as_bytes())
-            .find(|(k, _)| k == "fieldSelector")
-            .map(|(_, v)| v.into_owned());
-        let attrs = match &info {
-            Some(i) => crate::authz::Attributes::Resource(crate::authz::ResourceAttributes {
-                verb: i.verb,
-                group: &i.group,
-                version: &i.version,
-                resource: &i.resource,
-                subresource: i.subresource.as_deref(),
-                namespace: i.path_namespace.as_deref(),
-                name: i.name.as_deref(),
-                field_selector: field_selector.as_deref(),
-            }),
-            None => crate::authz::Attributes::path(req.method(), &path),
-        };
-        // kube's WithAuthorization: the decision and the authorizer's reason are audit
-        // annotations.
-        match app.authz.decide(&user, &attrs).await {
-            crate::authz::Decision::Allow(reason) => {
-                let _ = annotations.add(AUDIT_DECISION, "allow");
-                let _ = annotations.add(AUDIT_REASON, reason);
+        // API Priority and Fairness, in kube's place: after impersonation, before
+        // authorization. Long-running requests other than watches are not tracked.
+        let admitted = match &app.flowcontrol {
+            Some(fc) if info.as_ref().is_some_and(|i| i.verb == "watch") || !long_running(info.as_ref()) => {
+                let method_verb = method.to_ascii_lowercase();
+                let digest = crate::flowcontrol::Digest {
+                    user: &user,
+                    info: info.as_ref(),
+                    verb: info.as_ref().map(|i| i.verb).unwrap_or(&method_verb),
+                    path: &path,
+                };
+                let is_watch = info.as_ref().is_some_and(|i| i.verb == "watch");
+                let deadline = (!is_watch).then(|| {
+                    request_timeout_param(req.uri().query())
+                        .ok()
+                        .flatten()
+                        .map_or(app.request_timeout, |t| t.min(app.request_timeout))
+                });
+                let query = req.uri().query();
+                let work = |max_seats: usize| {
+                    crate::flowcontrol::estimate::estimate(
+                        info.as_ref(),
+                        query,
+                        || object_counts(&app, info.as_ref()),
+                        max_seats,
+                    )
+                };
+                match fc
+                    .start(&digest, work, crate::flowcontrol::wait_limit(deadline))
+                    .await
+                {
+                    Ok(a) => Some(a),
+                    Err(refused) => {
+                        let mut r = too_many_requests(refused.retry_after);
+                        pf_headers(&mut r, &refused.class);
+                        return r;
+                    }
+                }
             }
-            crate::authz::Decision::Deny(reason) | crate::authz::Decision::NoOpinion(reason) => {
-                let _ = annotations.add(AUDIT_DECISION, "forbid");
-                let _ = annotations.add(AUDIT_REASON, reason.clone());
-                return status_response(&crate::authz::forbidden(&user, &attrs, &reason));
+            _ => None,
+        };
+        let rest = async {
+            // authorization, before the body is read: a denied request does no work.
+            let field_selector = form_urlencoded::parse(req.uri().query().unwrap_or("").as_bytes())
+                .find(|(k, _)| k == "fieldSelector")
+                .map(|(_, v)| v.into_owned());
+            let attrs = match &info {
+                Some(i) => crate::authz::Attributes::Resource(crate::authz::ResourceAttributes {
+                    verb: i.verb,
+                    group: &i.group,
+                    version: &i.version,
+                    resource: &i.resource,
+                    subresource: i.subresource.as_deref(),
+                    namespace: i.path_namespace.as_deref(),
+                    name: i.name.as_deref(),
+                    field_selector: field_selector.as_deref(),
+                }),
+                None => crate::authz::Attributes::path(req.method(), &path),
+            };
+            // kube's WithAuthorization: the decision and the authorizer's reason are audit
+            // annotations.
+            match app.authz.decide(&user, &attrs).await {
+                crate::authz::Decision::Allow(reason) => {
+                    let _ = annotations.add(AUDIT_DECISION, "allow");
+                    let _ = annotations.add(AUDIT_REASON, reason);
+                }
+                crate::authz::Decision::Deny(reason) | crate::authz::Decision::NoOpinion(reason) => {
+                    let _ = annotations.add(AUDIT_DECISION, "forbid");
+                    let _ = annotations.add(AUDIT_REASON, reason.clone());
+                    return status_response(&crate::authz::forbidden(&user, &attrs, &reason));
+                }
             }
-        }
-        let verb = info.as_ref().map(|i| i.verb).unwrap_or("get");
-        let Ok(_permit) = app.inflight.admit(&user, verb) else {
-            return too_many_requests();
+            let verb = info.as_ref().map(|i| i.verb).unwrap_or("get");
+            let Ok(_permit) = app.inflight.admit(&user, verb) else {
+                return too_many_requests(1);
+            };
+            // Long-running requests (watches, logs, exec, proxies) have no deadline.
+            if verb == "watch" || long_running(info.as_ref()) {
+                return handlers::route(app.clone(), user, req).await;
+            }
+            // Non-long-running requests get a deadline: --request-timeout, or a shorter
+            // `?timeout=` of the request.
+            let deadline = match request_timeout_param(req.uri().query()) {
+                Ok(Some(t)) => t.min(app.request_timeout),
+                Ok(None) => app.request_timeout,
+                Err(s) => return status_response(&s),
+            };
+            match tokio::time::timeout(deadline, handlers::route(app.clone(), user, req)).await {
+                Ok(r) => r,
+                Err(_) => status_response(&Status::new(
+                    504,
+                    "Timeout",
+                    "Timeout: request did not complete within requested timeout - context deadline exceeded",
+                ).with_details(serde_json::json!({}))),
+            }
+
         };
-        // Long-running requests (watches, logs, exec, proxies) have no deadline.
-        if verb == "watch" || long_running(info.as_ref()) {
-            return handlers::route(app.clone(), user, req).await;
+        let mut resp = rest.await;
+        if let Some(a) = &admitted {
+            pf_headers(&mut resp, &a.class);
         }
-        // Non-long-running requests get a deadline: --request-timeout, or a shorter
-        // `?timeout=` of the request.
-        let deadline = match request_timeout_param(req.uri().query()) {
-            Ok(Some(t)) => t.min(app.request_timeout),
-            Ok(None) => app.request_timeout,
-            Err(s) => return status_response(&s),
-        };
-        match tokio::time::timeout(deadline, handlers::route(app.clone(), user, req)).await {
-            Ok(r) => r,
-            Err(_) => status_response(&Status::new(
-                504,
-                "Timeout",
-                "Timeout: request did not complete within requested timeout - context deadline exceeded",
-            ).with_details(serde_json::json!({}))),
-        }
+        drop(admitted);
+        resp
     };
     // recover: a panic anywhere below becomes a 500 Status, never a dropped connection.
     let chain = negotiate::with_protobuf_status(protobuf_status, chain);

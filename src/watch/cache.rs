@@ -583,6 +583,24 @@ impl Cache {
         self.inner.unregister(rp, id);
     }
 
+    /// The cached objects and registered watchers of one resource (every namespace), for
+    /// flow control's work estimates.
+    pub fn counts(&self, info: &crate::registry::Resource) -> (usize, usize) {
+        let prefix = Scope {
+            info,
+            namespace: None,
+        }
+        .prefix();
+        let st = self.read();
+        match resource_prefix(prefix.as_bytes()).and_then(|rp| st.resources.get(rp)) {
+            Some(r) => (
+                r.objects.len(),
+                r.watchers.values().map(Vec::len).sum(),
+            ),
+            None => (0, 0),
+        }
+    }
+
     /// Number of registered watchers (for tests and metrics).
     pub fn watchers(&self) -> usize {
         self.read()

@@ -1155,6 +1155,26 @@ async fn route_inner(
             ))
         }
         "/version" => return Ok(respond(Output::Json, StatusCode::OK, &version_info())),
+        "/debug/api_priority_and_fairness/dump_priority_levels"
+        | "/debug/api_priority_and_fairness/dump_queues"
+        | "/debug/api_priority_and_fairness/dump_requests"
+            if app.flowcontrol.is_some() =>
+        {
+            let fc = app.flowcontrol.as_ref().expect("checked");
+            let details = form_urlencoded::parse(req.uri().query().unwrap_or("").as_bytes())
+                .any(|(k, v)| k == "includeRequestDetails" && !v.is_empty());
+            let text = match path.rsplit('/').next() {
+                Some("dump_priority_levels") => fc.dump_priority_levels(),
+                Some("dump_queues") => fc.dump_queues(),
+                _ => fc.dump_requests(details),
+            };
+            let mut r = Response::new(full(text));
+            r.headers_mut().insert(
+                header::CONTENT_TYPE,
+                HeaderValue::from_static("text/plain; charset=utf-8"),
+            );
+            return Ok(r);
+        }
         "/metrics" => {
             let mut r = Response::new(full(app.metrics.render()));
             r.headers_mut().insert(

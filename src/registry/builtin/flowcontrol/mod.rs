@@ -65,7 +65,7 @@ fn not_supported_rendered(path: String, rendered: &str, valid: &[&str]) -> Field
 
 /// The value with Go's zero values (null, false, 0, "", empty lists and objects) left out,
 /// so two specs compare as `apiequality.Semantic.DeepEqual` compares decoded structs.
-fn without_zeros(v: &Value) -> Value {
+pub fn without_zeros(v: &Value) -> Value {
     match v {
         Value::Object(m) => Value::Object(
             m.iter()
