@@ -604,7 +604,10 @@ pub async fn run(
         inflight: if cfg.enable_priority_and_fairness {
             server::Inflight::new(0, 0)
         } else {
-            server::Inflight::new(cfg.max_requests_inflight, cfg.max_mutating_requests_inflight)
+            server::Inflight::new(
+                cfg.max_requests_inflight,
+                cfg.max_mutating_requests_inflight,
+            )
         },
         flowcontrol: flowcontrol.clone(),
         request_timeout: cfg.request_timeout,

@@ -52,9 +52,21 @@ mod tests {
     #[test]
     fn limits_add_up_and_respect_bounds() {
         let items = [
-            Item { lower: 5.0, upper: 600.0, target: 5.0 },
-            Item { lower: 10.0, upper: 20.0, target: 100.0 },
-            Item { lower: 0.0, upper: 600.0, target: 0.0 },
+            Item {
+                lower: 5.0,
+                upper: 600.0,
+                target: 5.0,
+            },
+            Item {
+                lower: 10.0,
+                upper: 20.0,
+                target: 100.0,
+            },
+            Item {
+                lower: 0.0,
+                upper: 600.0,
+                target: 0.0,
+            },
         ];
         let (a, _) = allocate(40.0, &items);
         assert!((a.iter().sum::<f64>() - 40.0).abs() < 1e-6, "{a:?}");

@@ -72,7 +72,13 @@ fn kube_system_sa(name: &str) -> Value {
     json!({"kind": "ServiceAccount", "serviceAccount": {"namespace": "kube-system", "name": name}})
 }
 
-fn resource_rule(verbs: &[&str], groups: &[&str], resources: &[&str], namespaces: &[&str], cluster: bool) -> Value {
+fn resource_rule(
+    verbs: &[&str],
+    groups: &[&str],
+    resources: &[&str],
+    namespaces: &[&str],
+    cluster: bool,
+) -> Value {
     let mut r = json!({"verbs": verbs, "apiGroups": groups, "resources": resources, "namespaces": namespaces});
     if cluster {
         r["clusterScope"] = json!(true);
@@ -100,37 +106,60 @@ fn fs(name: &str, level: &str, precedence: i64, by: Option<&str>, rules: Value) 
 /// The flow schemas every server has, whether or not their objects exist.
 pub fn mandatory_schemas() -> Vec<Value> {
     vec![
-        fs("exempt", "exempt", 1, None, everything(vec![group("system:masters")])),
+        fs(
+            "exempt",
+            "exempt",
+            1,
+            None,
+            everything(vec![group("system:masters")]),
+        ),
         fs(
             "catch-all",
             "catch-all",
             10000,
             Some("ByUser"),
-            everything(vec![group("system:unauthenticated"), group("system:authenticated")]),
+            everything(vec![
+                group("system:unauthenticated"),
+                group("system:authenticated"),
+            ]),
         ),
     ]
 }
 
 /// kube's suggested flow schemas.
 pub fn suggested_schemas() -> Vec<Value> {
-    let leases = |ns: &[&str]| resource_rule(&["get", "create", "update"], &["coordination.k8s.io"], &["leases"], ns, false);
+    let leases = |ns: &[&str]| {
+        resource_rule(
+            &["get", "create", "update"],
+            &["coordination.k8s.io"],
+            &["leases"],
+            ns,
+            false,
+        )
+    };
     let mut election_subjects = vec![
         user("system:kube-controller-manager"),
         user("system:kube-scheduler"),
     ];
     election_subjects.push(kube_system_sa("*"));
     vec![
-        fs("system-nodes", "system", 500, Some("ByUser"), everything(vec![group("system:nodes")])),
+        fs(
+            "system-nodes",
+            "system",
+            500,
+            Some("ByUser"),
+            everything(vec![group("system:nodes")]),
+        ),
         fs(
             "system-node-high",
             "node-high",
             400,
             Some("ByUser"),
             json!([{"subjects": [group("system:nodes")],
-                "resourceRules": [
-                    resource_rule(&["*"], &[""], &["nodes", "nodes/status"], &["*"], true),
-                    resource_rule(&["*"], &["coordination.k8s.io"], &["leases"], &["*"], false),
-                ]}]),
+            "resourceRules": [
+                resource_rule(&["*"], &[""], &["nodes", "nodes/status"], &["*"], true),
+                resource_rule(&["*"], &["coordination.k8s.io"], &["leases"], &["*"], false),
+            ]}]),
         ),
         fs(
             "probes",
@@ -146,10 +175,10 @@ pub fn suggested_schemas() -> Vec<Value> {
             100,
             Some("ByUser"),
             json!([{"subjects": election_subjects,
-                "resourceRules": [
-                    resource_rule(&["get", "create", "update"], &[""], &["endpoints", "configmaps"], &["kube-system"], false),
-                    leases(&["*"]),
-                ]}]),
+            "resourceRules": [
+                resource_rule(&["get", "create", "update"], &[""], &["endpoints", "configmaps"], &["kube-system"], false),
+                leases(&["*"]),
+            ]}]),
         ),
         fs(
             "endpoint-controller",
@@ -157,11 +186,11 @@ pub fn suggested_schemas() -> Vec<Value> {
             150,
             Some("ByUser"),
             json!([{"subjects": [user("system:kube-controller-manager"),
-                                 kube_system_sa("endpoint-controller"),
-                                 kube_system_sa("endpointslicemirroring-controller")],
-                "resourceRules": [
-                    resource_rule(&["get", "create", "update"], &[""], &["endpoints"], &["*"], false),
-                ]}]),
+                             kube_system_sa("endpoint-controller"),
+                             kube_system_sa("endpointslicemirroring-controller")],
+            "resourceRules": [
+                resource_rule(&["get", "create", "update"], &[""], &["endpoints"], &["*"], false),
+            ]}]),
         ),
         fs(
             "workload-leader-election",
@@ -169,10 +198,10 @@ pub fn suggested_schemas() -> Vec<Value> {
             200,
             Some("ByUser"),
             json!([{"subjects": [kube_system_sa("*")],
-                "resourceRules": [
-                    resource_rule(&["get", "create", "update"], &[""], &["endpoints", "configmaps"], &["*"], false),
-                    leases(&["*"]),
-                ]}]),
+            "resourceRules": [
+                resource_rule(&["get", "create", "update"], &[""], &["endpoints", "configmaps"], &["*"], false),
+                leases(&["*"]),
+            ]}]),
         ),
         fs(
             "kube-controller-manager",
@@ -207,7 +236,10 @@ pub fn suggested_schemas() -> Vec<Value> {
             "global-default",
             9900,
             Some("ByUser"),
-            everything(vec![group("system:unauthenticated"), group("system:authenticated")]),
+            everything(vec![
+                group("system:unauthenticated"),
+                group("system:authenticated"),
+            ]),
         ),
     ]
 }
@@ -239,11 +271,13 @@ fn autoupdate(obj: &Value) -> Option<bool> {
 fn may_update_suggested(existing: &Value) -> bool {
     match autoupdate(existing) {
         Some(v) => v,
-        None => existing
-            .pointer("/metadata/generation")
-            .and_then(Value::as_i64)
-            .unwrap_or(0)
-            == 1,
+        None => {
+            existing
+                .pointer("/metadata/generation")
+                .and_then(Value::as_i64)
+                .unwrap_or(0)
+                == 1
+        }
     }
 }
 
@@ -312,7 +346,11 @@ async fn ensure_resource(
         if names.contains(name) || autoupdate(have) != Some(true) {
             continue;
         }
-        tracing::info!(resource, name, "deleting an auto-updated object kube no longer suggests");
+        tracing::info!(
+            resource,
+            name,
+            "deleting an auto-updated object kube no longer suggests"
+        );
         match store.delete(scope, name, &Default::default()).await {
             Ok(_) => {}
             Err(s) if s.code == 404 || s.code == 409 => {}
@@ -324,11 +362,19 @@ async fn ensure_resource(
 
 fn mandatory_or_suggested_names(resource: &str) -> std::collections::BTreeSet<String> {
     let all = if resource == "flowschemas" {
-        mandatory_schemas().into_iter().chain(suggested_schemas()).collect::<Vec<_>>()
+        mandatory_schemas()
+            .into_iter()
+            .chain(suggested_schemas())
+            .collect::<Vec<_>>()
     } else {
-        mandatory_levels().into_iter().chain(suggested_levels()).collect()
+        mandatory_levels()
+            .into_iter()
+            .chain(suggested_levels())
+            .collect()
     };
-    all.iter().map(|o| meta_str(o, "name").to_string()).collect()
+    all.iter()
+        .map(|o| meta_str(o, "name").to_string())
+        .collect()
 }
 
 /// The config producer's pass: levels first (schemas refer to them).
@@ -443,7 +489,9 @@ mod tests {
             .map(|o| meta_str(o, "name").to_string())
             .collect();
         for s in mandatory_schemas().iter().chain(suggested_schemas().iter()) {
-            let l = s["spec"]["priorityLevelConfiguration"]["name"].as_str().unwrap();
+            let l = s["spec"]["priorityLevelConfiguration"]["name"]
+                .as_str()
+                .unwrap();
             assert!(levels.iter().any(|n| n == l), "{l}");
         }
         assert_eq!(suggested_schemas().len(), 11);
@@ -451,8 +499,8 @@ mod tests {
 
     #[test]
     fn every_bootstrap_object_passes_validation() {
-        use crate::registry::strategy::Strategy;
         use crate::registry::builtin::flowcontrol::{FlowSchemas, PriorityLevelConfigurations};
+        use crate::registry::strategy::Strategy;
         for o in mandatory_levels().into_iter().chain(suggested_levels()) {
             let mut o = o;
             PriorityLevelConfigurations.default(&mut o);

@@ -140,7 +140,8 @@ impl FlowControl {
                     &w.queue,
                     &w.index,
                     &w.facts.distinguisher,
-                    &w.arrived.to_rfc3339_opts(chrono::SecondsFormat::AutoSi, true),
+                    &w.arrived
+                        .to_rfc3339_opts(chrono::SecondsFormat::AutoSi, true),
                     &w.work.initial_seats,
                     &w.work.final_seats,
                     &format!("{:?}", w.work.additional_latency),
@@ -173,6 +174,9 @@ mod tests {
             vec!["PriorityLevelName".into(), "Idle".into(), "X".into()],
             vec!["exempt".into(), "true".into(), "1".into()],
         ]);
-        assert_eq!(t, "PriorityLevelName, Idle,   X\nexempt,            true,   1\n");
+        assert_eq!(
+            t,
+            "PriorityLevelName, Idle,   X\nexempt,            true,   1\n"
+        );
     }
 }

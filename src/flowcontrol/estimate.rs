@@ -41,7 +41,8 @@ pub fn estimate(
     };
     match info.verb {
         "list" | "watch" => {
-            if info.verb == "watch" && param(query, "sendInitialEvents").as_deref() != Some("true") {
+            if info.verb == "watch" && param(query, "sendInitialEvents").as_deref() != Some("true")
+            {
                 return Work::one();
             }
             let Some((stored, _)) = counts() else {
@@ -104,18 +105,39 @@ mod tests {
     #[test]
     fn lists_cost_by_object_count() {
         let l = info("list");
-        assert_eq!(estimate(Some(&l), None, || Some((250, 0)), 0).initial_seats, 3);
-        assert_eq!(estimate(Some(&l), None, || Some((5000, 0)), 0).initial_seats, 10);
-        assert_eq!(estimate(Some(&l), None, || Some((5000, 0)), 4).initial_seats, 4);
+        assert_eq!(
+            estimate(Some(&l), None, || Some((250, 0)), 0).initial_seats,
+            3
+        );
+        assert_eq!(
+            estimate(Some(&l), None, || Some((5000, 0)), 0).initial_seats,
+            10
+        );
+        assert_eq!(
+            estimate(Some(&l), None, || Some((5000, 0)), 4).initial_seats,
+            4
+        );
         // From storage, a page of 50: twice the page.
         let q = Some("limit=50&continue=abc");
-        assert_eq!(estimate(Some(&l), q, || Some((5000, 0)), 0).initial_seats, 1);
+        assert_eq!(
+            estimate(Some(&l), q, || Some((5000, 0)), 0).initial_seats,
+            1
+        );
         assert_eq!(estimate(Some(&l), None, || None, 0).initial_seats, 1);
         // A plain watch is one seat; one asking for its initial events costs as a list.
         let w = info("watch");
-        assert_eq!(estimate(Some(&w), None, || Some((5000, 0)), 0).initial_seats, 1);
         assert_eq!(
-            estimate(Some(&w), Some("sendInitialEvents=true"), || Some((500, 0)), 0).initial_seats,
+            estimate(Some(&w), None, || Some((5000, 0)), 0).initial_seats,
+            1
+        );
+        assert_eq!(
+            estimate(
+                Some(&w),
+                Some("sendInitialEvents=true"),
+                || Some((500, 0)),
+                0
+            )
+            .initial_seats,
             5
         );
     }

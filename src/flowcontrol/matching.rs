@@ -70,7 +70,12 @@ pub struct Schema {
 fn strings(v: &Value, key: &str) -> Vec<String> {
     v.get(key)
         .and_then(Value::as_array)
-        .map(|a| a.iter().filter_map(Value::as_str).map(str::to_string).collect())
+        .map(|a| {
+            a.iter()
+                .filter_map(Value::as_str)
+                .map(str::to_string)
+                .collect()
+        })
         .unwrap_or_default()
 }
 
@@ -95,7 +100,10 @@ impl Schema {
     pub fn parse(obj: &Value) -> Schema {
         let spec = obj.get("spec").unwrap_or(&Value::Null);
         let list = |v: &Value, k: &str| -> Vec<Value> {
-            v.get(k).and_then(Value::as_array).cloned().unwrap_or_default()
+            v.get(k)
+                .and_then(Value::as_array)
+                .cloned()
+                .unwrap_or_default()
         };
         let rules = list(spec, "rules")
             .iter()
@@ -107,7 +115,8 @@ impl Schema {
                         verbs: strings(rr, "verbs"),
                         groups: strings(rr, "apiGroups"),
                         resources: strings(rr, "resources"),
-                        cluster_scope: rr.get("clusterScope").and_then(Value::as_bool) == Some(true),
+                        cluster_scope: rr.get("clusterScope").and_then(Value::as_bool)
+                            == Some(true),
                         namespaces: strings(rr, "namespaces"),
                     })
                     .collect(),
@@ -183,7 +192,10 @@ impl Rule {
         }
         match d.info {
             Some(i) => self.resource_rules.iter().any(|r| r.matches(d.verb, i)),
-            None => self.non_resource_rules.iter().any(|r| r.matches(d.verb, d.path)),
+            None => self
+                .non_resource_rules
+                .iter()
+                .any(|r| r.matches(d.verb, d.path)),
         }
     }
 }
@@ -240,7 +252,13 @@ mod tests {
         }
     }
 
-    fn info(verb: &'static str, group: &str, resource: &str, sub: Option<&str>, ns: Option<&str>) -> RequestInfo {
+    fn info(
+        verb: &'static str,
+        group: &str,
+        resource: &str,
+        sub: Option<&str>,
+        ns: Option<&str>,
+    ) -> RequestInfo {
         RequestInfo {
             group: group.into(),
             version: "v1".into(),
@@ -266,18 +284,55 @@ mod tests {
         let other_sa = user("system:serviceaccount:default:x", &[]);
         let bob = user("bob", &[]);
         let lease = info("update", "coordination.k8s.io", "leases", None, Some("ns"));
-        fn digest<'a>(user: &'a User, info: Option<&'a RequestInfo>, verb: &'a str, path: &'a str) -> Digest<'a> {
-            Digest { user, info, verb, path }
+        fn digest<'a>(
+            user: &'a User,
+            info: Option<&'a RequestInfo>,
+            verb: &'a str,
+            path: &'a str,
+        ) -> Digest<'a> {
+            Digest {
+                user,
+                info,
+                verb,
+                path,
+            }
         }
         assert!(s.matches(&digest(&sa, Some(&lease), "update", "")));
         assert!(!s.matches(&digest(&other_sa, Some(&lease), "update", "")));
-        assert!(!s.matches(&digest(&bob, Some(&info("delete", "coordination.k8s.io", "leases", None, Some("ns"))), "delete", "")));
+        assert!(!s.matches(&digest(
+            &bob,
+            Some(&info(
+                "delete",
+                "coordination.k8s.io",
+                "leases",
+                None,
+                Some("ns")
+            )),
+            "delete",
+            ""
+        )));
         // A cluster-scoped request needs clusterScope.
-        assert!(!s.matches(&digest(&bob, Some(&info("get", "coordination.k8s.io", "leases", None, None)), "get", "")));
+        assert!(!s.matches(&digest(
+            &bob,
+            Some(&info("get", "coordination.k8s.io", "leases", None, None)),
+            "get",
+            ""
+        )));
         // Subresources are named resource/subresource.
-        let status = info("get", "coordination.k8s.io", "pods", Some("status"), Some("a"));
+        let status = info(
+            "get",
+            "coordination.k8s.io",
+            "pods",
+            Some("status"),
+            Some("a"),
+        );
         assert!(s.matches(&digest(&bob, Some(&status), "get", "")));
-        assert!(!s.matches(&digest(&bob, Some(&info("get", "coordination.k8s.io", "pods", None, Some("a"))), "get", "")));
+        assert!(!s.matches(&digest(
+            &bob,
+            Some(&info("get", "coordination.k8s.io", "pods", None, Some("a"))),
+            "get",
+            ""
+        )));
         // Non-resource paths: exact, and prefixes.
         assert!(s.matches(&digest(&bob, None, "get", "/healthz")));
         assert!(s.matches(&digest(&bob, None, "get", "/healthz/etcd")));

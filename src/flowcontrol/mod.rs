@@ -35,7 +35,7 @@ use serde_json::Value;
 
 pub use matching::Digest;
 use matching::Schema;
-use queueset::{Queuing, QueueSet, RequestFacts, Rejection, Ticket, Work};
+use queueset::{QueueSet, Queuing, Rejection, RequestFacts, Ticket, Work};
 
 /// How often the current concurrency limits follow the demand (kube's
 /// `borrowingAdjustmentPeriod`).
@@ -124,7 +124,11 @@ impl RetryAfter {
             _ => {
                 self.update(now);
                 self.history.push_back((now, 1));
-                while self.history.front().is_some_and(|(t, _)| now - t > MAX_RETRY_AFTER) {
+                while self
+                    .history
+                    .front()
+                    .is_some_and(|(t, _)| now - t > MAX_RETRY_AFTER)
+                {
                     self.history.pop_front();
                 }
             }
@@ -190,8 +194,12 @@ fn level_spec(obj: &Value) -> Option<(bool, i64, i64, Option<i64>, Option<Queuin
             let l = spec.get("limited")?;
             let queuing = match str_at(l, "/limitResponse/type") {
                 "Queue" => Some(Queuing {
-                    queues: int_at(l, "/limitResponse/queuing/queues").unwrap_or(64).max(1) as usize,
-                    hand_size: int_at(l, "/limitResponse/queuing/handSize").unwrap_or(8).max(1) as usize,
+                    queues: int_at(l, "/limitResponse/queuing/queues")
+                        .unwrap_or(64)
+                        .max(1) as usize,
+                    hand_size: int_at(l, "/limitResponse/queuing/handSize")
+                        .unwrap_or(8)
+                        .max(1) as usize,
                     queue_length_limit: int_at(l, "/limitResponse/queuing/queueLengthLimit")
                         .unwrap_or(50)
                         .max(0) as usize,
@@ -243,7 +251,10 @@ impl FlowControl {
 
     /// Digests the followed objects into a new configuration.
     pub fn digest(&self, levels: &[Arc<Value>], schemas: &[Arc<Value>]) {
-        let mandatory: Vec<Arc<Value>> = bootstrap::mandatory_levels().into_iter().map(Arc::new).collect();
+        let mandatory: Vec<Arc<Value>> = bootstrap::mandatory_levels()
+            .into_iter()
+            .map(Arc::new)
+            .collect();
         let mut specs: BTreeMap<String, (String, (bool, i64, i64, Option<i64>, Option<Queuing>))> =
             BTreeMap::new();
         for o in levels {
@@ -301,7 +312,8 @@ impl FlowControl {
                 }
             };
             let labels = [("priority_level", name.clone())];
-            metrics::gauge!("apiserver_flowcontrol_nominal_limit_seats", &labels).set(nominal as f64);
+            metrics::gauge!("apiserver_flowcontrol_nominal_limit_seats", &labels)
+                .set(nominal as f64);
             metrics::gauge!("apiserver_flowcontrol_lower_limit_seats", &labels)
                 .set((nominal - lendable) as f64);
             metrics::gauge!("apiserver_flowcontrol_upper_limit_seats", &labels)
@@ -328,8 +340,14 @@ impl FlowControl {
             .map(|o| Schema::parse(o))
             .filter(|s| out.contains_key(&s.level))
             .collect();
-        digested.sort_by(|a, b| a.precedence.cmp(&b.precedence).then_with(|| a.name.cmp(&b.name)));
-        let mut mandatory_fs = bootstrap::mandatory_schemas().into_iter().map(|o| Schema::parse(&o));
+        digested.sort_by(|a, b| {
+            a.precedence
+                .cmp(&b.precedence)
+                .then_with(|| a.name.cmp(&b.name))
+        });
+        let mut mandatory_fs = bootstrap::mandatory_schemas()
+            .into_iter()
+            .map(|o| Schema::parse(&o));
         let (exempt_fs, catch_all_fs) = (
             mandatory_fs.next().expect("exempt"),
             mandatory_fs.next().expect("catch-all"),
@@ -426,7 +444,10 @@ impl FlowControl {
             user: d.user.name.clone(),
             verb: d.verb.to_string(),
             path: d.path.to_string(),
-            namespace: d.info.and_then(|i| i.path_namespace.clone()).unwrap_or_default(),
+            namespace: d
+                .info
+                .and_then(|i| i.path_namespace.clone())
+                .unwrap_or_default(),
             name: d.info.and_then(|i| i.name.clone()).unwrap_or_default(),
             api_version: d
                 .info
@@ -439,7 +460,10 @@ impl FlowControl {
                 })
                 .unwrap_or_default(),
             resource: d.info.map(|i| i.resource.clone()).unwrap_or_default(),
-            subresource: d.info.and_then(|i| i.subresource.clone()).unwrap_or_default(),
+            subresource: d
+                .info
+                .and_then(|i| i.subresource.clone())
+                .unwrap_or_default(),
         };
         let labels = [
             ("flow_schema", class.schema.clone()),
@@ -461,8 +485,10 @@ impl FlowControl {
         .record(waited.elapsed().as_secs_f64());
         match r {
             Ok(ticket) => {
-                metrics::counter!("apiserver_flowcontrol_dispatched_requests_total", &labels).increment(1);
-                let g = metrics::gauge!("apiserver_flowcontrol_current_executing_requests", &labels);
+                metrics::counter!("apiserver_flowcontrol_dispatched_requests_total", &labels)
+                    .increment(1);
+                let g =
+                    metrics::gauge!("apiserver_flowcontrol_current_executing_requests", &labels);
                 g.increment(1.0);
                 Ok(Admitted {
                     class,
@@ -515,8 +541,18 @@ impl FlowControl {
             let (levels, schemas, changed) = (levels.clone(), schemas.clone(), changed.clone());
             tokio::spawn(async move {
                 let _followers = (
-                    crate::controllers::follow_by_name(cache.clone(), pl_info, levels.clone(), changed.clone()),
-                    crate::controllers::follow_by_name(cache.clone(), fs_info, schemas.clone(), changed.clone()),
+                    crate::controllers::follow_by_name(
+                        cache.clone(),
+                        pl_info,
+                        levels.clone(),
+                        changed.clone(),
+                    ),
+                    crate::controllers::follow_by_name(
+                        cache.clone(),
+                        fs_info,
+                        schemas.clone(),
+                        changed.clone(),
+                    ),
                 );
                 let mut leading = false;
                 let mut last_ensure: Option<Instant> = None;
@@ -602,15 +638,29 @@ mod tests {
             groups: vec!["system:masters".into(), "system:authenticated".into()],
             ..Default::default()
         };
-        let a = fc.start(&digest(&admin, "/version"), |_| Work::one(), MAX_WAIT).await.ok().unwrap();
-        assert_eq!((a.class.schema.as_str(), a.class.level.as_str()), ("exempt", "exempt"));
+        let a = fc
+            .start(&digest(&admin, "/version"), |_| Work::one(), MAX_WAIT)
+            .await
+            .ok()
+            .unwrap();
+        assert_eq!(
+            (a.class.schema.as_str(), a.class.level.as_str()),
+            ("exempt", "exempt")
+        );
         let bob = User {
             name: "bob".into(),
             groups: vec!["system:authenticated".into()],
             ..Default::default()
         };
-        let b = fc.start(&digest(&bob, "/version"), |_| Work::one(), MAX_WAIT).await.ok().unwrap();
-        assert_eq!((b.class.schema.as_str(), b.class.level.as_str()), ("catch-all", "catch-all"));
+        let b = fc
+            .start(&digest(&bob, "/version"), |_| Work::one(), MAX_WAIT)
+            .await
+            .ok()
+            .unwrap();
+        assert_eq!(
+            (b.class.schema.as_str(), b.class.level.as_str()),
+            ("catch-all", "catch-all")
+        );
         let cfg = fc.config.load();
         // catch-all has every share of the limited seats but the exempt level's none.
         assert_eq!(cfg.levels["catch-all"].nominal_cl, 600);
@@ -626,7 +676,11 @@ mod tests {
             .collect();
         fc.digest(&levels, &[]);
         let cfg = fc.config.load();
-        let nominal: BTreeMap<&str, usize> = cfg.levels.iter().map(|(n, l)| (n.as_str(), l.nominal_cl)).collect();
+        let nominal: BTreeMap<&str, usize> = cfg
+            .levels
+            .iter()
+            .map(|(n, l)| (n.as_str(), l.nominal_cl))
+            .collect();
         // 600 seats over 245 shares, rounded up.
         assert_eq!(nominal["catch-all"], 13);
         assert_eq!(nominal["global-default"], 49);

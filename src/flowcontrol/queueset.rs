@@ -339,7 +339,12 @@ pub fn deal(mut hash: u64, deck: usize, hand_size: usize) -> Vec<usize> {
 }
 
 impl QueueSet {
-    pub fn new(name: &str, exempt: bool, queuing: Option<Queuing>, current_cl: usize) -> Arc<QueueSet> {
+    pub fn new(
+        name: &str,
+        exempt: bool,
+        queuing: Option<Queuing>,
+        current_cl: usize,
+    ) -> Arc<QueueSet> {
         let queues = queuing.map(|q| q.queues).unwrap_or(0);
         Arc::new(QueueSet {
             name: name.to_string(),
@@ -698,18 +703,30 @@ mod tests {
             }),
             1,
         );
-        let hold = q.start(1, Work::one(), facts(), Duration::from_secs(1)).await.unwrap();
-        let r = q.start(2, Work::one(), facts(), Duration::from_millis(50)).await;
+        let hold = q
+            .start(1, Work::one(), facts(), Duration::from_secs(1))
+            .await
+            .unwrap();
+        let r = q
+            .start(2, Work::one(), facts(), Duration::from_millis(50))
+            .await;
         assert_eq!(r.err(), Some(Rejection::TimeOut));
         let t = tokio::spawn({
             let q = q.clone();
-            async move { q.start(3, Work::one(), facts(), Duration::from_secs(10)).await.is_ok() }
+            async move {
+                q.start(3, Work::one(), facts(), Duration::from_secs(10))
+                    .await
+                    .is_ok()
+            }
         });
         tokio::time::sleep(Duration::from_millis(50)).await;
         t.abort();
         let _ = t.await;
         let d = q.dump(false);
-        assert_eq!((d.waiting, d.totals.timed_out, d.totals.cancelled), (0, 1, 1));
+        assert_eq!(
+            (d.waiting, d.totals.timed_out, d.totals.cancelled),
+            (0, 1, 1)
+        );
         drop(hold);
         assert_eq!(q.dump(false).seats_in_use, 0);
     }
@@ -717,7 +734,10 @@ mod tests {
     #[tokio::test]
     async fn a_reject_level_refuses_over_its_limit() {
         let q = QueueSet::new("l", false, None, 1);
-        let a = q.start(0, Work::one(), facts(), Duration::ZERO).await.unwrap();
+        let a = q
+            .start(0, Work::one(), facts(), Duration::ZERO)
+            .await
+            .unwrap();
         assert_eq!(
             q.start(0, Work::one(), facts(), Duration::ZERO).await.err(),
             Some(Rejection::ConcurrencyLimit)
@@ -763,7 +783,10 @@ mod tests {
         {
             let (q, tx) = (q.clone(), tx.clone());
             tasks.push(tokio::spawn(async move {
-                let t = q.start(quiet_hash, Work::one(), facts(), wait).await.unwrap();
+                let t = q
+                    .start(quiet_hash, Work::one(), facts(), wait)
+                    .await
+                    .unwrap();
                 tx.send("quiet".to_string()).unwrap();
                 drop(t);
             }));

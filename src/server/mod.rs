@@ -203,7 +203,10 @@ fn object_counts(
     info: Option<&request_info::RequestInfo>,
 ) -> crate::flowcontrol::estimate::Counts {
     let i = info?;
-    let r = app.store.registry().get(&i.group, &i.version, &i.resource)?;
+    let r = app
+        .store
+        .registry()
+        .get(&i.group, &i.version, &i.resource)?;
     Some(app.watch.counts(&r))
 }
 
@@ -398,7 +401,10 @@ pub async fn handle(
         // API Priority and Fairness, in kube's place: after impersonation, before
         // authorization. Long-running requests other than watches are not tracked.
         let admitted = match &app.flowcontrol {
-            Some(fc) if info.as_ref().is_some_and(|i| i.verb == "watch") || !long_running(info.as_ref()) => {
+            Some(fc)
+                if info.as_ref().is_some_and(|i| i.verb == "watch")
+                    || !long_running(info.as_ref()) =>
+            {
                 let method_verb = method.to_ascii_lowercase();
                 let digest = crate::flowcontrol::Digest {
                     user: &user,
@@ -461,7 +467,8 @@ pub async fn handle(
                     let _ = annotations.add(AUDIT_DECISION, "allow");
                     let _ = annotations.add(AUDIT_REASON, reason);
                 }
-                crate::authz::Decision::Deny(reason) | crate::authz::Decision::NoOpinion(reason) => {
+                crate::authz::Decision::Deny(reason)
+                | crate::authz::Decision::NoOpinion(reason) => {
                     let _ = annotations.add(AUDIT_DECISION, "forbid");
                     let _ = annotations.add(AUDIT_REASON, reason.clone());
                     return status_response(&crate::authz::forbidden(&user, &attrs, &reason));
@@ -490,7 +497,6 @@ pub async fn handle(
                     "Timeout: request did not complete within requested timeout - context deadline exceeded",
                 ).with_details(serde_json::json!({}))),
             }
-
         };
         let mut resp = rest.await;
         if let Some(a) = &admitted {

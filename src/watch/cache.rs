@@ -593,10 +593,7 @@ impl Cache {
         .prefix();
         let st = self.read();
         match resource_prefix(prefix.as_bytes()).and_then(|rp| st.resources.get(rp)) {
-            Some(r) => (
-                r.objects.len(),
-                r.watchers.values().map(Vec::len).sum(),
-            ),
+            Some(r) => (r.objects.len(), r.watchers.values().map(Vec::len).sum()),
             None => (0, 0),
         }
     }
