@@ -5,8 +5,10 @@
 //! audit ID (`Audit-Id` on every response) → recover (panics become 500 Status) → metrics →
 //! authentication (per request: client certificate, bearer token, anonymous; 401 on a bad
 //! credential) → audit (the policy decides the level with the real user) → impersonation →
-//! authorization (403; its decision and reason are audit annotations) → max-in-flight (429)
-//! → routing (non-resource paths, discovery, resources). Every error that reaches the edge is a
+//! priority and fairness (`flowcontrol`: classification, seats, fair queues, 429; kube's
+//! place for it) → authorization (403; its decision and reason are audit annotations) →
+//! max-in-flight (429; only with priority and fairness off) → routing (non-resource paths,
+//! discovery, resources). Every error that reaches the edge is a
 //! [`Status`] rendered once by [`status_response`].
 
 pub mod connect;
