@@ -1304,3 +1304,106 @@ async fn sigterm_to_the_leader_under_load_fails_no_request() {
     let log = std::fs::read_to_string(c.dir().join(format!("replica-{leader}.log"))).unwrap();
     assert!(!log.contains("panicked"), "{log}");
 }
+
+/// `rafter admin drain` takes the leader out of service without stopping it: leadership
+/// moves, its `/readyz` fails, the load balancer keeps serving writes through the others;
+/// `--undo` brings it back. Every replica classifies requests with the priority-and-fairness
+/// configuration the leader keeps.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn drain_moves_leadership_and_readiness_and_flow_control_runs_everywhere() {
+    if haproxy_missing() {
+        return;
+    }
+    let c = Cluster::up(3);
+    let leader = (1..=3)
+        .find_map(|i| c.status(i).and_then(|s| s["leader"].as_u64()))
+        .expect("a leader") as usize;
+    let r1 = c.dir().join("replica-1");
+    let mut pem = std::fs::read(r1.join("admin.crt")).unwrap();
+    pem.extend(std::fs::read(r1.join("admin.key")).unwrap());
+    let client = reqwest::Client::builder()
+        .use_rustls_tls()
+        .tls_built_in_root_certs(false)
+        .add_root_certificate(
+            reqwest::Certificate::from_pem(&std::fs::read(r1.join("ca.crt")).unwrap()).unwrap(),
+        )
+        .identity(reqwest::Identity::from_pem(&pem).unwrap())
+        .timeout(Duration::from_secs(30))
+        .build()
+        .unwrap();
+    // The leader created kube's configuration; every replica classifies with it.
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let exempt_uid = loop {
+        let out = c.kubectl(&["get", "flowschemas", "-o", "json"]);
+        if out.status.success() {
+            let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+            let items = v["items"].as_array().unwrap();
+            if items.len() == 13 {
+                break items
+                    .iter()
+                    .find(|f| f["metadata"]["name"] == "exempt")
+                    .unwrap()["metadata"]["uid"]
+                    .as_str()
+                    .unwrap()
+                    .to_string();
+            }
+        }
+        assert!(Instant::now() < deadline, "no flow schemas: {}", stderr(&out));
+        tokio::time::sleep(Duration::from_millis(300)).await;
+    };
+    for i in 1..=3 {
+        let url = format!("https://{}/api/v1/namespaces", c.ports[&format!("REPLICA_{i}_API")]);
+        loop {
+            let r = client.get(&url).send().await.unwrap();
+            let uid = r
+                .headers()
+                .get("x-kubernetes-pf-flowschema-uid")
+                .and_then(|v| v.to_str().ok())
+                .unwrap_or("")
+                .to_string();
+            if uid == exempt_uid {
+                break;
+            }
+            assert!(Instant::now() < deadline, "replica {i} classifies with {uid:?}");
+            tokio::time::sleep(Duration::from_millis(200)).await;
+        }
+    }
+
+    let drain = |undo: bool| {
+        let mut cmd = Command::new("timeout");
+        cmd.arg("30")
+            .arg(BIN)
+            .args(["admin", "drain", "--endpoint"])
+            .arg(&c.ports[&format!("REPLICA_{leader}_ADMIN")])
+            .arg("--data-dir")
+            .arg(c.dir().join(format!("replica-{leader}")));
+        if undo {
+            cmd.arg("--undo");
+        }
+        cmd.output().unwrap()
+    };
+    let out = drain(false);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let said = stdout(&out);
+    assert!(said.starts_with("replica drained; leadership handed to replica "), "{said}");
+    let new_leader = (1..=3)
+        .filter(|i| *i != leader)
+        .find_map(|i| c.status(i).and_then(|s| s["leader"].as_u64()))
+        .expect("a leader");
+    assert_ne!(new_leader as usize, leader);
+    let readyz = format!(
+        "https://{}/readyz?verbose",
+        c.ports[&format!("REPLICA_{leader}_API")]
+    );
+    let r = client.get(&readyz).send().await.unwrap();
+    assert_eq!(r.status().as_u16(), 500);
+    let text = r.text().await.unwrap();
+    assert!(text.contains("[-]drain failed: reason withheld") || text.contains("[-]drain failed"), "{text}");
+    // Writes through the load balancer go on.
+    c.retry(&["create", "configmap", "after-drain", "--from-literal=a=b"], |_| false);
+    let out = drain(true);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(stdout(&out).trim(), "replica back in service");
+    let r = client.get(&readyz).send().await.unwrap();
+    assert_eq!(r.status().as_u16(), 200, "{}", r.text().await.unwrap());
+}

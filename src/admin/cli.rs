@@ -124,6 +124,15 @@ pub enum AdminCommand {
         #[arg(long)]
         id: u64,
     },
+    /// Take the replica out of service for maintenance without stopping it: its /readyz
+    /// fails so load balancers route away, and a leader hands leadership over first.
+    /// `--undo` puts it back.
+    Drain {
+        #[command(flatten)]
+        conn: Conn,
+        #[arg(long)]
+        undo: bool,
+    },
     /// Hand leadership to another voter.
     TransferLeader {
         #[command(flatten)]
@@ -230,6 +239,21 @@ pub async fn run(args: AdminArgs) -> Result<()> {
                 .await
                 .map_err(|e| rpc_error(&conn, "remove", e))?;
             writeln!(out, "replica {id} removed")?;
+        }
+        AdminCommand::Drain { conn, undo } => {
+            let r = connect(&conn)
+                .await?
+                .drain(DrainRequest { undo })
+                .await
+                .map_err(|e| rpc_error(&conn, "drain", e))?
+                .into_inner();
+            match (undo, r.handed_to) {
+                (true, _) => writeln!(out, "replica back in service")?,
+                (false, Some(to)) => {
+                    writeln!(out, "replica drained; leadership handed to replica {to}")?
+                }
+                (false, None) => writeln!(out, "replica drained")?,
+            }
         }
         AdminCommand::TransferLeader { conn, to } => {
             connect(&conn)

@@ -31,6 +31,9 @@ pub mod proto {
 use proto::admin_server::{Admin, AdminServer};
 use proto::*;
 
+/// How long a drained leader tries to hand leadership over.
+const DRAIN_HAND_OVER_TIMEOUT: Duration = Duration::from_secs(5);
+
 /// Size of one streamed backup chunk.
 pub const BACKUP_CHUNK: usize = 1 << 20;
 
@@ -243,6 +246,20 @@ impl Admin for AdminService {
         let id = req.into_inner().id;
         self.kv.remove_member(id).await.map_err(grpc_status)?;
         Ok(Response::new(RemoveMemberResponse {}))
+    }
+
+    async fn drain(
+        &self,
+        req: Request<DrainRequest>,
+    ) -> Result<Response<DrainResponse>, tonic::Status> {
+        self.authorize(&req)?;
+        let undo = req.into_inner().undo;
+        let handed_to = self
+            .kv
+            .drain(!undo, DRAIN_HAND_OVER_TIMEOUT)
+            .await
+            .map_err(grpc_status)?;
+        Ok(Response::new(DrainResponse { handed_to }))
     }
 
     async fn transfer_leader(

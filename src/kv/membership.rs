@@ -187,6 +187,24 @@ impl Kv {
         Ok(self.inner.raft.hand_over(timeout).await?)
     }
 
+    /// Takes this replica out of service for maintenance (or back in, with `on` false):
+    /// while drained its readiness fails; draining a leader hands leadership over first.
+    /// Returns the voter that took over, if any.
+    pub async fn drain(&self, on: bool, timeout: Duration) -> Result<Option<u64>, Error> {
+        self.inner
+            .draining
+            .store(on, std::sync::atomic::Ordering::SeqCst);
+        if !on {
+            return Ok(None);
+        }
+        self.hand_over(timeout).await
+    }
+
+    /// Whether the replica is drained for maintenance.
+    pub fn is_drained(&self) -> bool {
+        self.inner.draining.load(std::sync::atomic::Ordering::SeqCst)
+    }
+
     /// Builds a snapshot now; returns the log index it covers.
     pub async fn trigger_snapshot(&self) -> Result<u64, Error> {
         let t = self.inner.opts.request_timeout;

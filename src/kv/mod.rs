@@ -192,6 +192,8 @@ struct Inner {
     applied: Arc<watch::Sender<Revision>>,
     stop: watch::Sender<bool>,
     opts: KvOptions,
+    /// Out of service for maintenance (`rafter admin drain`): readiness fails.
+    draining: std::sync::atomic::AtomicBool,
 }
 
 impl Drop for Inner {
@@ -346,6 +348,7 @@ impl Kv {
             applied,
             stop,
             opts,
+            draining: std::sync::atomic::AtomicBool::new(false),
         });
         tokio::spawn(compactor(
             Arc::downgrade(&inner),

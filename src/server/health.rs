@@ -17,6 +17,7 @@ fn checks(endpoint: &str) -> &'static [&'static str] {
             "poststarthook/rbac/bootstrap-roles",
             "watch-cache",
             "shutdown",
+            "drain",
         ],
         _ => &["ping", "log", "raft"],
     }
@@ -49,6 +50,14 @@ fn run(app: &App, endpoint: &str, check: &str) -> Result<(), String> {
         "shutdown" => {
             if app.is_shutting_down() {
                 Err("process is shutting down".into())
+            } else {
+                Ok(())
+            }
+        }
+        // `rafter admin drain`: out of service for maintenance.
+        "drain" => {
+            if app.store.kv().is_drained() {
+                Err("replica is drained for maintenance".into())
             } else {
                 Ok(())
             }
