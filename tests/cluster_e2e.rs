@@ -1407,3 +1407,92 @@ async fn drain_moves_leadership_and_readiness_and_flow_control_runs_everywhere()
     let r = client.get(&readyz).send().await.unwrap();
     assert_eq!(r.status().as_u16(), 200, "{}", r.text().await.unwrap());
 }
+
+/// Disaster recovery after losing a majority: every replica is killed, a new one-replica
+/// cluster is forced from one survivor's data folder, and it serves every acknowledged write
+/// (the procedure of docs/operations.md, "Disaster recovery").
+#[test]
+fn a_new_cluster_forced_from_one_survivor_keeps_every_acknowledged_write() {
+    if haproxy_missing() {
+        return;
+    }
+    let c = Cluster::up(3);
+    let items: Vec<serde_json::Value> = (0..30)
+        .map(|i| {
+            serde_json::json!({"apiVersion": "v1", "kind": "ConfigMap",
+                "metadata": {"name": format!("dr-{i:02}")}, "data": {"i": i.to_string()}})
+        })
+        .collect();
+    let list = c.dir().join("dr.json");
+    std::fs::write(
+        &list,
+        serde_json::json!({"apiVersion": "v1", "kind": "List", "items": items}).to_string(),
+    )
+    .unwrap();
+    c.retry(&["create", "-f", list.to_str().unwrap()], |_| false);
+    // The majority is lost (and the survivor stopped too).
+    for i in 1..=3 {
+        c.kill9(i);
+    }
+    std::thread::sleep(Duration::from_millis(500));
+    let recovered = c.dir().join("recovered");
+    let out = Command::new("timeout")
+        .arg("60")
+        .arg(BIN)
+        .args(["admin", "force-new-cluster", "--node-id", "2", "--from"])
+        .arg(c.dir().join("replica-2"))
+        .arg("--data-dir")
+        .arg(&recovered)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(stdout(&out).starts_with("new cluster at revision "), "{}", stdout(&out));
+    // A second run refuses the folder it made.
+    let again = Command::new(BIN)
+        .args(["admin", "force-new-cluster", "--from"])
+        .arg(c.dir().join("replica-2"))
+        .arg("--data-dir")
+        .arg(&recovered)
+        .output()
+        .unwrap();
+    assert!(!again.status.success());
+    let port = support::free_port();
+    let mut child = Command::new(BIN)
+        .arg("serve")
+        .arg("--data-dir")
+        .arg(&recovered)
+        .args(["--node-id", "2", "--listen", &format!("127.0.0.1:{port}")])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let kubeconfig = recovered.join("admin.kubeconfig");
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let names = loop {
+        let out = support::kubectl_env(
+            &kubeconfig,
+            &["get", "configmaps", "-o", "jsonpath={.items[*].metadata.name}"],
+            &[],
+        );
+        if out.status.success() {
+            let names: Vec<String> = stdout(&out)
+                .split_whitespace()
+                .filter(|n| n.starts_with("dr-"))
+                .map(str::to_string)
+                .collect();
+            break names;
+        }
+        assert!(Instant::now() < deadline, "the recovered replica does not serve: {}", stderr(&out));
+        std::thread::sleep(Duration::from_millis(300));
+    };
+    // It also takes writes: a cluster of its own.
+    let out = support::kubectl_env(
+        &kubeconfig,
+        &["create", "configmap", "after-recovery"],
+        &[],
+    );
+    let _ = child.kill();
+    let _ = child.wait();
+    assert_eq!(names.len(), 30, "{names:?}");
+    assert!(out.status.success(), "{}", stderr(&out));
+}

@@ -175,6 +175,20 @@ pub enum AdminCommand {
         #[arg(long)]
         out: PathBuf,
     },
+    /// Offline disaster recovery after losing a majority: a new one-replica cluster in DATA_DIR
+    /// from the data folder of a stopped survivor (its state and every write its log holds;
+    /// its certificates and keys are copied). Grow it back with add-learner and promote.
+    ForceNewCluster {
+        /// The survivor's data folder (the replica must be stopped).
+        #[arg(long)]
+        from: PathBuf,
+        /// The new data folder (must not hold a database yet).
+        #[arg(long)]
+        data_dir: PathBuf,
+        /// Raft node id of the replica that will serve the folder.
+        #[arg(long, default_value_t = 1)]
+        node_id: u64,
+    },
     /// Offline: create a new replica data folder from a backup file (no server needed). Start
     /// `rafter serve --data-dir DIR --node-id N` on it afterwards.
     Restore {
@@ -324,6 +338,42 @@ pub async fn run(args: AdminArgs) -> Result<()> {
                 out,
                 "backup of revision {revision} ({size} bytes) written to {}",
                 path.display()
+            )?;
+        }
+        AdminCommand::ForceNewCluster {
+            from,
+            data_dir,
+            node_id,
+        } => {
+            if !from.join("db").is_dir() {
+                bail!("{} holds no replica database", from.display());
+            }
+            if data_dir.join("db").exists() {
+                bail!("{} already holds a database", data_dir.display());
+            }
+            // The survivor's identity comes along: certificates, keys, token files.
+            std::fs::create_dir_all(&data_dir)
+                .with_context(|| format!("creating {}", data_dir.display()))?;
+            for e in std::fs::read_dir(&from).with_context(|| format!("reading {}", from.display()))? {
+                let e = e?;
+                if e.file_type()?.is_file() {
+                    std::fs::copy(e.path(), data_dir.join(e.file_name()))
+                        .with_context(|| format!("copying {}", e.path().display()))?;
+                }
+            }
+            let cfg = kv::KvConfig {
+                data_dir: data_dir.clone(),
+                node_id,
+                compaction_window: Duration::from_secs(300),
+                ..Default::default()
+            };
+            let (rev, replayed) = kv::Kv::force_new_cluster(&from, &cfg)
+                .map_err(|e| anyhow::anyhow!("forcing a new cluster from {}: {e}", from.display()))?;
+            writeln!(
+                out,
+                "new cluster at revision {rev} ({replayed} log entries past the survivor's applied state replayed) in {} (start it with: rafter serve --data-dir {} --node-id {node_id})",
+                data_dir.display(),
+                data_dir.display()
             )?;
         }
         AdminCommand::Restore {

@@ -228,6 +228,28 @@ impl Kv {
         })
     }
 
+    /// Offline disaster recovery (etcd's `--force-new-cluster`): seeds `cfg.data_dir` (new)
+    /// as a NEW one-voter cluster from the data folder of a stopped replica that survived the
+    /// loss of a majority: its applied state, then every transaction its log holds past what
+    /// it applied (see [`crate::raft::unapplied_txns`]), applied in order. Nothing the
+    /// survivor held is lost; writes it held that were never acknowledged may reappear, as
+    /// with etcd. History before the revision is not carried over (as with a backup).
+    /// Returns the new cluster's revision and the number of log transactions replayed.
+    pub fn force_new_cluster(from: &std::path::Path, cfg: &KvConfig) -> Result<(i64, usize), Error> {
+        let old = Mvcc::open(Engine::open(&from.join("db"))?)?;
+        let exp = old.export(&[])?;
+        let tail = crate::raft::unapplied_txns(&old).map_err(Error::Storage)?;
+        drop(old);
+        Self::seed(cfg, exp.revision, exp.kvs)?;
+        let mvcc = Mvcc::open(Engine::open(&cfg.data_dir.join("db"))?)?;
+        let mut group = mvcc.group();
+        for t in &tail {
+            group.txn(t, crate::storage::engine::Batch::new())?;
+        }
+        group.commit()?;
+        Ok((mvcc.current_revision(), tail.len()))
+    }
+
     /// Offline: seeds `cfg.data_dir` (must be empty/new) from a backup as a NEW cluster whose
     /// first member is `cfg.node_id`; same objects and revision as the backup.
     pub fn restore(backup: &[u8], cfg: &KvConfig) -> Result<i64, Error> {
@@ -241,6 +263,11 @@ impl Kv {
                 "corrupt backup: key newer than its revision".into(),
             ));
         }
+        Self::seed(cfg, body.revision, body.kvs)
+    }
+
+    /// Seeds `cfg.data_dir` (new) as a one-voter cluster holding `kvs` at `revision`.
+    fn seed(cfg: &KvConfig, revision: i64, kvs: Vec<KeyValue>) -> Result<i64, Error> {
         std::fs::create_dir_all(&cfg.data_dir)
             .map_err(|e| Error::Storage(format!("creating {}: {e}", cfg.data_dir.display())))?;
         let engine = Engine::open(&cfg.data_dir.join("db"))?;
@@ -260,11 +287,11 @@ impl Kv {
             cfg.data_dir.join("snapshots"),
             cfg.node_id,
             node,
-            body.revision,
-            body.kvs,
+            revision,
+            kvs,
         )
         .map_err(Error::Invalid)?;
-        Ok(body.revision)
+        Ok(revision)
     }
 }
 

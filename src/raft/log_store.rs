@@ -140,7 +140,7 @@ pub(crate) fn purged_batch(log_id: &LogIdOf<TypeConfig>) -> Result<Batch, io::Er
     Ok(b)
 }
 
-fn decode_entry(b: &[u8]) -> Result<EntryOf<TypeConfig>, io::Error> {
+pub(crate) fn decode_entry(b: &[u8]) -> Result<EntryOf<TypeConfig>, io::Error> {
     super::wire::decode(b).map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))
 }
 

@@ -96,6 +96,35 @@ impl fmt::Display for Command {
     }
 }
 
+/// Disaster recovery: the transactions in the log of a stopped replica past the last entry
+/// its state machine applied, in log order. They may or may not have been committed (the
+/// replica may not have learnt it): a write acknowledged to a client was in a majority's
+/// log, so it is here when this replica was part of that majority.
+pub fn unapplied_txns(mvcc: &Mvcc) -> Result<Vec<Txn>, String> {
+    use openraft::entry::RaftPayload;
+    let from = state_machine::last_applied_index(mvcc)
+        .map_err(|e| e.to_string())?
+        .map_or(0, |i| i.saturating_add(1));
+    let mut out = Vec::new();
+    mvcc.engine()
+        .view()
+        .scan(
+            crate::storage::engine::Cf::RaftLog,
+            &from.to_be_bytes(),
+            None,
+            |_, v| {
+                let e = log_store::decode_entry(v)
+                    .map_err(|e| crate::storage::Error::Storage(e.to_string()))?;
+                if let Some(Command::Txn(t)) = e.get_normal_payload() {
+                    out.push(t.clone());
+                }
+                Ok(true)
+            },
+        )
+        .map_err(|e| e.to_string())?;
+    Ok(out)
+}
+
 /// The result of applying one log entry.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub enum Response {
@@ -1041,6 +1070,50 @@ mod tests {
                 .store(true, std::sync::atomic::Ordering::Release);
             Ok((dir, LogStore::new(engine), sm))
         }
+    }
+
+    /// Disaster recovery reads what a stopped replica's log holds past what it applied.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn the_unapplied_log_tail_is_read_for_recovery() {
+        use crate::storage::mvcc::{Op, Txn};
+        let t = Duration::from_secs(10);
+        let put = |k: &str| Txn {
+            compares: vec![],
+            success: vec![Op::Put {
+                key: k.as_bytes().to_vec(),
+                value: b"v".to_vec(),
+            }],
+        };
+        let dir = tempfile::tempdir().unwrap();
+        let mvcc = Arc::new(Mvcc::open(Engine::open(&dir.path().join("db")).unwrap()).unwrap());
+        let hook: ApplyHook = Arc::new(|_, _| {});
+        let node = RaftNode::start(
+            1,
+            mvcc.clone(),
+            dir.path().join("snapshots"),
+            hook,
+            RaftOptions::default(),
+        )
+        .await
+        .unwrap();
+        node.initialize_if_new().await.unwrap();
+        node.wait_leader(t).await.unwrap();
+        for k in ["a", "b"] {
+            node.propose(Command::Txn(put(k)), t).await.unwrap();
+        }
+        node.shutdown().await;
+        assert!(unapplied_txns(&mvcc).unwrap().is_empty());
+        // An entry appended but not applied (the replica never learnt it was committed).
+        let (_, last) = mvcc.engine().view().last(Cf::RaftLog).unwrap().unwrap();
+        let mut e = log_store::decode_entry(&last).unwrap();
+        e.log_id.index += 1;
+        e.payload = openraft::EntryPayload::Normal(Command::Txn(put("tail")));
+        let mut b = Batch::new();
+        b.put(Cf::RaftLog, &e.log_id.index.to_be_bytes(), wire::encode(&e).unwrap());
+        mvcc.engine().write(b, true).unwrap();
+        let tail = unapplied_txns(&mvcc).unwrap();
+        assert_eq!(tail.len(), 1);
+        assert!(matches!(&tail[0].success[0], Op::Put { key, .. } if key == b"tail"));
     }
 
     /// A replica that crashed while installing a snapshot (the file in place, the keyspace
