@@ -1200,12 +1200,27 @@ async fn sigterm_to_the_leader_under_load_fails_no_request() {
         "https://{}/api/v1/namespaces/default/configmaps",
         c.ports["LB_API"]
     );
+    // A watcher through the load balancer from before the load: it must resume across the
+    // stop (its replica may be the one stopped) and see every create once, in order.
+    let list: serde_json::Value = client.get(&url).send().await.unwrap().json().await.unwrap();
+    let from: i64 = list["metadata"]["resourceVersion"]
+        .as_str()
+        .unwrap()
+        .parse()
+        .unwrap();
+    let watcher = tokio::spawn(watch_resuming(
+        c.ports["LB_API"].clone(),
+        c.dir().to_path_buf(),
+        "default",
+        from,
+        BTreeSet::from(["the-end".to_string()]),
+    ));
     let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
     let mut writers = Vec::new();
     for w in 0..8 {
         let (client, url, stop) = (client.clone(), url.clone(), stop.clone());
         writers.push(tokio::spawn(async move {
-            let (mut created, mut retried, mut failed) = (0u32, 0u32, Vec::new());
+            let (mut created, mut retried, mut failed) = (Vec::new(), 0u32, Vec::new());
             let mut n = 0;
             while !stop.load(std::sync::atomic::Ordering::Relaxed) {
                 let body = serde_json::json!({"apiVersion": "v1", "kind": "ConfigMap",
@@ -1227,7 +1242,7 @@ async fn sigterm_to_the_leader_under_load_fails_no_request() {
                             let code = r.status().as_u16();
                             // A retried create whose first attempt landed answers 409.
                             if code == 201 || (code == 409 && attempts > 1) {
-                                created += 1;
+                                created.push(format!("w{w}-{n}"));
                             } else {
                                 let text = r.text().await.unwrap_or_default();
                                 failed.push(format!("{code}: {text}"));
@@ -1288,13 +1303,36 @@ async fn sigterm_to_the_leader_under_load_fails_no_request() {
     // Load goes on against the other two, then ends.
     tokio::time::sleep(Duration::from_secs(2)).await;
     stop.store(true, std::sync::atomic::Ordering::Relaxed);
-    let (mut created, mut retried, mut failed) = (0, 0, Vec::new());
+    let (mut names, mut retried, mut failed) = (BTreeSet::new(), 0, Vec::new());
     for w in writers {
         let (c, r, f) = w.await.unwrap();
-        created += c;
+        names.extend(c);
         retried += r;
         failed.extend(f);
     }
+    let created = names.len();
+    let end = serde_json::json!({"apiVersion": "v1", "kind": "ConfigMap",
+        "metadata": {"name": "the-end"}});
+    let r = client.post(&url).json(&end).send().await.unwrap();
+    assert_eq!(r.status().as_u16(), 201);
+    let (seen, connections) = watcher.await.unwrap();
+    let added: Vec<&String> = seen
+        .iter()
+        .filter(|s| s.0 == "ADDED")
+        .map(|s| &s.1)
+        .collect();
+    let unique: BTreeSet<&String> = added.iter().copied().collect();
+    assert_eq!(unique.len(), added.len(), "a create was seen twice");
+    let missing: Vec<&String> = names.iter().filter(|n| !unique.contains(n)).collect();
+    assert!(
+        missing.is_empty(),
+        "the watcher missed {} creates: {missing:?}",
+        missing.len()
+    );
+    eprintln!(
+        "the watcher saw {} creates over {connections} connections",
+        added.len()
+    );
     eprintln!(
         "replica {leader} handed over to {new_leader} in {handed_over_in:?}, stopped after \
          {stopped_in:?}; {created} creates, {retried} retried connection errors"
@@ -1348,11 +1386,18 @@ async fn drain_moves_leadership_and_readiness_and_flow_control_runs_everywhere()
                     .to_string();
             }
         }
-        assert!(Instant::now() < deadline, "no flow schemas: {}", stderr(&out));
+        assert!(
+            Instant::now() < deadline,
+            "no flow schemas: {}",
+            stderr(&out)
+        );
         tokio::time::sleep(Duration::from_millis(300)).await;
     };
     for i in 1..=3 {
-        let url = format!("https://{}/api/v1/namespaces", c.ports[&format!("REPLICA_{i}_API")]);
+        let url = format!(
+            "https://{}/api/v1/namespaces",
+            c.ports[&format!("REPLICA_{i}_API")]
+        );
         loop {
             let r = client.get(&url).send().await.unwrap();
             let uid = r
@@ -1364,7 +1409,10 @@ async fn drain_moves_leadership_and_readiness_and_flow_control_runs_everywhere()
             if uid == exempt_uid {
                 break;
             }
-            assert!(Instant::now() < deadline, "replica {i} classifies with {uid:?}");
+            assert!(
+                Instant::now() < deadline,
+                "replica {i} classifies with {uid:?}"
+            );
             tokio::time::sleep(Duration::from_millis(200)).await;
         }
     }
@@ -1385,7 +1433,10 @@ async fn drain_moves_leadership_and_readiness_and_flow_control_runs_everywhere()
     let out = drain(false);
     assert!(out.status.success(), "{}", stderr(&out));
     let said = stdout(&out);
-    assert!(said.starts_with("replica drained; leadership handed to replica "), "{said}");
+    assert!(
+        said.starts_with("replica drained; leadership handed to replica "),
+        "{said}"
+    );
     let new_leader = (1..=3)
         .filter(|i| *i != leader)
         .find_map(|i| c.status(i).and_then(|s| s["leader"].as_u64()))
@@ -1398,9 +1449,15 @@ async fn drain_moves_leadership_and_readiness_and_flow_control_runs_everywhere()
     let r = client.get(&readyz).send().await.unwrap();
     assert_eq!(r.status().as_u16(), 500);
     let text = r.text().await.unwrap();
-    assert!(text.contains("[-]drain failed: reason withheld") || text.contains("[-]drain failed"), "{text}");
+    assert!(
+        text.contains("[-]drain failed: reason withheld") || text.contains("[-]drain failed"),
+        "{text}"
+    );
     // Writes through the load balancer go on.
-    c.retry(&["create", "configmap", "after-drain", "--from-literal=a=b"], |_| false);
+    c.retry(
+        &["create", "configmap", "after-drain", "--from-literal=a=b"],
+        |_| false,
+    );
     let out = drain(true);
     assert!(out.status.success(), "{}", stderr(&out));
     assert_eq!(stdout(&out).trim(), "replica back in service");
@@ -1446,7 +1503,11 @@ fn a_new_cluster_forced_from_one_survivor_keeps_every_acknowledged_write() {
         .output()
         .unwrap();
     assert!(out.status.success(), "{}", stderr(&out));
-    assert!(stdout(&out).starts_with("new cluster at revision "), "{}", stdout(&out));
+    assert!(
+        stdout(&out).starts_with("new cluster at revision "),
+        "{}",
+        stdout(&out)
+    );
     // A second run refuses the folder it made.
     let again = Command::new(BIN)
         .args(["admin", "force-new-cluster", "--from"])
@@ -1471,7 +1532,12 @@ fn a_new_cluster_forced_from_one_survivor_keeps_every_acknowledged_write() {
     let names = loop {
         let out = support::kubectl_env(
             &kubeconfig,
-            &["get", "configmaps", "-o", "jsonpath={.items[*].metadata.name}"],
+            &[
+                "get",
+                "configmaps",
+                "-o",
+                "jsonpath={.items[*].metadata.name}",
+            ],
             &[],
         );
         if out.status.success() {
@@ -1482,15 +1548,15 @@ fn a_new_cluster_forced_from_one_survivor_keeps_every_acknowledged_write() {
                 .collect();
             break names;
         }
-        assert!(Instant::now() < deadline, "the recovered replica does not serve: {}", stderr(&out));
+        assert!(
+            Instant::now() < deadline,
+            "the recovered replica does not serve: {}",
+            stderr(&out)
+        );
         std::thread::sleep(Duration::from_millis(300));
     };
     // It also takes writes: a cluster of its own.
-    let out = support::kubectl_env(
-        &kubeconfig,
-        &["create", "configmap", "after-recovery"],
-        &[],
-    );
+    let out = support::kubectl_env(&kubeconfig, &["create", "configmap", "after-recovery"], &[]);
     let _ = child.kill();
     let _ = child.wait();
     assert_eq!(names.len(), 30, "{names:?}");

@@ -444,7 +444,8 @@ async fn storage_and_discovery_kinds_read_back_with_kube_defaults() {
 
 #[tokio::test]
 async fn admission_and_flowcontrol_objects_read_back_with_kube_defaults() {
-    let s = Server::start();
+    // Without priority and fairness nothing creates the mandatory `exempt` level first.
+    let s = Server::start_with(&["--enable-priority-and-fairness=false"]);
     let c = s.client();
     let adm = "/apis/admissionregistration.k8s.io/v1";
 

@@ -354,7 +354,9 @@ pub async fn run(args: AdminArgs) -> Result<()> {
             // The survivor's identity comes along: certificates, keys, token files.
             std::fs::create_dir_all(&data_dir)
                 .with_context(|| format!("creating {}", data_dir.display()))?;
-            for e in std::fs::read_dir(&from).with_context(|| format!("reading {}", from.display()))? {
+            for e in
+                std::fs::read_dir(&from).with_context(|| format!("reading {}", from.display()))?
+            {
                 let e = e?;
                 if e.file_type()?.is_file() {
                     std::fs::copy(e.path(), data_dir.join(e.file_name()))
@@ -367,8 +369,9 @@ pub async fn run(args: AdminArgs) -> Result<()> {
                 compaction_window: Duration::from_secs(300),
                 ..Default::default()
             };
-            let (rev, replayed) = kv::Kv::force_new_cluster(&from, &cfg)
-                .map_err(|e| anyhow::anyhow!("forcing a new cluster from {}: {e}", from.display()))?;
+            let (rev, replayed) = kv::Kv::force_new_cluster(&from, &cfg).map_err(|e| {
+                anyhow::anyhow!("forcing a new cluster from {}: {e}", from.display())
+            })?;
             writeln!(
                 out,
                 "new cluster at revision {rev} ({replayed} log entries past the survivor's applied state replayed) in {} (start it with: rafter serve --data-dir {} --node-id {node_id})",

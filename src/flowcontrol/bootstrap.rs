@@ -295,6 +295,11 @@ async fn ensure_resource(
         namespace: None,
     };
     let opts = opts(PRODUCER);
+    let names: std::collections::BTreeSet<String> = mandatory
+        .iter()
+        .chain(suggested.iter())
+        .map(|o| meta_str(o, "name").to_string())
+        .collect();
     let wanted: Vec<(Value, bool)> = mandatory
         .into_iter()
         .map(|o| (o, true))
@@ -341,7 +346,6 @@ async fn ensure_resource(
         }
     }
     // Objects that ask for automatic updates but are no longer part of the configuration.
-    let names: std::collections::BTreeSet<String> = mandatory_or_suggested_names(resource);
     for (name, have) in existing {
         if names.contains(name) || autoupdate(have) != Some(true) {
             continue;
@@ -358,23 +362,6 @@ async fn ensure_resource(
         }
     }
     Ok(())
-}
-
-fn mandatory_or_suggested_names(resource: &str) -> std::collections::BTreeSet<String> {
-    let all = if resource == "flowschemas" {
-        mandatory_schemas()
-            .into_iter()
-            .chain(suggested_schemas())
-            .collect::<Vec<_>>()
-    } else {
-        mandatory_levels()
-            .into_iter()
-            .chain(suggested_levels())
-            .collect()
-    };
-    all.iter()
-        .map(|o| meta_str(o, "name").to_string())
-        .collect()
 }
 
 /// The config producer's pass: levels first (schemas refer to them).

@@ -202,7 +202,9 @@ impl Kv {
 
     /// Whether the replica is drained for maintenance.
     pub fn is_drained(&self) -> bool {
-        self.inner.draining.load(std::sync::atomic::Ordering::SeqCst)
+        self.inner
+            .draining
+            .load(std::sync::atomic::Ordering::SeqCst)
     }
 
     /// Builds a snapshot now; returns the log index it covers.
@@ -235,7 +237,10 @@ impl Kv {
     /// survivor held is lost; writes it held that were never acknowledged may reappear, as
     /// with etcd. History before the revision is not carried over (as with a backup).
     /// Returns the new cluster's revision and the number of log transactions replayed.
-    pub fn force_new_cluster(from: &std::path::Path, cfg: &KvConfig) -> Result<(i64, usize), Error> {
+    pub fn force_new_cluster(
+        from: &std::path::Path,
+        cfg: &KvConfig,
+    ) -> Result<(i64, usize), Error> {
         let old = Mvcc::open(Engine::open(&from.join("db"))?)?;
         let exp = old.export(&[])?;
         let tail = crate::raft::unapplied_txns(&old).map_err(Error::Storage)?;

@@ -101,7 +101,6 @@ impl fmt::Display for Command {
 /// replica may not have learnt it): a write acknowledged to a client was in a majority's
 /// log, so it is here when this replica was part of that majority.
 pub fn unapplied_txns(mvcc: &Mvcc) -> Result<Vec<Txn>, String> {
-    use openraft::entry::RaftPayload;
     let from = state_machine::last_applied_index(mvcc)
         .map_err(|e| e.to_string())?
         .map_or(0, |i| i.saturating_add(1));
@@ -115,8 +114,8 @@ pub fn unapplied_txns(mvcc: &Mvcc) -> Result<Vec<Txn>, String> {
             |_, v| {
                 let e = log_store::decode_entry(v)
                     .map_err(|e| crate::storage::Error::Storage(e.to_string()))?;
-                if let Some(Command::Txn(t)) = e.get_normal_payload() {
-                    out.push(t.clone());
+                if let openraft::EntryPayload::Normal(Command::Txn(t)) = e.payload {
+                    out.push(t);
                 }
                 Ok(true)
             },
@@ -1109,7 +1108,11 @@ mod tests {
         e.log_id.index += 1;
         e.payload = openraft::EntryPayload::Normal(Command::Txn(put("tail")));
         let mut b = Batch::new();
-        b.put(Cf::RaftLog, &e.log_id.index.to_be_bytes(), wire::encode(&e).unwrap());
+        b.put(
+            Cf::RaftLog,
+            &e.log_id.index.to_be_bytes(),
+            wire::encode(&e).unwrap(),
+        );
         mvcc.engine().write(b, true).unwrap();
         let tail = unapplied_txns(&mvcc).unwrap();
         assert_eq!(tail.len(), 1);

@@ -57,7 +57,10 @@ fn invalid(e: impl ToString) -> io::Error {
 /// The index of the last entry the state machine kept in `mvcc` applied, read from a stopped
 /// replica's store (disaster recovery).
 pub(crate) fn last_applied_index(mvcc: &Mvcc) -> io::Result<Option<u64>> {
-    let (la, _) = decode_meta(mvcc.engine().get(Cf::Meta, LAST_APPLIED).map_err(io_err)?, None)?;
+    let (la, _) = decode_meta(
+        mvcc.engine().get(Cf::Meta, LAST_APPLIED).map_err(io_err)?,
+        None,
+    )?;
     Ok(la.map(|l| l.index()))
 }
 
