@@ -194,9 +194,11 @@ type Seen = (String, String, i64);
 /// Watches ConfigMaps of `ns` through the load balancer from `rv`, reconnecting from the last
 /// seen resourceVersion whenever the stream ends or breaks, until `want` names were ADDED or
 /// the deadline passes. Every connection is also cut on purpose after its first event, so
-/// the resume path is exercised even when nothing fails.
+/// the resume path is exercised even when nothing fails. With `pinned`, the first two
+/// connections go to that replica instead of the load balancer.
 async fn watch_resuming(
     lb: String,
+    pinned: Option<String>,
     dir: PathBuf,
     ns: &'static str,
     mut rv: i64,
@@ -224,8 +226,12 @@ async fn watch_resuming(
     };
     while !want.is_subset(&added(&seen)) && Instant::now() < deadline {
         connections += 1;
+        let addr = match &pinned {
+            Some(p) if connections <= 2 => p,
+            _ => &lb,
+        };
         let url = format!(
-            "https://{lb}/api/v1/namespaces/{ns}/configmaps?watch=1&resourceVersion={rv}&timeoutSeconds=30"
+            "https://{addr}/api/v1/namespaces/{ns}/configmaps?watch=1&resourceVersion={rv}&timeoutSeconds=30"
         );
         let resp = match client.get(&url).send().await {
             Ok(r) if r.status().is_success() => r,
@@ -394,6 +400,7 @@ fn kubectl_through_haproxy_survives_leader_kill_and_watches_lose_nothing() {
         .unwrap();
     let watcher = rt.spawn(watch_resuming(
         lb.clone(),
+        None,
         c.dir().to_path_buf(),
         "e2e",
         start_rv,
@@ -1208,8 +1215,10 @@ async fn sigterm_to_the_leader_under_load_fails_no_request() {
         .unwrap()
         .parse()
         .unwrap();
+    // Its stream is on the replica that will be stopped.
     let watcher = tokio::spawn(watch_resuming(
         c.ports["LB_API"].clone(),
+        Some(c.ports[&format!("REPLICA_{leader}_API")].clone()),
         c.dir().to_path_buf(),
         "default",
         from,
