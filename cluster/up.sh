@@ -70,7 +70,9 @@ port_free() {
 free_port() {
   local p
   for _ in $(seq 1 200); do
-    p=$((20000 + (RANDOM * 32768 + RANDOM) % 40000))
+    # Below the kernel's ephemeral range (32768-60999 by default), so an outgoing connection
+    # cannot take the port between this check and the bind.
+    p=$((20000 + (RANDOM * 32768 + RANDOM) % 12000))
     case $used in *" $p "*) continue ;; esac
     if port_free "$p"; then
       used="$used$p "
@@ -171,12 +173,21 @@ done
 # HAProxy from the documented template.
 servers=""
 for i in $(seq 1 "$n"); do servers+="    server replica-$i 127.0.0.1:${API[i]}"$'\n'; done
-awk -v bind="127.0.0.1:$lb" -v servers="$servers" '
-  /^@SERVERS@$/ { printf "%s", servers; next }
-  { gsub(/@LB_BIND@/, bind); print }' "$root/deploy/haproxy.cfg" >"$run/haproxy.cfg"
-haproxy -c -q -f "$run/haproxy.cfg" || { stop_all; die "invalid $run/haproxy.cfg"; }
-haproxy -f "$run/haproxy.cfg" -D -p "$run/lb.pid" >"$run/lb.log" 2>&1 ||
-  { stop_all; die "haproxy failed to start (see $run/lb.log)"; }
+# The template binds with `noreuseport`: a port another cluster's balancer took meanwhile
+# (tests start clusters in parallel) fails the start, and another port is tried.
+for attempt in 1 2 3 4 5; do
+  awk -v bind="127.0.0.1:$lb" -v servers="$servers" '
+    /^@SERVERS@$/ { printf "%s", servers; next }
+    { gsub(/@LB_BIND@/, bind); print }' "$root/deploy/haproxy.cfg" >"$run/haproxy.cfg"
+  haproxy -c -q -f "$run/haproxy.cfg" || { stop_all; die "invalid $run/haproxy.cfg"; }
+  if haproxy -f "$run/haproxy.cfg" -D -p "$run/lb.pid" >"$run/lb.log" 2>&1; then
+    break
+  fi
+  [ "$attempt" -lt 5 ] || { stop_all; die "haproxy failed to start (see $run/lb.log)"; }
+  echo "up.sh: haproxy could not bind 127.0.0.1:$lb; trying another port" >&2
+  lb=$(free_port)
+  sed -i "s#^LB_API=.*#LB_API=127.0.0.1:$lb#" "$run/ports.env"
+done
 
 # The kubeconfig of the load balancer (replica 1's admin identity).
 wait_for "replica 1's admin kubeconfig" test -s "$run/replica-1/admin.kubeconfig"
