@@ -139,11 +139,15 @@ pub struct Replica {
     paused: bool,
     /// Its data folder is a tmpfs mount (its on-disk folder waits at `<dir>.disk`).
     tmpfs: bool,
+    /// Runs the cluster's other build (`Cluster::next_bin`) since an `upgrade` step.
+    upgraded: bool,
 }
 
 pub struct Cluster {
     pub run: PathBuf,
     pub bin: PathBuf,
+    /// The build `upgrade` steps move replicas to (and back from).
+    pub next_bin: Option<PathBuf>,
     pub replicas: BTreeMap<u32, Replica>,
     pub mesh: Mesh,
     pub incarnations: Incarnations,
@@ -362,12 +366,14 @@ impl Cluster {
                     child: None,
                     paused: false,
                     tmpfs: false,
+                    upgraded: false,
                 },
             );
         }
         let mut c = Cluster {
             run: run.to_path_buf(),
             bin: bin.to_path_buf(),
+            next_bin: None,
             replicas,
             mesh,
             incarnations: Incarnations::default(),
@@ -404,7 +410,11 @@ impl Cluster {
 
     fn start_replica(&mut self, id: u32) -> Result<()> {
         let log = self.run.join(format!("replica-{id}.log"));
-        let bin = self.bin.clone();
+        let upgraded = self.replicas.get(&id).is_some_and(|r| r.upgraded);
+        let bin = match (&self.next_bin, upgraded) {
+            (Some(next), true) => next.clone(),
+            _ => self.bin.clone(),
+        };
         let r = self.replicas.get_mut(&id).context("no such replica")?;
         let mut args = r.args.clone();
         args.extend(r.extra.iter().cloned());
@@ -519,6 +529,43 @@ impl Cluster {
             self.running(id);
         }
         std::mem::take(&mut self.exits)
+    }
+
+    /// Whether replica `id` runs the other build.
+    pub fn is_upgraded(&self, id: u32) -> bool {
+        self.replicas.get(&id).is_some_and(|r| r.upgraded)
+    }
+
+    /// Stops replica `id` as an operator does (SIGTERM, then SIGKILL after 20 s) and starts
+    /// it again on its data folder with the other build: the next one (an upgrade), or back
+    /// to the first (a rollback). Returns what it did.
+    pub async fn switch_build(&mut self, id: u32) -> Result<String> {
+        let next = self.next_bin.clone().context("no --next-bin")?;
+        if self.running(id) {
+            self.signal(id, "-TERM")?;
+            let deadline = Instant::now() + Duration::from_secs(20);
+            while self.running(id) && Instant::now() < deadline {
+                tokio::time::sleep(Duration::from_millis(50)).await;
+            }
+            self.kill(id)?;
+            // Its exit was asked for: not a crash.
+            self.exits.retain(|(i, _)| *i != id);
+        }
+        let r = self.replicas.get_mut(&id).context("no such replica")?;
+        r.upgraded = !r.upgraded;
+        let (from, to) = if r.upgraded {
+            (&self.bin, &next)
+        } else {
+            (&next, &self.bin)
+        };
+        let what = format!(
+            "{} {} -> {}",
+            if r.upgraded { "upgrade" } else { "rollback" },
+            from.display(),
+            to.display()
+        );
+        self.start_replica(id)?;
+        Ok(what)
     }
 
     /// Starts a killed (or exited) replica again on its data folder.

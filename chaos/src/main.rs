@@ -50,6 +50,9 @@ enum Cmd {
         /// The rafter binary (default: target/debug/rafter next to this one).
         #[arg(long, env = "RAFTER_BIN")]
         bin: Option<PathBuf>,
+        /// The other build the `upgrade` fault moves replicas to and back from.
+        #[arg(long, env = "RAFTER_NEXT_BIN")]
+        next_bin: Option<PathBuf>,
         /// Report folder (one sub-folder per seed).
         #[arg(long, default_value = "chaos-report")]
         report: PathBuf,
@@ -128,6 +131,7 @@ async fn main() -> Result<()> {
             faults,
             scenario,
             bin,
+            next_bin,
             report,
             server_args,
         } => {
@@ -147,6 +151,9 @@ async fn main() -> Result<()> {
                     anyhow::bail!("unknown fault kind {f:?} (see `rafter-chaos kinds`)");
                 }
             }
+            if faults.iter().any(|f| f == "upgrade") && next_bin.is_none() {
+                anyhow::bail!("fault kind upgrade needs --next-bin (the build to upgrade to)");
+            }
             std::fs::create_dir_all(&report)?;
             for f in &faults {
                 if let Some(why) = rafter_chaos::nemesis::unavailable(f, &report) {
@@ -157,6 +164,7 @@ async fn main() -> Result<()> {
             for s in seed..seed + runs {
                 let cfg = rafter_chaos::run::Config {
                     bin: bin.clone().unwrap_or_else(default_bin),
+                    next_bin: next_bin.clone(),
                     report: report.clone(),
                     seed: s,
                     replicas,

@@ -24,6 +24,11 @@
 //!   it), then filled with a ballast file so that writes fail; healed by deleting the
 //!   ballast, restarting the replica if it exited, and waiting until it has caught up.
 //!   Unavailable where tmpfs cannot be mounted (not root).
+//! * `upgrade` — a rolling upgrade and rollback between two builds (`--next-bin`): the
+//!   first replica still on the first build is stopped with SIGTERM (as an operator stops
+//!   it: readiness off, leadership handed over) and started on its data with the next build;
+//!   once all run it, the steps roll replicas back one at a time. The cluster runs mixed
+//!   versions throughout, under the same traffic and checks.
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -55,6 +60,7 @@ pub const KINDS: &[&str] = &[
     "snapshot",
     "clock-skew",
     "disk-full",
+    "upgrade",
 ];
 
 /// How long a replica may take to come back (catch up, rejoin, restart) after a heal.
@@ -514,6 +520,19 @@ pub async fn run(
                     Err(e) => step.error = Some(e),
                 }
                 pending = Pending::ClockSkew { id: pick };
+            }
+            "upgrade" => {
+                let ids = c.ids();
+                let target = ids
+                    .iter()
+                    .copied()
+                    .find(|i| !c.is_upgraded(*i))
+                    .unwrap_or(ids[0]);
+                step.target = target.to_string();
+                match c.switch_build(target).await {
+                    Ok(d) => step.detail = Some(d),
+                    Err(e) => step.error = Some(format!("{e:#}")),
+                }
             }
             "disk-full" => match disk_full(c, pick, &mut step).await {
                 Ok(applied) => pending = Pending::DiskFull { id: pick, applied },

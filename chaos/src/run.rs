@@ -76,6 +76,8 @@ fn nemesis_options(args: &[String]) -> nemesis::Options {
 #[derive(Clone, Debug)]
 pub struct Config {
     pub bin: PathBuf,
+    /// The build of the `upgrade` fault.
+    pub next_bin: Option<PathBuf>,
     pub report: PathBuf,
     pub seed: u64,
     pub replicas: u32,
@@ -140,6 +142,7 @@ pub async fn run(cfg: &Config) -> Result<Outcome> {
     )
     .await
     .context("starting the cluster")?;
+    c.next_bin = cfg.next_bin.clone();
     let http = c.client()?;
     let urls: Vec<String> = c.ids().iter().map(|i| c.url(*i)).collect();
     // A fresh cluster has its bootstrap objects (system namespaces, the RBAC policy) on
@@ -436,7 +439,7 @@ pub async fn run(cfg: &Config) -> Result<Outcome> {
     write_json(&report, "truth.json", &truth)?;
     write_json(&report, "faults.json", &steps)?;
     let replay_cmd = format!(
-        "cargo run -p rafter-chaos -- run --seed {} --replicas {} --duration {}s --clients {} --keys {} --faults {}{}",
+        "cargo run -p rafter-chaos -- run --seed {} --replicas {} --duration {}s --clients {} --keys {} --faults {}{}{}",
         cfg.seed,
         cfg.replicas,
         cfg.duration.as_secs(),
@@ -447,6 +450,10 @@ pub async fn run(cfg: &Config) -> Result<Outcome> {
             String::new()
         } else {
             format!(" --server-args='{}'", cfg.server_args.join(" "))
+        },
+        match &cfg.next_bin {
+            Some(b) => format!(" --bin {} --next-bin {}", cfg.bin.display(), b.display()),
+            None => String::new(),
         }
     );
     let summary = format!(

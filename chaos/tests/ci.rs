@@ -91,3 +91,133 @@ fn fixed_seeds_pass_and_stale_reads_are_caught() {
     assert!(!ok, "stale reads were not caught:\n{text}");
     assert!(text.contains("NotLinearizable"), "{text}");
 }
+
+/// The release a rolling upgrade starts from (and rolls back to): the last commit of main
+/// that landed, built from this repository's history.
+fn previous_release() -> String {
+    let text = include_str!("../previous-release");
+    text.lines()
+        .map(str::trim)
+        .find(|l| !l.is_empty() && !l.starts_with('#'))
+        .expect("a commit in chaos/previous-release")
+        .to_string()
+}
+
+/// Builds the previous release's `rafter` (debug) in a cache folder of its own, kept across
+/// runs: `$HOME/.cache/rafter-previous/<commit>`. `Err` says why it cannot.
+fn build_previous(commit: &str) -> Result<PathBuf, String> {
+    let repo = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
+    let home = std::env::var_os("HOME").ok_or("no HOME")?;
+    let root = PathBuf::from(home).join(".cache/rafter-previous");
+    let src = root.join(commit);
+    let target = root.join("target");
+    let bin = target.join("debug/rafter");
+    let stamp = root.join("built");
+    if bin.exists() && std::fs::read_to_string(&stamp).is_ok_and(|s| s.trim() == commit) {
+        return Ok(bin);
+    }
+    if !src.join("Cargo.toml").exists() {
+        std::fs::create_dir_all(&src).map_err(|e| e.to_string())?;
+        let st = Command::new("sh")
+            .arg("-c")
+            .arg(format!(
+                "git -C '{}' archive {commit} | tar -x -C '{}'",
+                repo.display(),
+                src.display()
+            ))
+            .status()
+            .map_err(|e| e.to_string())?;
+        if !st.success() {
+            let _ = std::fs::remove_dir_all(&src);
+            return Err(format!(
+                "git archive {commit} failed (is the history there?)"
+            ));
+        }
+    }
+    let out = Command::new("cargo")
+        .args(["build", "--bin", "rafter"])
+        .current_dir(&src)
+        .env("CARGO_TARGET_DIR", &target)
+        .env_remove("RUSTFLAGS")
+        .output()
+        .map_err(|e| e.to_string())?;
+    if !out.status.success() {
+        return Err(format!(
+            "building {commit}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        ));
+    }
+    std::fs::write(&stamp, commit).map_err(|e| e.to_string())?;
+    Ok(bin)
+}
+
+/// A rolling upgrade from the previous release to this build and rollbacks, one replica at
+/// a time, under the harness's traffic and checks: a mixed-version cluster keeps every
+/// guarantee.
+#[test]
+fn rolling_upgrade_and_rollback_keep_every_guarantee() {
+    let Some(current) = rafter_bin() else {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "CI is set but the rafter binary is missing"
+        );
+        eprintln!("SKIPPED: no rafter binary next to rafter-chaos");
+        return;
+    };
+    let commit = previous_release();
+    let previous = match build_previous(&commit) {
+        Ok(b) => b,
+        Err(e) => {
+            assert!(
+                std::env::var_os("CI").is_none(),
+                "the previous release: {e}"
+            );
+            eprintln!("SKIPPED: the previous release cannot be built here: {e}");
+            return;
+        }
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let seed = 5u64;
+    let out = Command::new("timeout")
+        .arg("300")
+        .arg(env!("CARGO_BIN_EXE_rafter-chaos"))
+        .args([
+            "run",
+            "--seed",
+            &seed.to_string(),
+            "--duration",
+            "60s",
+            "--faults",
+            "upgrade",
+            "--report",
+        ])
+        .arg(dir.path())
+        .arg("--bin")
+        .arg(&previous)
+        .arg("--next-bin")
+        .arg(&current)
+        .output()
+        .expect("run rafter-chaos");
+    let report = dir.path().join(format!("seed-{seed}"));
+    let summary = std::fs::read_to_string(report.join("summary.txt")).unwrap_or_default();
+    let text = format!(
+        "{}{}\n{summary}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(out.status.success(), "the upgrade run failed:\n{text}");
+    let faults: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(report.join("faults.json")).unwrap()).unwrap();
+    let details: Vec<String> = faults
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|s| s["detail"].as_str().map(str::to_string))
+        .collect();
+    let upgrades = details.iter().filter(|d| d.starts_with("upgrade")).count();
+    let rollbacks = details.iter().filter(|d| d.starts_with("rollback")).count();
+    assert!(
+        upgrades >= 3 && rollbacks >= 1,
+        "steps: {details:#?}\n{text}"
+    );
+}

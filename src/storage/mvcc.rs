@@ -192,6 +192,14 @@ pub struct Export {
 // Encodings (see docs/storage-format.md).
 
 const META_REVISION: &[u8] = b"mvcc/revision";
+/// The storage format a data folder was written in (absent before formats were marked: 1).
+const META_FORMAT: &[u8] = b"mvcc/format";
+
+/// The storage format this build reads and writes (`docs/storage-format.md`). A folder
+/// marked with a newer one was written by a newer release: it is refused, never misread.
+/// A release that changes the format keeps reading the previous one and writes the new one
+/// only once told to (so that a rolling upgrade can be rolled back).
+pub const STORAGE_FORMAT: u64 = 1;
 const META_COMPACTED: &[u8] = b"mvcc/compacted";
 /// History and superseded index entries at or below this revision have been removed (the
 /// physical side of compaction, done in bounded steps behind the logical one).
@@ -394,6 +402,21 @@ fn meta_rev(v: Option<Vec<u8>>) -> Result<Revision, Error> {
 impl Mvcc {
     /// Loads the revision counters from `engine`.
     pub fn open(engine: Engine) -> Result<Mvcc, Error> {
+        match engine.get(Cf::Meta, META_FORMAT)? {
+            Some(b) => {
+                let f = read_u64(&b, 0)?;
+                if u64::try_from(f).map_or(true, |f| f > STORAGE_FORMAT) {
+                    return Err(Error::Storage(format!(
+                        "the data folder is in storage format {f}, newer than this build's {STORAGE_FORMAT}: it was written by a newer Rafter (run that release, or restore a backup)"
+                    )));
+                }
+            }
+            None => {
+                let mut b = Batch::new();
+                b.put(Cf::Meta, META_FORMAT, STORAGE_FORMAT.to_be_bytes().to_vec());
+                engine.write(b, true)?;
+            }
+        }
         let current = meta_rev(engine.get(Cf::Meta, META_REVISION)?)?;
         let compacted = meta_rev(engine.get(Cf::Meta, META_COMPACTED)?)?;
         // Stores written before incremental compaction purged inside compact itself.
@@ -1198,6 +1221,28 @@ mod tests {
             .iter()
             .map(|kv| String::from_utf8(kv.key.clone()).unwrap())
             .collect()
+    }
+
+    /// A data folder is marked with the storage format; one marked newer is refused.
+    #[test]
+    fn a_newer_storage_format_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("db");
+        drop(Mvcc::open(Engine::open(&path).unwrap()).unwrap());
+        let e = Engine::open(&path).unwrap();
+        assert_eq!(
+            e.get(Cf::Meta, META_FORMAT).unwrap(),
+            Some(STORAGE_FORMAT.to_be_bytes().to_vec())
+        );
+        let mut b = Batch::new();
+        b.put(
+            Cf::Meta,
+            META_FORMAT,
+            (STORAGE_FORMAT + 1).to_be_bytes().to_vec(),
+        );
+        e.write(b, true).unwrap();
+        let err = Mvcc::open(e).err().expect("refused").to_string();
+        assert!(err.contains("newer than this build's"), "{err}");
     }
 
     /// A pseudo-random mix of creates, updates, deletes, guarded writes and range guards over
