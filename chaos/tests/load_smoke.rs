@@ -49,8 +49,14 @@ fn the_bench_runs_and_prints_its_table() {
     if etcd.is_none() {
         missing("etcd (Debian etcd-server, etcd-client) and ../shared/bench/etcd3.sh");
     }
-    // Ports of this run's etcd away from other tests' (and from a developer's own etcd).
-    let base = 40_000 + (std::process::id() % 500) * 10;
+    // Ports of this run's etcd away from other tests' (and from a developer's own etcd),
+    // below the kernel's ephemeral range (32768 and up), where an outgoing connection could
+    // take one between this check and etcd's bind, and below cluster/up.sh's (20000 and up).
+    let free = |p: u32| std::net::TcpListener::bind(("127.0.0.1", p as u16)).is_ok();
+    let base = (0..500)
+        .map(|i| 12_000 + ((std::process::id() + i) % 500) * 10)
+        .find(|b| [1, 2, 3, 101, 102, 103].iter().all(|o| free(b + o)))
+        .expect("free ports for etcd");
     let out = Command::new("timeout")
         .arg("240")
         .arg(env!("CARGO_BIN_EXE_load"))
