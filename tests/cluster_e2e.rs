@@ -188,6 +188,18 @@ impl Drop for Cluster {
     }
 }
 
+/// An HTTPS client builder with replica 1's admin identity (every replica shares the CA).
+fn admin_client(run: &Path) -> reqwest::ClientBuilder {
+    let read = |f: &str| std::fs::read(run.join("replica-1").join(f)).unwrap();
+    let mut pem = read("admin.crt");
+    pem.extend_from_slice(&read("admin.key"));
+    reqwest::Client::builder()
+        .use_rustls_tls()
+        .tls_built_in_root_certs(false)
+        .add_root_certificate(reqwest::Certificate::from_pem(&read("ca.crt")).unwrap())
+        .identity(reqwest::Identity::from_pem(&pem).unwrap())
+}
+
 /// One watch event: (type, name, resourceVersion).
 type Seen = (String, String, i64);
 
@@ -204,14 +216,7 @@ async fn watch_resuming(
     mut rv: i64,
     want: BTreeSet<String>,
 ) -> (Vec<Seen>, usize) {
-    let read = |f: &str| std::fs::read(dir.join("replica-1").join(f)).unwrap();
-    let mut pem = read("admin.crt");
-    pem.extend_from_slice(&read("admin.key"));
-    let client = reqwest::Client::builder()
-        .use_rustls_tls()
-        .tls_built_in_root_certs(false)
-        .add_root_certificate(reqwest::Certificate::from_pem(&read("ca.crt")).unwrap())
-        .identity(reqwest::Identity::from_pem(&pem).unwrap())
+    let client = admin_client(&dir)
         .connect_timeout(Duration::from_secs(3))
         .build()
         .unwrap();
@@ -1190,16 +1195,7 @@ async fn sigterm_to_the_leader_under_load_fails_no_request() {
     let leader = (1..=3)
         .find_map(|i| c.status(i).and_then(|s| s["leader"].as_u64()))
         .expect("a leader") as usize;
-    let r1 = c.dir().join("replica-1");
-    let mut pem = std::fs::read(r1.join("admin.crt")).unwrap();
-    pem.extend(std::fs::read(r1.join("admin.key")).unwrap());
-    let client = reqwest::Client::builder()
-        .use_rustls_tls()
-        .tls_built_in_root_certs(false)
-        .add_root_certificate(
-            reqwest::Certificate::from_pem(&std::fs::read(r1.join("ca.crt")).unwrap()).unwrap(),
-        )
-        .identity(reqwest::Identity::from_pem(&pem).unwrap())
+    let client = admin_client(c.dir())
         .timeout(Duration::from_secs(30))
         .build()
         .unwrap();
@@ -1365,16 +1361,7 @@ async fn drain_moves_leadership_and_readiness_and_flow_control_runs_everywhere()
     let leader = (1..=3)
         .find_map(|i| c.status(i).and_then(|s| s["leader"].as_u64()))
         .expect("a leader") as usize;
-    let r1 = c.dir().join("replica-1");
-    let mut pem = std::fs::read(r1.join("admin.crt")).unwrap();
-    pem.extend(std::fs::read(r1.join("admin.key")).unwrap());
-    let client = reqwest::Client::builder()
-        .use_rustls_tls()
-        .tls_built_in_root_certs(false)
-        .add_root_certificate(
-            reqwest::Certificate::from_pem(&std::fs::read(r1.join("ca.crt")).unwrap()).unwrap(),
-        )
-        .identity(reqwest::Identity::from_pem(&pem).unwrap())
+    let client = admin_client(c.dir())
         .timeout(Duration::from_secs(30))
         .build()
         .unwrap();

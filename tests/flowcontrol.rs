@@ -92,6 +92,18 @@ async fn until_classified(s: &Server, client: &reqwest::Client, path: &str, fs: 
     .await;
 }
 
+/// The text of an admin GET (the debug dumps, the metrics).
+async fn get_text(s: &Server, path: &str) -> String {
+    s.client()
+        .get(format!("{}{path}", s.url))
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap()
+}
+
 fn names(list: &Value) -> Vec<String> {
     let mut v: Vec<String> = list["items"]
         .as_array()
@@ -300,15 +312,7 @@ async fn the_leader_keeps_kubes_configuration_and_requests_follow_it() {
         assert!(text.contains(want), "{text}");
     }
     // The filter's metrics.
-    let m = s
-        .client()
-        .get(format!("{}/metrics", s.url))
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    let m = get_text(&s, "/metrics").await;
     for want in [
         "apiserver_flowcontrol_dispatched_requests_total{flow_schema=\"exempt\",priority_level=\"exempt\"}",
         "apiserver_flowcontrol_nominal_limit_seats{priority_level=\"catch-all\"}",
@@ -439,18 +443,11 @@ async fn a_full_level_refuses_and_a_queued_one_waits_its_turn() {
         let req = patient.get(format!("{}/api/v1/namespaces", s.url)).send();
         let t = tokio::spawn(async move { req.await.map(|r| r.status()).ok() });
         tokio::time::sleep(Duration::from_millis(300)).await;
-        let dump = s
-            .client()
-            .get(format!(
-                "{}/debug/api_priority_and_fairness/dump_requests?includeRequestDetails=1",
-                s.url
-            ))
-            .send()
-            .await
-            .unwrap()
-            .text()
-            .await
-            .unwrap();
+        let dump = get_text(
+            &s,
+            "/debug/api_priority_and_fairness/dump_requests?includeRequestDetails=1",
+        )
+        .await;
         if dump
             .lines()
             .any(|l| l.starts_with("narrow,") && l.contains("patient"))
@@ -472,18 +469,7 @@ async fn a_full_level_refuses_and_a_queued_one_waits_its_turn() {
         .await
         .unwrap();
     assert_eq!(r.status(), StatusCode::TOO_MANY_REQUESTS);
-    let levels = s
-        .client()
-        .get(format!(
-            "{}/debug/api_priority_and_fairness/dump_priority_levels",
-            s.url
-        ))
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    let levels = get_text(&s, "/debug/api_priority_and_fairness/dump_priority_levels").await;
     let row: Vec<&str> = levels
         .lines()
         .find(|l| l.starts_with("narrow,"))
@@ -495,15 +481,7 @@ async fn a_full_level_refuses_and_a_queued_one_waits_its_turn() {
     assert_eq!(&row[1..6], ["1", "false", "false", "1", "1"], "{levels}");
     assert_eq!(first.await.unwrap(), StatusCode::GATEWAY_TIMEOUT);
     assert_eq!(queued.await.unwrap(), Some(StatusCode::OK));
-    let m = s
-        .client()
-        .get(format!("{}/metrics", s.url))
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    let m = get_text(&s, "/metrics").await;
     for want in [
         "apiserver_flowcontrol_rejected_requests_total{flow_schema=\"tiny\",priority_level=\"tiny\",reason=\"concurrency-limit\"}",
         "apiserver_flowcontrol_rejected_requests_total{flow_schema=\"narrow\",priority_level=\"narrow\",reason=\"queue-full\"}",
@@ -558,18 +536,7 @@ async fn a_noisy_user_starves_neither_masters_nor_leader_election() {
     // The noisy user fills its level (one seat of six) with slow requests.
     let flood: Vec<_> = (0..24).map(|_| slow_list(&noisy, &s)).collect();
     eventually("the noisy user queued", || async {
-        let d = s
-            .client()
-            .get(format!(
-                "{}/debug/api_priority_and_fairness/dump_requests",
-                s.url
-            ))
-            .send()
-            .await
-            .unwrap()
-            .text()
-            .await
-            .unwrap();
+        let d = get_text(&s, "/debug/api_priority_and_fairness/dump_requests").await;
         (d.lines()
             .filter(|l| l.starts_with("global-default,"))
             .count()
@@ -593,18 +560,7 @@ async fn a_noisy_user_starves_neither_masters_nor_leader_election() {
         .json(&s.client(), Method::GET, "/api/v1/namespaces", None)
         .await;
     assert_eq!(r.code, StatusCode::OK);
-    let d = s
-        .client()
-        .get(format!(
-            "{}/debug/api_priority_and_fairness/dump_requests",
-            s.url
-        ))
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    let d = get_text(&s, "/debug/api_priority_and_fairness/dump_requests").await;
     assert!(
         d.lines()
             .filter(|l| l.starts_with("global-default,"))
