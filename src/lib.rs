@@ -25,6 +25,7 @@ pub mod raft;
 pub mod registry;
 pub mod server;
 pub mod storage;
+pub mod telemetry;
 pub mod watch;
 
 use std::collections::BTreeMap;

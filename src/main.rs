@@ -27,6 +27,9 @@ enum Command {
         /// Data folder: RocksDB, certificates and admin.kubeconfig.
         #[arg(long, default_value = "rafter-data")]
         data_dir: PathBuf,
+        /// Log format, `text` or `json` (kube's flag; `RAFTER_LOG` sets the filter).
+        #[arg(long, default_value = "text")]
+        logging_format: String,
         /// HTTPS listen address of the Kubernetes API.
         #[arg(long, default_value = "127.0.0.1:6443")]
         listen: SocketAddr,
@@ -588,21 +591,22 @@ fn tune_allocators() {
 
 fn main() -> anyhow::Result<()> {
     tune_allocators();
-    tracing_subscriber::fmt()
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_env("RAFTER_LOG").unwrap_or_else(|_| {
-                tracing_subscriber::EnvFilter::new(format!("warn,{}", rafter::raft::QUIET_LOGS))
-            }),
-        )
-        .with_writer(std::io::stderr)
-        .init();
     let cli = Cli::parse();
+    // kube's --logging-format (only `serve` has it); a bad value stops the start.
+    let format = match &cli.command {
+        Command::Serve { logging_format, .. } => logging_format
+            .parse()
+            .map_err(|e: rafter::telemetry::logging::Error| anyhow::anyhow!(e))?,
+        _ => rafter::telemetry::logging::Format::Text,
+    };
+    rafter::telemetry::logging::init(format, rafter::raft::QUIET_LOGS);
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()?;
     match cli.command {
         Command::Serve {
             data_dir,
+            logging_format: _,
             listen,
             node_id,
             compaction_window,
