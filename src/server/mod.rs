@@ -302,6 +302,21 @@ pub async fn handle(
         Some(i) => i.verb.to_string(),
         None => method.to_ascii_lowercase(),
     };
+    let labels = request_labels(&app, info.as_ref(), &method, req.uri().query());
+    // kube's apiserver_longrunning_requests: up while a watch or a streaming subresource is
+    // served (its labels are the request's, without dry_run).
+    let long_running_gauge = long_running(info.as_ref()).then(|| {
+        let g = metrics::gauge!(
+            "apiserver_longrunning_requests",
+            &labels
+                .iter()
+                .filter(|(k, _)| *k != "dry_run")
+                .cloned()
+                .collect::<Vec<_>>()
+        );
+        g.increment(1.0);
+        LongRunning(g)
+    });
     let record: std::sync::OnceLock<Arc<crate::audit::Record>> = std::sync::OnceLock::new();
     let annotations = crate::admission::AuditAnnotations::default();
     req.extensions_mut().insert(annotations.clone());
@@ -449,8 +464,34 @@ pub async fn handle(
         resp.headers_mut().insert("audit-id", v);
     }
     let code = resp.status().as_u16().to_string();
-    // Label values come only from what the server serves, so a client cannot create new time
-    // series with made-up paths.
+    let mut labels = labels.to_vec();
+    labels.push(("code", code));
+    metrics::counter!("apiserver_request_total", &labels).increment(1);
+    labels.pop();
+    metrics::histogram!("apiserver_request_duration_seconds", &labels)
+        .record(start.elapsed().as_secs_f64());
+    match long_running_gauge {
+        // The gauge goes down when the streamed body ends (or the client leaves).
+        Some(g) => resp.map(|b| {
+            GuardedBody {
+                inner: b,
+                _guard: g,
+            }
+            .boxed()
+        }),
+        None => resp,
+    }
+}
+
+/// kube's label values of one request's metrics: `verb`, `dry_run`, `group`, `version`,
+/// `resource`, `subresource`, `scope`, `component`. Values come only from what the server
+/// serves, so a client cannot create new time series with made-up paths.
+fn request_labels(
+    app: &App,
+    info: Option<&request_info::RequestInfo>,
+    method: &str,
+    query: Option<&str>,
+) -> [(&'static str, String); 8] {
     let info = info.filter(|i| {
         app.store
             .registry()
@@ -460,7 +501,7 @@ pub async fn handle(
                 && matches!(i.resource.as_str(), "selfsubjectreviews" | "tokenreviews"))
             || (i.group == "authorization.k8s.io" && i.resource.ends_with("reviews"))
     });
-    let (verb, group, version, resource, subresource, scope) = match &info {
+    let (verb, group, version, resource, subresource, scope) = match info {
         Some(i) => (
             metric_verb(i.verb).to_string(),
             i.group.clone(),
@@ -478,19 +519,31 @@ pub async fn handle(
                             | "eviction"
                             | "token"
                             | "approval"
+                            | "ephemeralcontainers"
+                            | "resize"
+                            // kube's connect subresources
+                            | "log"
+                            | "exec"
+                            | "attach"
+                            | "portforward"
+                            | "proxy"
                     )
                 })
                 .unwrap_or_default()
                 .to_string(),
-            if i.namespace.is_some() {
+            // kube's CleanScope: the request's namespace, else a named object, else the
+            // collection.
+            if i.path_namespace.is_some() {
                 "namespace"
+            } else if i.name.is_some() {
+                "resource"
             } else {
                 "cluster"
             },
         ),
         None => (
             // Non-resource and unknown requests: the method, from a fixed set.
-            match method.as_str() {
+            match method {
                 m @ ("GET" | "HEAD" | "POST" | "PUT" | "PATCH" | "DELETE" | "OPTIONS") => {
                     m.to_string()
                 }
@@ -503,19 +556,36 @@ pub async fn handle(
             "",
         ),
     };
-    let labels = [
+    [
         ("verb", verb),
+        ("dry_run", dry_run(query).to_string()),
         ("group", group),
         ("version", version),
         ("resource", resource),
         ("subresource", subresource),
         ("scope", scope.to_string()),
-        ("code", code),
-    ];
-    metrics::counter!("apiserver_request_total", &labels).increment(1);
-    metrics::histogram!("apiserver_request_duration_seconds", &labels[..6])
-        .record(start.elapsed().as_secs_f64());
-    resp
+        ("component", "apiserver".to_string()),
+    ]
+}
+
+/// kube's `dry_run` label: `All` when the request asks for a dry run, else empty.
+fn dry_run(query: Option<&str>) -> &'static str {
+    if form_urlencoded::parse(query.unwrap_or("").as_bytes())
+        .any(|(k, v)| k == "dryRun" && v == "All")
+    {
+        "All"
+    } else {
+        ""
+    }
+}
+
+/// Holds `apiserver_longrunning_requests` up while a long-running response is served.
+struct LongRunning(metrics::Gauge);
+
+impl Drop for LongRunning {
+    fn drop(&mut self) {
+        self.0.decrement(1.0);
+    }
 }
 
 /// kube's authorization audit annotations.
@@ -826,13 +896,14 @@ impl Drop for ActivityGuard {
     }
 }
 
-/// A response body that keeps its request counted as in flight until it is dropped.
-struct GuardedBody {
+/// A response body that keeps a guard alive until it is dropped (its request counted as in
+/// flight, a long-running request's gauge).
+struct GuardedBody<G = ActivityGuard> {
     inner: Body,
-    _guard: ActivityGuard,
+    _guard: G,
 }
 
-impl hyper::body::Body for GuardedBody {
+impl<G: Unpin> hyper::body::Body for GuardedBody<G> {
     type Data = Bytes;
     type Error = Infallible;
 
