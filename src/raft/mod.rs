@@ -301,9 +301,15 @@ enum Route {
     NoLeader,
 }
 
+/// A reader waiting for the next ReadIndex round, with its trace context.
+type ReadWaiter = (
+    oneshot::Sender<Result<u64, Attempt>>,
+    Option<crate::telemetry::trace::Context>,
+);
+
 #[derive(Default)]
 struct ReadBatch {
-    waiters: Vec<oneshot::Sender<Result<u64, Attempt>>>,
+    waiters: Vec<ReadWaiter>,
     running: bool,
 }
 
@@ -716,8 +722,12 @@ impl RaftNode {
                 }
                 std::mem::take(&mut b.waiters)
             };
-            let r = self.read_round().await;
-            for w in waiters {
+            // The round continues the trace of the first reader that has one.
+            let r = match waiters.iter().find_map(|(_, ctx)| *ctx) {
+                Some(ctx) => crate::telemetry::trace::scope(ctx, self.read_round()).await,
+                None => self.read_round().await,
+            };
+            for (w, _) in waiters {
                 let _ = w.send(r.clone());
             }
         }
@@ -729,7 +739,7 @@ impl RaftNode {
         let (tx, rx) = oneshot::channel();
         let start = {
             let mut b = lock(&self.inner.reads);
-            b.waiters.push(tx);
+            b.waiters.push((tx, crate::telemetry::trace::current()));
             !std::mem::replace(&mut b.running, true)
         };
         if start {

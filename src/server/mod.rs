@@ -267,9 +267,50 @@ fn long_running(info: Option<&request_info::RequestInfo>) -> bool {
     })
 }
 
+/// Serves one request in its trace: the client's `traceparent` continued (else a new
+/// trace), a `request` span (method, path, user agent, then verb and resource) around the
+/// filter chain, and the context in the task for calls to the leader. No header that may
+/// hold a credential goes into the span.
+pub async fn handle(
+    app: Arc<App>,
+    peer: crate::authn::x509::Peer,
+    remote: Option<SocketAddr>,
+    req: Request<Incoming>,
+) -> Response<Body> {
+    use crate::telemetry::trace;
+    use tracing::Instrument;
+    let ctx = req
+        .headers()
+        .get(trace::TRACEPARENT)
+        .and_then(|v| v.to_str().ok())
+        .and_then(trace::Context::parse)
+        .map(|parent| parent.child())
+        .unwrap_or_else(|| trace::Context::root(trace::sample_root()));
+    let user_agent = req
+        .headers()
+        .get(header::USER_AGENT)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("");
+    let span = tracing::info_span!(
+        "request",
+        trace_id = %ctx.trace_id_hex(),
+        span_id = %ctx.span_id_hex(),
+        parent_span_id = %ctx.parent_span_id_hex(),
+        method = %req.method(),
+        path = %req.uri().path(),
+        user_agent = %user_agent.chars().take(256).collect::<String>(),
+        verb = tracing::field::Empty,
+        resource = tracing::field::Empty,
+    );
+    // Boxed: the chain's future is large, and the wrappers would copy it on the stack.
+    let chain: std::pin::Pin<Box<dyn std::future::Future<Output = Response<Body>> + Send>> =
+        Box::pin(filter_chain(app, peer, remote, req));
+    trace::scope(ctx, chain.instrument(span)).await
+}
+
 /// The filter chain, outermost first. `peer` is what the connection's verified client
 /// certificate is (a user, an authenticating proxy, or none); `remote` the client's address.
-pub async fn handle(
+async fn filter_chain(
     app: Arc<App>,
     peer: crate::authn::x509::Peer,
     remote: Option<SocketAddr>,
@@ -303,6 +344,11 @@ pub async fn handle(
         None => method.to_ascii_lowercase(),
     };
     let labels = request_labels(&app, info.as_ref(), &method, req.uri().query());
+    let span = tracing::Span::current();
+    span.record("verb", audit_verb.as_str());
+    if let Some(i) = &info {
+        span.record("resource", i.resource.as_str());
+    }
     // kube's apiserver_longrunning_requests: up while a watch or a streaming subresource is
     // served (its labels are the request's, without dry_run).
     let long_running_gauge = long_running(info.as_ref()).then(|| {
@@ -464,6 +510,13 @@ pub async fn handle(
         resp.headers_mut().insert("audit-id", v);
     }
     let code = resp.status().as_u16().to_string();
+    // kube's httplog line (its verbosity 3 is our debug).
+    tracing::debug!(
+        code = resp.status().as_u16(),
+        latency_ms = start.elapsed().as_secs_f64() * 1000.0,
+        audit_id = %audit_id,
+        "HTTP"
+    );
     let mut labels = labels.to_vec();
     labels.push(("code", code));
     metrics::counter!("apiserver_request_total", &labels).increment(1);

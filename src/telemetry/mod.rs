@@ -1,6 +1,8 @@
 //! Observability plumbing shared by every layer: the log output (`logging`: kube's
-//! `--logging-format`, text or JSON lines) and the Prometheus recorder's histogram buckets
-//! (`metrics`).
+//! `--logging-format`, text or JSON lines), the Prometheus recorder's histogram buckets
+//! (`metrics`), and request trace context (`trace`: W3C `traceparent` taken from clients
+//! and carried to the leader in gRPC metadata).
 
 pub mod logging;
 pub mod metrics;
+pub mod trace;
