@@ -30,6 +30,10 @@ enum Command {
         /// Log format, `text` or `json` (kube's flag; `RAFTER_LOG` sets the filter).
         #[arg(long, default_value = "text")]
         logging_format: String,
+        /// kube's TracingConfiguration (apiserver.config.k8s.io): the sampling rate of new
+        /// traces (OTLP export is not implemented; spans are logged).
+        #[arg(long)]
+        tracing_config_file: Option<PathBuf>,
         /// HTTPS listen address of the Kubernetes API.
         #[arg(long, default_value = "127.0.0.1:6443")]
         listen: SocketAddr,
@@ -600,6 +604,19 @@ fn main() -> anyhow::Result<()> {
         _ => rafter::telemetry::logging::Format::Text,
     };
     rafter::telemetry::logging::init(format, rafter::raft::QUIET_LOGS);
+    if let Command::Serve {
+        tracing_config_file: Some(path),
+        ..
+    } = &cli.command
+    {
+        let c = rafter::telemetry::trace::TracingConfiguration::load(path)
+            .map_err(|e| anyhow::anyhow!("--tracing-config-file: {e}"))?;
+        rafter::telemetry::trace::set_sampling_rate_per_million(c.sampling_rate_per_million);
+        tracing::warn!(
+            endpoint = %c.endpoint,
+            "tracing: exporting spans over OTLP is not implemented; traces are propagated and their spans logged (RAFTER_LOG)"
+        );
+    }
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()?;
@@ -607,6 +624,7 @@ fn main() -> anyhow::Result<()> {
         Command::Serve {
             data_dir,
             logging_format: _,
+            tracing_config_file: _,
             listen,
             node_id,
             compaction_window,

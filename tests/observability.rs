@@ -398,3 +398,68 @@ fn unknown_logging_format_is_refused() {
         "nothing is created before the flags are checked"
     );
 }
+
+/// `--tracing-config-file` takes kube's TracingConfiguration: its sampling rate marks new
+/// traces sampled (seen in the request span's fields); an invalid file stops the start with
+/// kube's text.
+#[tokio::test]
+async fn tracing_configuration_sets_the_sampling_rate() {
+    let dir = tempfile::tempdir().unwrap();
+    let bad = dir.path().join("bad.yaml");
+    std::fs::write(
+        &bad,
+        "apiVersion: apiserver.config.k8s.io/v1beta1\nkind: TracingConfiguration\nsamplingRatePerMillion: -1\n",
+    )
+    .unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_rafter"))
+        .arg("serve")
+        .arg("--data-dir")
+        .arg(dir.path().join("data"))
+        .args(["--listen", "127.0.0.1:0", "--tracing-config-file"])
+        .arg(&bad)
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("samplingRatePerMillion: Invalid value: -1: sampling rate must be positive"),
+        "{err}"
+    );
+
+    let good = dir.path().join("tracing.yaml");
+    std::fs::write(
+        &good,
+        "apiVersion: apiserver.config.k8s.io/v1beta1\nkind: TracingConfiguration\nendpoint: localhost:4317\nsamplingRatePerMillion: 1000000\n",
+    )
+    .unwrap();
+    let good = good.to_str().unwrap().to_string();
+    let s = Server::start_wrapped(
+        &["env", "RAFTER_LOG=warn,rafter::server=debug"],
+        &["--logging-format=json", "--tracing-config-file", &good],
+        true,
+    );
+    let r = s
+        .client()
+        .get(format!("{}/api/v1/namespaces/default/configmaps", s.url))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), StatusCode::OK);
+    let path = s.stderr_path.clone().unwrap();
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let line = loop {
+        let text = std::fs::read_to_string(&path).unwrap();
+        let found = text
+            .lines()
+            .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+            .find(|l| l["msg"] == "HTTP" && l["path"] == "/api/v1/namespaces/default/configmaps");
+        if let Some(l) = found {
+            break l;
+        }
+        assert!(Instant::now() < deadline, "no HTTP line: {text}");
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    assert_eq!(line["sampled"], true, "{line}");
+    assert_eq!(line["trace_id"].as_str().map(str::len), Some(32), "{line}");
+    assert_eq!(line["parent_span_id"], "", "{line}");
+}

@@ -235,6 +235,7 @@ fn remote_span<T>(req: &Request<T>, name: &'static str) -> (trace::Context, trac
         trace_id = %ctx.trace_id_hex(),
         span_id = %ctx.span_id_hex(),
         parent_span_id = %ctx.parent_span_id_hex(),
+        sampled = ctx.sampled,
     );
     (ctx, span)
 }

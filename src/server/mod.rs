@@ -296,6 +296,7 @@ pub async fn handle(
         trace_id = %ctx.trace_id_hex(),
         span_id = %ctx.span_id_hex(),
         parent_span_id = %ctx.parent_span_id_hex(),
+        sampled = ctx.sampled,
         method = %req.method(),
         path = %req.uri().path(),
         user_agent = %user_agent.chars().take(256).collect::<String>(),

@@ -3,7 +3,9 @@
 //! anew), held for the request's task in a task-local ([`scope`], [`current`]), sent to the
 //! leader in gRPC metadata with forwarded writes and ReadIndex calls, and continued there in
 //! a child span. Log lines inside a request's `tracing` span carry its `trace_id` and
-//! `span_id` fields.
+//! `span_id` fields. [`TracingConfiguration`] is kube's `--tracing-config-file`: its
+//! sampling rate decides the `sampled` flag of new traces (OTLP export is not implemented;
+//! spans are seen in the logs).
 
 use std::fmt::Write;
 
@@ -128,6 +130,98 @@ fn new_span_id() -> [u8; 8] {
     id
 }
 
+/// kube's `--tracing-config-file`: an `apiserver.config.k8s.io` `TracingConfiguration`
+/// (`v1alpha1`, `v1beta1` or `v1`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TracingConfiguration {
+    /// The OTLP collector (kube's default `localhost:4317`).
+    pub endpoint: String,
+    /// The share of new traces that are sampled (kube's default 0).
+    pub sampling_rate_per_million: u32,
+}
+
+/// Why a tracing configuration file was refused (kube's texts).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ConfigError {
+    #[error("unable to read tracing configuration from {path:?}: {why}")]
+    Read { path: String, why: String },
+    #[error("unable to decode tracing configuration data: {0}")]
+    Decode(String),
+    #[error("{0}")]
+    Invalid(String),
+}
+
+#[derive(serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct TracingFile {
+    #[serde(default)]
+    api_version: String,
+    #[serde(default)]
+    kind: String,
+    endpoint: Option<String>,
+    sampling_rate_per_million: Option<i64>,
+}
+
+impl TracingConfiguration {
+    /// Reads and validates a configuration file.
+    pub fn load(path: &std::path::Path) -> Result<TracingConfiguration, ConfigError> {
+        let data = std::fs::read_to_string(path).map_err(|e| ConfigError::Read {
+            path: path.display().to_string(),
+            why: e.to_string(),
+        })?;
+        TracingConfiguration::parse(&data)
+    }
+
+    /// Parses and validates a configuration (JSON or YAML).
+    pub fn parse(data: &str) -> Result<TracingConfiguration, ConfigError> {
+        let f: TracingFile =
+            serde_yaml::from_str(data).map_err(|e| ConfigError::Decode(e.to_string()))?;
+        let known = matches!(
+            f.api_version.as_str(),
+            "apiserver.config.k8s.io/v1alpha1"
+                | "apiserver.config.k8s.io/v1beta1"
+                | "apiserver.config.k8s.io/v1"
+        );
+        if !known || f.kind != "TracingConfiguration" {
+            return Err(ConfigError::Decode(format!(
+                "no kind {:?} is registered for version {:?}",
+                f.kind, f.api_version
+            )));
+        }
+        let mut errs = Vec::new();
+        let rate = f.sampling_rate_per_million.unwrap_or(0);
+        if rate < 0 {
+            errs.push(format!(
+                "samplingRatePerMillion: Invalid value: {rate}: sampling rate must be positive"
+            ));
+        }
+        if rate > 1_000_000 {
+            errs.push(format!("samplingRatePerMillion: Invalid value: {rate}: sampling rate per million must be less than or equal to one million"));
+        }
+        let endpoint = f.endpoint.unwrap_or_else(|| "localhost:4317".to_string());
+        let full = if endpoint.contains("//") {
+            endpoint.clone()
+        } else {
+            format!("dns://{endpoint}")
+        };
+        let scheme = full.split_once("://").map(|(s, _)| s).unwrap_or("");
+        if !matches!(scheme, "dns" | "unix" | "unix-abstract") {
+            errs.push(format!("endpoint: Invalid value: {full:?}: unsupported scheme: {scheme}.  Options are none, dns, unix, or unix-abstract.  See https://github.com/grpc/grpc/blob/master/doc/naming.md"));
+        }
+        if !errs.is_empty() {
+            return Err(ConfigError::Invalid(if errs.len() == 1 {
+                errs.remove(0)
+            } else {
+                format!("[{}]", errs.join(", "))
+            }));
+        }
+        Ok(TracingConfiguration {
+            endpoint,
+            sampling_rate_per_million: rate as u32,
+        })
+    }
+}
+
 /// `samplingRatePerMillion` of the tracing configuration: the share of new traces that are
 /// recorded (0 without one). A client's `traceparent` decides for its own trace.
 static SAMPLING_PER_MILLION: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
@@ -200,6 +294,39 @@ mod tests {
         // A later version may add fields.
         assert!(
             Context::parse("01-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-00-x").is_some()
+        );
+    }
+
+    #[test]
+    fn tracing_configuration_as_kube_validates_it() {
+        let c = TracingConfiguration::parse(
+            "apiVersion: apiserver.config.k8s.io/v1beta1\nkind: TracingConfiguration\nsamplingRatePerMillion: 250\n",
+        )
+        .unwrap();
+        assert_eq!(c.endpoint, "localhost:4317");
+        assert_eq!(c.sampling_rate_per_million, 250);
+        let bad = |body: &str| {
+            TracingConfiguration::parse(&format!(
+                "apiVersion: apiserver.config.k8s.io/v1\nkind: TracingConfiguration\n{body}"
+            ))
+            .unwrap_err()
+            .to_string()
+        };
+        assert_eq!(
+            bad("samplingRatePerMillion: -1"),
+            "samplingRatePerMillion: Invalid value: -1: sampling rate must be positive"
+        );
+        assert_eq!(
+            bad("samplingRatePerMillion: 1000001"),
+            "samplingRatePerMillion: Invalid value: 1000001: sampling rate per million must be less than or equal to one million"
+        );
+        assert!(bad("endpoint: http://collector:4317").starts_with(
+            r#"endpoint: Invalid value: "http://collector:4317": unsupported scheme: http."#
+        ));
+        let e = TracingConfiguration::parse("apiVersion: v1\nkind: Pod\n").unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            r#"unable to decode tracing configuration data: no kind "Pod" is registered for version "v1""#
         );
     }
 
