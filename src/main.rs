@@ -604,22 +604,26 @@ fn main() -> anyhow::Result<()> {
         _ => rafter::telemetry::logging::Format::Text,
     };
     rafter::telemetry::logging::init(format, rafter::raft::QUIET_LOGS);
-    if let Command::Serve {
-        tracing_config_file: Some(path),
-        ..
-    } = &cli.command
-    {
-        let c = rafter::telemetry::trace::TracingConfiguration::load(path)
-            .map_err(|e| anyhow::anyhow!("--tracing-config-file: {e}"))?;
-        rafter::telemetry::trace::set_sampling_rate_per_million(c.sampling_rate_per_million);
-        tracing::warn!(
-            endpoint = %c.endpoint,
-            "tracing: exporting spans over OTLP is not implemented; traces are propagated and their spans logged (RAFTER_LOG)"
-        );
-    }
+    let tracing_config = match &cli.command {
+        Command::Serve {
+            tracing_config_file: Some(path),
+            ..
+        } => Some(
+            rafter::telemetry::trace::TracingConfiguration::load(path)
+                .map_err(|e| anyhow::anyhow!("--tracing-config-file: {e}"))?,
+        ),
+        _ => None,
+    };
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()?;
+    // kube's tracing: sampled spans exported over OTLP (service name "apiserver", as kube).
+    if let Some(c) = &tracing_config {
+        let _in_runtime = rt.enter();
+        rafter::telemetry::trace::set_sampling_rate_per_million(c.sampling_rate_per_million);
+        rafter::telemetry::otlp::start(&c.endpoint, "apiserver")
+            .map_err(|e| anyhow::anyhow!("--tracing-config-file: {e}"))?;
+    }
     match cli.command {
         Command::Serve {
             data_dir,

@@ -463,3 +463,111 @@ async fn tracing_configuration_sets_the_sampling_rate() {
     assert_eq!(line["trace_id"].as_str().map(str::len), Some(32), "{line}");
     assert_eq!(line["parent_span_id"], "", "{line}");
 }
+
+/// A collector written here (OTLP's gRPC TraceService) receiving what a replica exports.
+struct Collector(tokio::sync::mpsc::UnboundedSender<rafter::telemetry::otlp::pb::Span>);
+
+#[tonic::async_trait]
+impl rafter::telemetry::otlp::pb::trace_service_server::TraceService for Collector {
+    async fn export(
+        &self,
+        req: tonic::Request<rafter::telemetry::otlp::pb::ExportTraceServiceRequest>,
+    ) -> Result<
+        tonic::Response<rafter::telemetry::otlp::pb::ExportTraceServiceResponse>,
+        tonic::Status,
+    > {
+        for rs in req.into_inner().resource_spans {
+            let service = rs
+                .resource
+                .iter()
+                .flat_map(|r| &r.attributes)
+                .any(|a| a.key == "service.name");
+            assert!(service, "no service.name");
+            for ss in rs.scope_spans {
+                for span in ss.spans {
+                    let _ = self.0.send(span);
+                }
+            }
+        }
+        Ok(tonic::Response::new(Default::default()))
+    }
+}
+
+/// With a tracing configuration, a request's span (sampled by the client's `traceparent`)
+/// reaches the configured OTLP collector with the client's trace id and parent.
+#[tokio::test]
+async fn sampled_spans_are_exported_over_otlp() {
+    use rafter::telemetry::otlp::pb;
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+    let incoming =
+        tonic::transport::server::TcpIncoming::from_listener(listener, true, None).unwrap();
+    let server = tokio::spawn(
+        tonic::transport::Server::builder()
+            .add_service(pb::trace_service_server::TraceServiceServer::new(
+                Collector(tx),
+            ))
+            .serve_with_incoming(incoming),
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = dir.path().join("tracing.yaml");
+    // Nothing sampled but what a client asks for.
+    std::fs::write(
+        &cfg,
+        format!("apiVersion: apiserver.config.k8s.io/v1\nkind: TracingConfiguration\nendpoint: 127.0.0.1:{port}\nsamplingRatePerMillion: 0\n"),
+    )
+    .unwrap();
+    let cfg = cfg.to_str().unwrap().to_string();
+    let s = Server::start_with(&["--tracing-config-file", &cfg]);
+    let trace = "0af7651916cd43dd8448eb211c80319c";
+    let r = s
+        .client()
+        .get(format!("{}/api/v1/namespaces/default/configmaps", s.url))
+        .header("traceparent", format!("00-{trace}-b7ad6b7169203331-01"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), StatusCode::OK);
+    let want = hex_bytes(trace);
+    let span = tokio::time::timeout(Duration::from_secs(20), async {
+        loop {
+            let span = rx.recv().await.expect("collector open");
+            if span.trace_id == want {
+                return span;
+            }
+        }
+    })
+    .await
+    .expect("the request's span reached the collector");
+    assert_eq!(span.name, "HTTP GET");
+    assert_eq!(span.parent_span_id, hex_bytes("b7ad6b7169203331"));
+    assert_eq!(span.span_id.len(), 8);
+    assert!(span.end_time_unix_nano >= span.start_time_unix_nano);
+    let attr = |k: &str| {
+        span.attributes
+            .iter()
+            .find(|a| a.key == k)
+            .and_then(|a| a.value.clone())
+            .and_then(|v| v.value)
+    };
+    assert_eq!(
+        attr("path"),
+        Some(pb::any_value::Value::StringValue(
+            "/api/v1/namespaces/default/configmaps".into()
+        ))
+    );
+    assert_eq!(attr("code"), Some(pb::any_value::Value::IntValue(200)));
+    assert_eq!(
+        attr("verb"),
+        Some(pb::any_value::Value::StringValue("list".into()))
+    );
+    drop(s);
+    server.abort();
+}
+
+fn hex_bytes(s: &str) -> Vec<u8> {
+    (0..s.len() / 2)
+        .map(|i| u8::from_str_radix(&s[2 * i..2 * i + 2], 16).unwrap())
+        .collect()
+}

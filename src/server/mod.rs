@@ -302,6 +302,7 @@ pub async fn handle(
         user_agent = %user_agent.chars().take(256).collect::<String>(),
         verb = tracing::field::Empty,
         resource = tracing::field::Empty,
+        code = tracing::field::Empty,
     );
     // Boxed: the chain's future is large, and the wrappers would copy it on the stack.
     let chain: std::pin::Pin<Box<dyn std::future::Future<Output = Response<Body>> + Send>> =
@@ -511,6 +512,7 @@ async fn filter_chain(
         resp.headers_mut().insert("audit-id", v);
     }
     let code = resp.status().as_u16().to_string();
+    tracing::Span::current().record("code", resp.status().as_u16());
     // kube's httplog line (its verbosity 3 is our debug).
     tracing::debug!(
         code = resp.status().as_u16(),

@@ -6,7 +6,8 @@
 //! verbosity: 0 for info and warnings, 4 for debug, 6 for trace; errors have none, as
 //! klog's), plus `level`, `logger` (the module) and the fields of the event and of every
 //! span it happened in, outermost first (a request's `trace_id`, for instance). Nothing here
-//! decides what is logged: callers never put credentials in fields.
+//! decides what is logged: callers never put credentials in fields. The same subscriber
+//! carries the span exporter (`telemetry::otlp`), filtered on its own.
 
 use std::io::Write;
 
@@ -55,13 +56,33 @@ fn default_filter(quiet: &str) -> EnvFilter {
 /// Installs the global subscriber writing `format` to stderr. `quiet` are directives added
 /// to the default filter (used when `RAFTER_LOG` is unset).
 pub fn init(format: Format, quiet: &str) {
+    use tracing::subscriber::Interest;
     let filter = EnvFilter::try_from_env("RAFTER_LOG").unwrap_or_else(|_| default_filter(quiet));
-    let registry = tracing_subscriber::registry().with(filter);
+    // Span export sees the request and peer spans whatever `RAFTER_LOG` says, and only once
+    // it is started (decided per span, never cached as "off").
+    let export = super::otlp::OtlpLayer.with_filter(
+        tracing_subscriber::filter::DynFilterFn::new(|m, _| {
+            super::otlp::active() && super::otlp::exported(m)
+        })
+        .with_callsite_filter(|m| {
+            if super::otlp::exported(m) {
+                Interest::sometimes()
+            } else {
+                Interest::never()
+            }
+        })
+        .with_max_level_hint(tracing::level_filters::LevelFilter::INFO),
+    );
+    let registry = tracing_subscriber::registry().with(export);
     let res = match format {
         Format::Text => registry
-            .with(tracing_subscriber::fmt::layer().with_writer(std::io::stderr))
+            .with(
+                tracing_subscriber::fmt::layer()
+                    .with_writer(std::io::stderr)
+                    .with_filter(filter),
+            )
             .try_init(),
-        Format::Json => registry.with(JsonLayer).try_init(),
+        Format::Json => registry.with(JsonLayer.with_filter(filter)).try_init(),
     };
     // A second call (tests running several replicas in one process) keeps the first.
     let _ = res;

@@ -4,8 +4,8 @@
 //! leader in gRPC metadata with forwarded writes and ReadIndex calls, and continued there in
 //! a child span. Log lines inside a request's `tracing` span carry its `trace_id` and
 //! `span_id` fields. [`TracingConfiguration`] is kube's `--tracing-config-file`: its
-//! sampling rate decides the `sampled` flag of new traces (OTLP export is not implemented;
-//! spans are seen in the logs).
+//! sampling rate decides the `sampled` flag of new traces, and `telemetry::otlp` exports
+//! the sampled spans to its endpoint.
 
 use std::fmt::Write;
 
