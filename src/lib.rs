@@ -26,6 +26,7 @@ pub mod raft;
 pub mod registry;
 pub mod server;
 pub mod storage;
+pub mod telemetry;
 pub mod watch;
 
 use std::collections::BTreeMap;
@@ -318,7 +319,18 @@ fn metrics_handle() -> metrics_exporter_prometheus::PrometheusHandle {
         std::sync::OnceLock::new();
     HANDLE
         .get_or_init(|| {
-            let recorder = metrics_exporter_prometheus::PrometheusBuilder::new().build_recorder();
+            // kube's histograms with kube's buckets (a histogram without buckets would be
+            // rendered as a summary).
+            let mut builder = metrics_exporter_prometheus::PrometheusBuilder::new();
+            for (name, buckets) in telemetry::metrics::histogram_buckets() {
+                builder = builder
+                    .set_buckets_for_metric(
+                        metrics_exporter_prometheus::Matcher::Full(name.to_string()),
+                        buckets,
+                    )
+                    .expect("histogram buckets are never empty");
+            }
+            let recorder = builder.build_recorder();
             let handle = recorder.handle();
             let _ = metrics::set_global_recorder(recorder);
             handle

@@ -27,6 +27,13 @@ enum Command {
         /// Data folder: RocksDB, certificates and admin.kubeconfig.
         #[arg(long, default_value = "rafter-data")]
         data_dir: PathBuf,
+        /// Log format, `text` or `json` (kube's flag; `RAFTER_LOG` sets the filter).
+        #[arg(long, default_value = "text")]
+        logging_format: String,
+        /// kube's TracingConfiguration (apiserver.config.k8s.io): the sampling rate of new
+        /// traces (OTLP export is not implemented; spans are logged).
+        #[arg(long)]
+        tracing_config_file: Option<PathBuf>,
         /// HTTPS listen address of the Kubernetes API.
         #[arg(long, default_value = "127.0.0.1:6443")]
         listen: SocketAddr,
@@ -595,21 +602,40 @@ fn tune_allocators() {
 
 fn main() -> anyhow::Result<()> {
     tune_allocators();
-    tracing_subscriber::fmt()
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_env("RAFTER_LOG").unwrap_or_else(|_| {
-                tracing_subscriber::EnvFilter::new(format!("warn,{}", rafter::raft::QUIET_LOGS))
-            }),
-        )
-        .with_writer(std::io::stderr)
-        .init();
     let cli = Cli::parse();
+    // kube's --logging-format (only `serve` has it); a bad value stops the start.
+    let format = match &cli.command {
+        Command::Serve { logging_format, .. } => logging_format
+            .parse()
+            .map_err(|e: rafter::telemetry::logging::Error| anyhow::anyhow!(e))?,
+        _ => rafter::telemetry::logging::Format::Text,
+    };
+    rafter::telemetry::logging::init(format, rafter::raft::QUIET_LOGS);
+    let tracing_config = match &cli.command {
+        Command::Serve {
+            tracing_config_file: Some(path),
+            ..
+        } => Some(
+            rafter::telemetry::trace::TracingConfiguration::load(path)
+                .map_err(|e| anyhow::anyhow!("--tracing-config-file: {e}"))?,
+        ),
+        _ => None,
+    };
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()?;
+    // kube's tracing: sampled spans exported over OTLP (service name "apiserver", as kube).
+    if let Some(c) = &tracing_config {
+        let _in_runtime = rt.enter();
+        rafter::telemetry::trace::set_sampling_rate_per_million(c.sampling_rate_per_million);
+        rafter::telemetry::otlp::start(&c.endpoint, "apiserver")
+            .map_err(|e| anyhow::anyhow!("--tracing-config-file: {e}"))?;
+    }
     match cli.command {
         Command::Serve {
             data_dir,
+            logging_format: _,
+            tracing_config_file: _,
             listen,
             node_id,
             compaction_window,

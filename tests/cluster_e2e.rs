@@ -37,6 +37,11 @@ impl Cluster {
 
     /// `cluster/up.sh n` with `args` added to every `rafter serve` (`RAFTER_ARGS`).
     fn up_with(n: usize, args: &str) -> Cluster {
+        Cluster::up_with_env(n, args, &[])
+    }
+
+    /// [`Cluster::up_with`] with `env` set for up.sh and the replicas (e.g. `RAFTER_LOG`).
+    fn up_with_env(n: usize, args: &str, env: &[(&str, &str)]) -> Cluster {
         let run = tempfile::tempdir().unwrap();
         let mut c = Cluster {
             kubeconfig: run.path().join("kubeconfig"),
@@ -51,6 +56,7 @@ impl Cluster {
             .env("RAFTER_RUN_DIR", c.run.path())
             .env("RAFTER_UP_TIMEOUT", "120")
             .env("RAFTER_ARGS", args)
+            .envs(env.iter().copied())
             .output()
             .expect("run cluster/up.sh");
         assert!(
@@ -1557,4 +1563,125 @@ fn a_new_cluster_forced_from_one_survivor_keeps_every_acknowledged_write() {
     let _ = child.wait();
     assert_eq!(names.len(), 30, "{names:?}");
     assert!(out.status.success(), "{}", stderr(&out));
+}
+
+/// The JSON log lines of replica `i` (`--logging-format=json`) whose `trace_id` is `trace`.
+fn traced_lines(c: &Cluster, i: usize, trace: &str) -> Vec<serde_json::Value> {
+    let text =
+        std::fs::read_to_string(c.dir().join(format!("replica-{i}.log"))).unwrap_or_default();
+    text.lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .filter(|l| l["trace_id"] == trace)
+        .collect()
+}
+
+/// A write and a linearizable read sent to a follower with the client's `traceparent` show
+/// the same trace id in the leader's log (JSON lines at debug): the forwarded write and the
+/// ReadIndex call carried the trace context, and the leader's work ran in a child span of
+/// the follower's request span.
+#[tokio::test]
+async fn trace_context_follows_a_request_to_the_leader() {
+    if haproxy_missing() || !replicas_supported() {
+        return;
+    }
+    let c = Cluster::up_with_env(
+        3,
+        "--logging-format=json",
+        &[("RAFTER_LOG", "warn,rafter=debug,openraft=error")],
+    );
+    let leader = (1..=3)
+        .find_map(|i| c.status(i).and_then(|s| s["leader"].as_u64()))
+        .expect("a leader") as usize;
+    let follower = (1..=3).find(|i| *i != leader).unwrap();
+    let r1 = c.dir().join("replica-1");
+    let mut pem = std::fs::read(r1.join("admin.crt")).unwrap();
+    pem.extend(std::fs::read(r1.join("admin.key")).unwrap());
+    let client = reqwest::Client::builder()
+        .use_rustls_tls()
+        .tls_built_in_root_certs(false)
+        .add_root_certificate(
+            reqwest::Certificate::from_pem(&std::fs::read(r1.join("ca.crt")).unwrap()).unwrap(),
+        )
+        .identity(reqwest::Identity::from_pem(&pem).unwrap())
+        .timeout(Duration::from_secs(30))
+        .build()
+        .unwrap();
+    let base = format!(
+        "https://{}/api/v1/namespaces/default/configmaps",
+        c.ports[&format!("REPLICA_{follower}_API")]
+    );
+    // The leader's line of `call` with `trace`, waited for (bounded); the follower's request
+    // span must be its parent.
+    let on_leader = |trace: &str, call: &str| -> serde_json::Value {
+        let deadline = Instant::now() + Duration::from_secs(15);
+        loop {
+            let lines = traced_lines(&c, leader, trace);
+            if let Some(l) = lines.iter().find(|l| l["call"] == call) {
+                return l.clone();
+            }
+            assert!(
+                Instant::now() < deadline,
+                "no {call} line with trace {trace} on the leader (replica {leader})"
+            );
+            std::thread::sleep(Duration::from_millis(200));
+        }
+    };
+    // A write through the follower: forwarded to the leader.
+    let trace = "4bf92f3577b34da6a3ce929d0e0e4736";
+    let r = client
+        .post(&base)
+        .header("traceparent", format!("00-{trace}-00f067aa0ba902b7-01"))
+        .json(&serde_json::json!({"metadata": {"name": "traced"}}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 201, "{}", r.text().await.unwrap());
+    let served = traced_lines(&c, follower, trace);
+    let request = served
+        .iter()
+        .find(|l| l["msg"] == "HTTP")
+        .unwrap_or_else(|| panic!("no HTTP line with the trace on the follower: {served:?}"));
+    assert_eq!(request["parent_span_id"], "00f067aa0ba902b7", "{request}");
+    assert_eq!(request["verb"], "create", "{request}");
+    assert_eq!(request["code"], 201, "{request}");
+    let forwarded = on_leader(trace, "forward");
+    assert_eq!(forwarded["msg"], "forwarded write committed", "{forwarded}");
+    assert_eq!(
+        forwarded["parent_span_id"], request["span_id"],
+        "the leader's span continues the follower's: {forwarded} {request}"
+    );
+    // A linearizable LIST through the follower: a ReadIndex call to the leader. Readers
+    // arriving together share a round (and its trace); a few tries find ours alone.
+    let mut found = None;
+    for n in 0..5 {
+        let trace = format!("{:032x}", 0xabc0 + n);
+        let r = client
+            .get(&base)
+            .header("traceparent", format!("00-{trace}-00f067aa0ba902b8-01"))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status(), 200);
+        let deadline = Instant::now() + Duration::from_secs(5);
+        while found.is_none() && Instant::now() < deadline {
+            found = traced_lines(&c, leader, &trace)
+                .into_iter()
+                .find(|l| l["call"] == "read_index");
+            std::thread::sleep(Duration::from_millis(200));
+        }
+        if found.is_some() {
+            break;
+        }
+    }
+    let read = found.expect("a ReadIndex line with the client's trace on the leader");
+    assert_eq!(read["msg"], "read index confirmed", "{read}");
+    // No credential reaches the logs.
+    for i in 1..=3 {
+        let text = std::fs::read_to_string(c.dir().join(format!("replica-{i}.log"))).unwrap();
+        let leaked: Vec<&str> = text
+            .lines()
+            .filter(|l| l.contains("Bearer ") || l.contains("PRIVATE KEY"))
+            .collect();
+        assert!(leaked.is_empty(), "replica {i}: {leaked:?}");
+    }
 }

@@ -519,6 +519,12 @@ impl Kv {
         self.inner.raft.is_leader()
     }
 
+    /// Sets the replication gauges (`rafter_raft_*`) from the raft node's state; called when
+    /// metrics are scraped.
+    pub fn record_metrics(&self) {
+        self.inner.raft.record_metrics();
+    }
+
     /// Stops the compactor and raft (idempotent), then waits (bounded) until raft's tasks
     /// have released the database, so that dropping the last `Kv` clone closes it (and the
     /// data dir can be reopened). Reads keep working on local data until then.

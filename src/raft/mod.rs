@@ -329,9 +329,15 @@ enum Route {
     NoLeader,
 }
 
+/// A reader waiting for the next ReadIndex round, with its trace context.
+type ReadWaiter = (
+    oneshot::Sender<Result<u64, Attempt>>,
+    Option<crate::telemetry::trace::Context>,
+);
+
 #[derive(Default)]
 struct ReadBatch {
-    waiters: Vec<oneshot::Sender<Result<u64, Attempt>>>,
+    waiters: Vec<ReadWaiter>,
     running: bool,
 }
 
@@ -457,6 +463,7 @@ impl RaftNode {
                 server: Mutex::new(server),
             }),
         };
+        node.init_metrics();
         // A replica a peer says was removed stops its raft node: no more campaigns (terms
         // stay put), requests fail fast, /readyz and the admin status say why.
         let weak = Arc::downgrade(&node.inner);
@@ -471,6 +478,52 @@ impl RaftNode {
             }
         });
         Ok(node)
+    }
+
+    /// Creates the raft counters at zero, and counts `rafter_raft_leader_changes_total`
+    /// (etcd's `leader_changes_seen`): every time this replica sees a new leader, until the
+    /// node stops.
+    fn init_metrics(&self) {
+        metrics::counter!("rafter_raft_leader_changes_total").increment(0);
+        metrics::counter!("rafter_raft_proposals_committed_total").increment(0);
+        metrics::counter!("rafter_raft_proposals_failed_total").increment(0);
+        for kind in ["policy", "transfer"] {
+            metrics::counter!("rafter_raft_snapshot_builds_total", "kind" => kind).increment(0);
+        }
+        let mut rx = self.inner.raft.metrics();
+        tokio::spawn(async move {
+            let mut last: Option<NodeId> = None;
+            loop {
+                let leader = rx.borrow_watched().current_leader;
+                if leader.is_some() && leader != last {
+                    metrics::counter!("rafter_raft_leader_changes_total").increment(1);
+                }
+                if leader.is_some() {
+                    last = leader;
+                }
+                if rx.changed().await.is_err() {
+                    return;
+                }
+            }
+        });
+    }
+
+    /// Sets the raft gauges from the node's current metrics (called when metrics are
+    /// scraped): term, leadership, the log's indices and the apply lag.
+    pub fn record_metrics(&self) {
+        let m = self.metrics();
+        let committed = idx_of(&m.local_committed).unwrap_or(0);
+        let applied = idx_of(&m.last_applied).unwrap_or(0);
+        let is_leader = m.state == ServerState::Leader && m.current_leader == Some(self.inner.id);
+        metrics::gauge!("rafter_raft_current_term").set(m.current_term as f64);
+        metrics::gauge!("rafter_raft_is_leader").set(f64::from(u8::from(is_leader)));
+        metrics::gauge!("rafter_raft_has_leader")
+            .set(f64::from(u8::from(m.current_leader.is_some())));
+        metrics::gauge!("rafter_raft_committed_index").set(committed as f64);
+        metrics::gauge!("rafter_raft_applied_index").set(applied as f64);
+        metrics::gauge!("rafter_raft_apply_lag").set(committed.saturating_sub(applied) as f64);
+        metrics::gauge!("rafter_raft_last_log_index").set(m.last_log_index.unwrap_or(0) as f64);
+        metrics::gauge!("rafter_raft_snapshot_index").set(idx_of(&m.snapshot).unwrap_or(0) as f64);
     }
 
     /// Why the raft node stopped by itself (a storage error such as a full disk, or a
@@ -637,12 +690,22 @@ impl RaftNode {
             self.wait_applied(idx, deadline).await?;
             Ok(resp)
         };
-        match tokio::time::timeout(timeout, run).await {
+        let started = Instant::now();
+        let r = match tokio::time::timeout(timeout, run).await {
             Ok(r) => r,
             Err(_) => Err(RaftFailure::Timeout(format!(
                 "proposal not committed and applied within {timeout:?}"
             ))),
+        };
+        match &r {
+            Ok(_) => {
+                metrics::counter!("rafter_raft_proposals_committed_total").increment(1);
+                metrics::histogram!("rafter_raft_propose_duration_seconds")
+                    .record(started.elapsed().as_secs_f64());
+            }
+            Err(_) => metrics::counter!("rafter_raft_proposals_failed_total").increment(1),
         }
+        r
     }
 
     /// One ReadIndex round: the leader confirms its leadership with a quorum and returns its
@@ -687,8 +750,12 @@ impl RaftNode {
                 }
                 std::mem::take(&mut b.waiters)
             };
-            let r = self.read_round().await;
-            for w in waiters {
+            // The round continues the trace of the first reader that has one.
+            let r = match waiters.iter().find_map(|(_, ctx)| *ctx) {
+                Some(ctx) => crate::telemetry::trace::scope(ctx, self.read_round()).await,
+                None => self.read_round().await,
+            };
+            for (w, _) in waiters {
                 let _ = w.send(r.clone());
             }
         }
@@ -700,7 +767,7 @@ impl RaftNode {
         let (tx, rx) = oneshot::channel();
         let start = {
             let mut b = lock(&self.inner.reads);
-            b.waiters.push(tx);
+            b.waiters.push((tx, crate::telemetry::trace::current()));
             !std::mem::replace(&mut b.running, true)
         };
         if start {
@@ -736,12 +803,18 @@ impl RaftNode {
                 }
             }
         };
-        match tokio::time::timeout(timeout, run).await {
+        let started = Instant::now();
+        let r = match tokio::time::timeout(timeout, run).await {
             Ok(r) => r,
             Err(_) => Err(RaftFailure::Timeout(format!(
                 "read barrier not reached within {timeout:?}"
             ))),
+        };
+        if r.is_ok() {
+            metrics::histogram!("rafter_raft_read_index_duration_seconds")
+                .record(started.elapsed().as_secs_f64());
         }
+        r
     }
 
     /// Executes `op` on the leader (from any replica); waits until a membership entry it

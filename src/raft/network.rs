@@ -1,8 +1,9 @@
 //! Raft peer transport over gRPC (tonic): the client side. [`NetworkFactory`] hands openraft
 //! one [`PeerClient`] per target replica (AppendEntries, Vote, TransferLeader, and full
 //! snapshots streamed in chunks); [`Peer`] makes the application-level calls (Forward,
-//! ReadIndex, Admin) to a named replica. Channels are cached per address and connect lazily;
-//! mutual TLS is used when [`PeerTls`] is configured.
+//! ReadIndex, Admin) to a named replica, with the caller's trace context in a `traceparent`
+//! metadata entry. Channels are cached per address and connect lazily; mutual TLS is used
+//! when [`PeerTls`] is configured.
 //!
 //! [`Faults`] lets tests cut traffic between replicas (loopback only): a blocked call fails as
 //! "unreachable" without being sent. It knows nothing of the state machine or storage.
@@ -305,6 +306,14 @@ impl Peer {
         let mut client = self.client()?;
         let mut request = tonic::Request::new(pb::Blob { data });
         request.set_timeout(timeout);
+        // The caller's trace (a client request's) continues on the peer.
+        if let Some(ctx) = crate::telemetry::trace::current() {
+            if let Ok(v) = ctx.traceparent().parse() {
+                request
+                    .metadata_mut()
+                    .insert(crate::telemetry::trace::TRACEPARENT, v);
+            }
+        }
         let fut = async move {
             match method {
                 Method::AppendEntries => client.append_entries(request).await,

@@ -3,13 +3,18 @@
 //! shared by local callers and remote ones.
 //!
 //! Every answer is a JSON `Result<_, WireError>` in a `Blob`; gRPC status codes are used only
-//! for undecodable requests. It knows nothing of the state machine beyond its raft handle.
+//! for undecodable requests. Forward and ReadIndex run in a `peer` span that continues the
+//! caller's `traceparent` metadata. It knows nothing of the state machine beyond its raft
+//! handle.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::net::SocketAddr;
 use std::path::PathBuf;
 
 use futures::StreamExt;
+use tracing::Instrument;
+
+use crate::telemetry::trace;
 use openraft::errors::{ClientWriteError, LinearizableReadError, RaftError};
 use openraft::{ChangeMembers, Raft, ReadPolicy, ServerState};
 use tonic::{Request, Response, Status, Streaming};
@@ -214,6 +219,27 @@ impl Service {
     }
 }
 
+/// The span a peer's call runs in on this replica: a child of the caller's `traceparent`
+/// (a forwarded request's trace), else a new trace.
+fn remote_span<T>(req: &Request<T>, name: &'static str) -> (trace::Context, tracing::Span) {
+    let ctx = req
+        .metadata()
+        .get(trace::TRACEPARENT)
+        .and_then(|v| v.to_str().ok())
+        .and_then(trace::Context::parse)
+        .map(|parent| parent.child())
+        .unwrap_or_else(|| trace::Context::root(false));
+    let span = tracing::info_span!(
+        "peer",
+        call = name,
+        trace_id = %ctx.trace_id_hex(),
+        span_id = %ctx.span_id_hex(),
+        parent_span_id = %ctx.parent_span_id_hex(),
+        sampled = ctx.sampled,
+    );
+    (ctx, span)
+}
+
 fn decode<T: serde::de::DeserializeOwned>(b: &pb::Blob) -> Result<T, Status> {
     wire::decode(&b.data).map_err(Status::invalid_argument)
 }
@@ -274,12 +300,40 @@ impl pb::raft_peer_server::RaftPeer for Service {
 
     async fn forward(&self, req: Request<pb::Blob>) -> Result<Response<pb::Blob>, Status> {
         let cmd: Command = decode(req.get_ref())?;
-        let r = leader_write(&self.raft, cmd).await;
+        let (ctx, span) = remote_span(&req, "forward");
+        let raft = &self.raft;
+        let r = trace::scope(
+            ctx,
+            async move {
+                let r = leader_write(raft, cmd).await;
+                match &r {
+                    Ok((index, _)) => tracing::debug!(index, "forwarded write committed"),
+                    Err(e) => tracing::debug!("forwarded write failed: {e:?}"),
+                }
+                r
+            }
+            .instrument(span),
+        )
+        .await;
         Ok(Response::new(blob(&r)?))
     }
 
-    async fn read_index(&self, _req: Request<pb::Blob>) -> Result<Response<pb::Blob>, Status> {
-        let r = leader_read_index(&self.raft).await;
+    async fn read_index(&self, req: Request<pb::Blob>) -> Result<Response<pb::Blob>, Status> {
+        let (ctx, span) = remote_span(&req, "read_index");
+        let raft = &self.raft;
+        let r = trace::scope(
+            ctx,
+            async move {
+                let r = leader_read_index(raft).await;
+                match &r {
+                    Ok(index) => tracing::debug!(index, "read index confirmed"),
+                    Err(e) => tracing::debug!("read index failed: {e:?}"),
+                }
+                r
+            }
+            .instrument(span),
+        )
+        .await;
         Ok(Response::new(blob(&r)?))
     }
 

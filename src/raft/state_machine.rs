@@ -46,6 +46,18 @@ struct Applied {
     events: Option<(Revision, Vec<Event>)>,
 }
 
+/// `rafter_raft_snapshot_builds_total`, `_build_duration_seconds` (by `kind`: `policy`, the
+/// durable state marked as a snapshot; `transfer`, a dump written for a follower) and
+/// `rafter_raft_snapshot_size_bytes` (dumps).
+fn record_build(kind: &'static str, started: std::time::Instant, size: Option<u64>) {
+    metrics::counter!("rafter_raft_snapshot_builds_total", "kind" => kind).increment(1);
+    metrics::histogram!("rafter_raft_snapshot_build_duration_seconds", "kind" => kind)
+        .record(started.elapsed().as_secs_f64());
+    if let Some(n) = size {
+        metrics::histogram!("rafter_raft_snapshot_size_bytes").record(n as f64);
+    }
+}
+
 fn io_err(e: impl ToString) -> io::Error {
     io::Error::other(e.to_string())
 }
@@ -234,6 +246,7 @@ impl StateMachine {
         meta: tokio::sync::oneshot::Sender<io::Result<SnapshotMetaOf<TypeConfig>>>,
     ) -> io::Result<SnapshotData> {
         let mut meta = Some(meta);
+        let started = std::time::Instant::now();
         let made = (|| -> io::Result<SnapshotData> {
             let tmp = temp_path(&self.snapshot_dir, "send");
             let file = std::fs::OpenOptions::new()
@@ -252,6 +265,8 @@ impl StateMachine {
                 .map_err(io_err)?;
             w.flush()?;
             drop(w);
+            let size = file.metadata().map(|m| m.len()).ok();
+            record_build("transfer", started, size);
             Ok(SnapshotData::file(tmp, file))
         })();
         if let (Err(e), Some(tx)) = (&made, meta.take()) {
@@ -429,7 +444,10 @@ impl RaftSnapshotBuilder<TypeConfig> for StateMachine {
 
     /// Nothing to write: the durable state machine at last-applied is the snapshot.
     async fn build_snapshot(&mut self) -> Result<SnapshotOf<TypeConfig, SnapshotData>, io::Error> {
-        self.state_snapshot()
+        let started = std::time::Instant::now();
+        let s = self.state_snapshot()?;
+        record_build("policy", started, None);
+        Ok(s)
     }
 }
 

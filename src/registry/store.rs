@@ -9,7 +9,7 @@
 //! Keys: `/<group or "core">/<resource>/[<namespace>/]<name>`. Values are the object's JSON
 //! without `metadata.resourceVersion`, which is always derived from the key's mod revision.
 
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use serde_json::{json, Map, Value};
 
@@ -139,6 +139,18 @@ impl<'a> Scope<'a> {
     pub fn key(&self, name: &str) -> Vec<u8> {
         format!("{}{}", self.prefix(), name).into_bytes()
     }
+}
+
+/// kube's `etcd_request_duration_seconds`: one storage call of `operation` (`get`, `list`,
+/// `create`, `update`, `delete`) on the scope's resource, `type` being `resource.group` as
+/// kube labels it.
+fn record_storage(operation: &'static str, scope: Scope<'_>, started: Instant) {
+    metrics::histogram!(
+        "etcd_request_duration_seconds",
+        "operation" => operation,
+        "type" => scope.gr().to_string()
+    )
+    .record(started.elapsed().as_secs_f64());
 }
 
 /// The end of the key range that starts with `prefix`.
@@ -309,10 +321,26 @@ impl Store {
         name: &str,
         at: Option<Revision>,
     ) -> Result<Value, Status> {
-        match self.kv.get(&scope.key(name), at).map_err(kv_status)? {
+        let started = Instant::now();
+        let got = self.kv.get(&scope.key(name), at);
+        record_storage("get", scope, started);
+        match got.map_err(kv_status)? {
             Some(kv) => decode(&kv),
             None => Err(Status::not_found(scope.gr(), name)),
         }
+    }
+
+    /// One write transaction on `scope`'s resource, timed as kube times its etcd calls.
+    async fn write(
+        &self,
+        op: &'static str,
+        scope: Scope<'_>,
+        txn: Txn,
+    ) -> Result<kv::TxnResponse, Status> {
+        let started = Instant::now();
+        let r = self.kv.txn(txn).await;
+        record_storage(op, scope, started);
+        r.map_err(kv_status)
     }
 
     /// Raw current state of a key (no barrier); for read-modify-write loops.
@@ -359,11 +387,13 @@ impl Store {
             // An unfiltered continue page whose token says how many keys are left reads
             // only its page; otherwise the range is counted for remainingItemCount.
             let count_from_token = known_remaining.filter(|_| !filtered);
+            let started = Instant::now();
             let res = match count_from_token {
                 Some(_) => self.kv.range_page(&start, &end, at.or(revision), batch),
                 None => self.kv.range(&start, &end, at.or(revision), batch),
-            }
-            .map_err(|e| match e {
+            };
+            record_storage("list", scope, started);
+            let res = res.map_err(|e| match e {
                 kv::Error::Compacted { .. } if opts.continue_token.is_some() => {
                     expired_continue(&prefix, &start, self)
                 }
@@ -658,10 +688,8 @@ impl Store {
             success.extend(ttl);
             add_charges(&charged, &mut compares, &mut success)?;
             let resp = self
-                .kv
-                .txn(Txn { compares, success })
-                .await
-                .map_err(kv_status)?;
+                .write("create", scope, Txn { compares, success })
+                .await?;
             if resp.succeeded {
                 set_rv(&mut obj, resp.revision);
                 return Ok(obj);
@@ -815,15 +843,17 @@ impl Store {
                     return Ok(new);
                 }
                 let resp = self
-                    .kv
-                    .txn(Txn {
-                        compares: vec![Compare::ModRevision(scope.key(name), cur.mod_revision)],
-                        success: vec![Op::Delete {
-                            key: scope.key(name),
-                        }],
-                    })
-                    .await
-                    .map_err(kv_status)?;
+                    .write(
+                        "delete",
+                        scope,
+                        Txn {
+                            compares: vec![Compare::ModRevision(scope.key(name), cur.mod_revision)],
+                            success: vec![Op::Delete {
+                                key: scope.key(name),
+                            }],
+                        },
+                    )
+                    .await?;
                 if resp.succeeded {
                     return Ok(new);
                 }
@@ -857,10 +887,8 @@ impl Store {
             success.extend(self.ttl_ops(info, &scope.key(name)));
             add_charges(&charged, &mut compares, &mut success)?;
             let resp = self
-                .kv
-                .txn(Txn { compares, success })
-                .await
-                .map_err(kv_status)?;
+                .write("update", scope, Txn { compares, success })
+                .await?;
             if resp.succeeded {
                 set_rv(&mut new, resp.revision);
                 return Ok(new);
@@ -954,16 +982,18 @@ impl Store {
                 });
             }
             let resp = self
-                .kv
-                .txn(Txn {
-                    compares: vec![Compare::ModRevision(scope.key(name), cur.mod_revision)],
-                    success: vec![Op::Put {
-                        key: scope.key(name),
-                        value: encode(&scope.key(name), &new)?,
-                    }],
-                })
-                .await
-                .map_err(kv_status)?;
+                .write(
+                    "update",
+                    scope,
+                    Txn {
+                        compares: vec![Compare::ModRevision(scope.key(name), cur.mod_revision)],
+                        success: vec![Op::Put {
+                            key: scope.key(name),
+                            value: encode(&scope.key(name), &new)?,
+                        }],
+                    },
+                )
+                .await?;
             if !resp.succeeded {
                 continue;
             }
@@ -991,15 +1021,17 @@ impl Store {
         revision: Revision,
     ) -> Result<bool, Status> {
         let resp = self
-            .kv
-            .txn(Txn {
-                compares: vec![Compare::ModRevision(scope.key(name), revision)],
-                success: vec![Op::Delete {
-                    key: scope.key(name),
-                }],
-            })
-            .await
-            .map_err(kv_status)?;
+            .write(
+                "delete",
+                scope,
+                Txn {
+                    compares: vec![Compare::ModRevision(scope.key(name), revision)],
+                    success: vec![Op::Delete {
+                        key: scope.key(name),
+                    }],
+                },
+            )
+            .await?;
         Ok(resp.succeeded)
     }
 

@@ -297,9 +297,52 @@ fn long_running(info: Option<&request_info::RequestInfo>) -> bool {
     })
 }
 
+/// Serves one request in its trace: the client's `traceparent` continued (else a new
+/// trace), a `request` span (method, path, user agent, then verb and resource) around the
+/// filter chain, and the context in the task for calls to the leader. No header that may
+/// hold a credential goes into the span.
+pub async fn handle(
+    app: Arc<App>,
+    peer: crate::authn::x509::Peer,
+    remote: Option<SocketAddr>,
+    req: Request<Incoming>,
+) -> Response<Body> {
+    use crate::telemetry::trace;
+    use tracing::Instrument;
+    let ctx = req
+        .headers()
+        .get(trace::TRACEPARENT)
+        .and_then(|v| v.to_str().ok())
+        .and_then(trace::Context::parse)
+        .map(|parent| parent.child())
+        .unwrap_or_else(|| trace::Context::root(trace::sample_root()));
+    let user_agent = req
+        .headers()
+        .get(header::USER_AGENT)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("");
+    let span = tracing::info_span!(
+        "request",
+        trace_id = %ctx.trace_id_hex(),
+        span_id = %ctx.span_id_hex(),
+        parent_span_id = %ctx.parent_span_id_hex(),
+        sampled = ctx.sampled,
+        method = %req.method(),
+        path = %req.uri().path(),
+        user_agent = %user_agent.chars().take(256).collect::<String>(),
+        verb = tracing::field::Empty,
+        resource = tracing::field::Empty,
+        code = tracing::field::Empty,
+    );
+    // Boxed: the chain's future is large, and the wrappers would copy it on the stack.
+    let chain: std::pin::Pin<Box<dyn std::future::Future<Output = Response<Body>> + Send>> =
+        Box::pin(filter_chain(app, peer, remote, req));
+    trace::scope(ctx, chain.instrument(span)).await
+}
+
 /// The filter chain, outermost first. `peer` is what the connection's verified client
 /// certificate is (a user, an authenticating proxy, or none); `remote` the client's address.
-pub async fn handle(
+async fn filter_chain(
     app: Arc<App>,
     peer: crate::authn::x509::Peer,
     remote: Option<SocketAddr>,
@@ -332,6 +375,26 @@ pub async fn handle(
         Some(i) => i.verb.to_string(),
         None => method.to_ascii_lowercase(),
     };
+    let labels = request_labels(&app, info.as_ref(), &method, req.uri().query());
+    let span = tracing::Span::current();
+    span.record("verb", audit_verb.as_str());
+    if let Some(i) = &info {
+        span.record("resource", i.resource.as_str());
+    }
+    // kube's apiserver_longrunning_requests: up while a watch or a streaming subresource is
+    // served (its labels are the request's, without dry_run).
+    let long_running_gauge = long_running(info.as_ref()).then(|| {
+        let g = metrics::gauge!(
+            "apiserver_longrunning_requests",
+            &labels
+                .iter()
+                .filter(|(k, _)| *k != "dry_run")
+                .cloned()
+                .collect::<Vec<_>>()
+        );
+        g.increment(1.0);
+        LongRunning(g)
+    });
     let record: std::sync::OnceLock<Arc<crate::audit::Record>> = std::sync::OnceLock::new();
     let annotations = crate::admission::AuditAnnotations::default();
     req.extensions_mut().insert(annotations.clone());
@@ -532,8 +595,42 @@ pub async fn handle(
         resp.headers_mut().insert("audit-id", v);
     }
     let code = resp.status().as_u16().to_string();
-    // Label values come only from what the server serves, so a client cannot create new time
-    // series with made-up paths.
+    tracing::Span::current().record("code", resp.status().as_u16());
+    // kube's httplog line (its verbosity 3 is our debug).
+    tracing::debug!(
+        code = resp.status().as_u16(),
+        latency_ms = start.elapsed().as_secs_f64() * 1000.0,
+        audit_id = %audit_id,
+        "HTTP"
+    );
+    let mut labels = labels.to_vec();
+    labels.push(("code", code));
+    metrics::counter!("apiserver_request_total", &labels).increment(1);
+    labels.pop();
+    metrics::histogram!("apiserver_request_duration_seconds", &labels)
+        .record(start.elapsed().as_secs_f64());
+    match long_running_gauge {
+        // The gauge goes down when the streamed body ends (or the client leaves).
+        Some(g) => resp.map(|b| {
+            GuardedBody {
+                inner: b,
+                _guard: g,
+            }
+            .boxed()
+        }),
+        None => resp,
+    }
+}
+
+/// kube's label values of one request's metrics: `verb`, `dry_run`, `group`, `version`,
+/// `resource`, `subresource`, `scope`, `component`. Values come only from what the server
+/// serves, so a client cannot create new time series with made-up paths.
+fn request_labels(
+    app: &App,
+    info: Option<&request_info::RequestInfo>,
+    method: &str,
+    query: Option<&str>,
+) -> [(&'static str, String); 8] {
     let info = info.filter(|i| {
         app.store
             .registry()
@@ -543,7 +640,7 @@ pub async fn handle(
                 && matches!(i.resource.as_str(), "selfsubjectreviews" | "tokenreviews"))
             || (i.group == "authorization.k8s.io" && i.resource.ends_with("reviews"))
     });
-    let (verb, group, version, resource, subresource, scope) = match &info {
+    let (verb, group, version, resource, subresource, scope) = match info {
         Some(i) => (
             metric_verb(i.verb).to_string(),
             i.group.clone(),
@@ -561,19 +658,31 @@ pub async fn handle(
                             | "eviction"
                             | "token"
                             | "approval"
+                            | "ephemeralcontainers"
+                            | "resize"
+                            // kube's connect subresources
+                            | "log"
+                            | "exec"
+                            | "attach"
+                            | "portforward"
+                            | "proxy"
                     )
                 })
                 .unwrap_or_default()
                 .to_string(),
-            if i.namespace.is_some() {
+            // kube's CleanScope: the request's namespace, else a named object, else the
+            // collection.
+            if i.path_namespace.is_some() {
                 "namespace"
+            } else if i.name.is_some() {
+                "resource"
             } else {
                 "cluster"
             },
         ),
         None => (
             // Non-resource and unknown requests: the method, from a fixed set.
-            match method.as_str() {
+            match method {
                 m @ ("GET" | "HEAD" | "POST" | "PUT" | "PATCH" | "DELETE" | "OPTIONS") => {
                     m.to_string()
                 }
@@ -586,19 +695,36 @@ pub async fn handle(
             "",
         ),
     };
-    let labels = [
+    [
         ("verb", verb),
+        ("dry_run", dry_run(query).to_string()),
         ("group", group),
         ("version", version),
         ("resource", resource),
         ("subresource", subresource),
         ("scope", scope.to_string()),
-        ("code", code),
-    ];
-    metrics::counter!("apiserver_request_total", &labels).increment(1);
-    metrics::histogram!("apiserver_request_duration_seconds", &labels[..6])
-        .record(start.elapsed().as_secs_f64());
-    resp
+        ("component", "apiserver".to_string()),
+    ]
+}
+
+/// kube's `dry_run` label: `All` when the request asks for a dry run, else empty.
+fn dry_run(query: Option<&str>) -> &'static str {
+    if form_urlencoded::parse(query.unwrap_or("").as_bytes())
+        .any(|(k, v)| k == "dryRun" && v == "All")
+    {
+        "All"
+    } else {
+        ""
+    }
+}
+
+/// Holds `apiserver_longrunning_requests` up while a long-running response is served.
+struct LongRunning(metrics::Gauge);
+
+impl Drop for LongRunning {
+    fn drop(&mut self) {
+        self.0.decrement(1.0);
+    }
 }
 
 /// kube's authorization audit annotations.
@@ -909,13 +1035,14 @@ impl Drop for ActivityGuard {
     }
 }
 
-/// A response body that keeps its request counted as in flight until it is dropped.
-struct GuardedBody {
+/// A response body that keeps a guard alive until it is dropped (its request counted as in
+/// flight, a long-running request's gauge).
+struct GuardedBody<G = ActivityGuard> {
     inner: Body,
-    _guard: ActivityGuard,
+    _guard: G,
 }
 
-impl hyper::body::Body for GuardedBody {
+impl<G: Unpin> hyper::body::Body for GuardedBody<G> {
     type Data = Bytes;
     type Error = Infallible;
 

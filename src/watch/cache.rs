@@ -598,6 +598,19 @@ impl Cache {
         }
     }
 
+    /// Sets kube's `apiserver_storage_objects` gauge from the objects the cache holds: one
+    /// series per resource, labelled `resource.group` (core resources by their plural
+    /// alone), as kube labels it. Called when metrics are scraped.
+    pub fn record_object_counts(&self) {
+        let st = self.read();
+        for (rp, r) in &st.resources {
+            if let Some(label) = storage_objects_label(rp) {
+                metrics::gauge!("apiserver_storage_objects", "resource" => label)
+                    .set(r.objects.len() as f64);
+            }
+        }
+    }
+
     /// Number of registered watchers (for tests and metrics).
     pub fn watchers(&self) -> usize {
         self.read()
@@ -606,6 +619,18 @@ impl Cache {
             .map(|r| r.watchers.values().map(Vec::len).sum::<usize>())
             .sum()
     }
+}
+
+/// The `resource` label of `apiserver_storage_objects` for a resource prefix
+/// (`/apps/deployments/` → `deployments.apps`, `/core/configmaps/` → `configmaps`).
+fn storage_objects_label(prefix: &[u8]) -> Option<String> {
+    let s = std::str::from_utf8(prefix).ok()?;
+    let (group, resource) = s.trim_matches('/').split_once('/')?;
+    Some(if group == "core" {
+        resource.to_string()
+    } else {
+        format!("{resource}.{group}")
+    })
 }
 
 /// kube's message for a watch (or list) older than the retained history.

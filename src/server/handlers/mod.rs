@@ -1176,6 +1176,9 @@ async fn route_inner(
             return Ok(r);
         }
         "/metrics" => {
+            // Gauges read from state when scraped.
+            app.watch.record_object_counts();
+            app.store.kv().record_metrics();
             let mut r = Response::new(full(app.metrics.render()));
             r.headers_mut().insert(
                 header::CONTENT_TYPE,

@@ -60,8 +60,9 @@ pub async fn handle(ctx: Ctx) -> Result<Response<Body>, Status> {
     let info = ctx.info.clone();
     let output = ctx.output;
     let include = super::include_object(&ctx.query)?;
-    let state = (stream, true);
-    let body = futures::stream::unfold(state, move |(mut s, first)| {
+    let meter = Meter::new(&ctx.ri);
+    let state = (stream, true, meter);
+    let body = futures::stream::unfold(state, move |(mut s, first, meter)| {
         let info = info.clone();
         async move {
             let out = s.next().await?;
@@ -75,9 +76,10 @@ pub async fn handle(ctx: Ctx) -> Result<Response<Body>, Status> {
                     _ => None,
                 };
                 let frame = super::protobuf::watch_frame(&out, &info, conv, partial);
+                meter.sent(frame.len());
                 return Some((
                     Ok::<_, std::convert::Infallible>(Frame::data(frame)),
-                    (s, first),
+                    (s, first, meter),
                 ));
             }
             let line = match &out {
@@ -95,9 +97,10 @@ pub async fn handle(ctx: Ctx) -> Result<Response<Body>, Status> {
             let row_sent = matches!(output, Output::Table(_))
                 && out.object().is_some()
                 && !line.starts_with(b"{\"type\":\"ERROR\"");
+            meter.sent(line.len());
             Some((
                 Ok::<_, std::convert::Infallible>(Frame::data(line)),
-                (s, first && !row_sent),
+                (s, first && !row_sent, meter),
             ))
         }
     });
@@ -115,6 +118,33 @@ pub async fn handle(ctx: Ctx) -> Result<Response<Body>, Status> {
         HeaderValue::from_static("no-cache, private"),
     );
     Ok(resp)
+}
+
+/// kube's `apiserver_watch_events_total` and `apiserver_watch_events_sizes` of one watch
+/// (by group, version and resource), looked up once per watch rather than per event.
+struct Meter {
+    events: metrics::Counter,
+    sizes: metrics::Histogram,
+}
+
+impl Meter {
+    fn new(ri: &crate::server::request_info::RequestInfo) -> Meter {
+        let labels = [
+            ("group", ri.group.clone()),
+            ("version", ri.version.clone()),
+            ("resource", ri.resource.clone()),
+        ];
+        Meter {
+            events: metrics::counter!("apiserver_watch_events_total", &labels),
+            sizes: metrics::histogram!("apiserver_watch_events_sizes", &labels),
+        }
+    }
+
+    /// One event of `len` bytes went to the client.
+    fn sent(&self, len: usize) {
+        self.events.increment(1);
+        self.sizes.record(len as f64);
+    }
 }
 
 /// [`super::served`] with "as stored" as `None` (the cache keeps bytes: a resource served as
