@@ -536,12 +536,15 @@ pub async fn run(
         SocketAddr::V4(_) => format!("https://{host}:{}", local.port()),
     };
     let kubeconfig = pki.write_admin_kubeconfig(&url)?;
+    // Whether the RBAC bootstrap policy was reconciled in this term of leadership.
+    let mut policy_done = false;
     if kv.is_leader() {
         if let Err(e) = controllers::bootstrap::ensure(&store, local.port()).await {
             tracing::warn!("bootstrap objects: {e}");
         }
-        if let Err(e) = controllers::rbac::ensure_policy(&store).await {
-            tracing::warn!("bootstrap RBAC policy: {e}");
+        match controllers::rbac::ensure_policy(&store).await {
+            Ok(()) => policy_done = true,
+            Err(e) => tracing::warn!("bootstrap RBAC policy: {e}"),
         }
     }
     // In a cluster, whichever replica leads (now or later) ensures the bootstrap objects.
@@ -552,7 +555,9 @@ pub async fn run(
         async move {
             // Checked at once on becoming leader, then every RECHECK while leading.
             const RECHECK: Duration = Duration::from_secs(5);
-            let mut last: Option<Instant> = kv.is_leader().then(Instant::now);
+            // Leadership may have come after the check above (then the policy was not
+            // reconciled yet): only a reconciliation that happened counts.
+            let mut last: Option<Instant> = policy_done.then(Instant::now);
             loop {
                 tokio::time::sleep(Duration::from_millis(500)).await;
                 if !kv.is_leader() {
