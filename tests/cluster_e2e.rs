@@ -196,14 +196,7 @@ impl Drop for Cluster {
 
 /// An HTTPS client builder with replica 1's admin identity (every replica shares the CA).
 fn admin_client(run: &Path) -> reqwest::ClientBuilder {
-    let read = |f: &str| std::fs::read(run.join("replica-1").join(f)).unwrap();
-    let mut pem = read("admin.crt");
-    pem.extend_from_slice(&read("admin.key"));
-    reqwest::Client::builder()
-        .use_rustls_tls()
-        .tls_built_in_root_certs(false)
-        .add_root_certificate(reqwest::Certificate::from_pem(&read("ca.crt")).unwrap())
-        .identity(reqwest::Identity::from_pem(&pem).unwrap())
+    support::admin_client_builder(&run.join("replica-1"))
 }
 
 /// One watch event: (type, name, resourceVersion).

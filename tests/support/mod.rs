@@ -26,7 +26,17 @@ pub struct Server {
 /// An HTTP/1.1-only client with the admin identity (benches: one connection per writer, as
 /// load generators open them).
 pub fn http1_client(server: &Server) -> reqwest::Client {
-    let read = |f: &str| std::fs::read(server.dir.path().join(f)).unwrap();
+    admin_client_builder(server.dir.path())
+        .http1_only()
+        .timeout(Duration::from_secs(300))
+        .build()
+        .unwrap()
+}
+
+/// A client builder with the admin identity of data folder `dir` (`ca.crt`, `admin.crt`,
+/// `admin.key`), trusting only that CA.
+pub fn admin_client_builder(dir: &Path) -> reqwest::ClientBuilder {
+    let read = |f: &str| std::fs::read(dir.join(f)).unwrap();
     let mut pem = read("admin.crt");
     pem.extend_from_slice(&read("admin.key"));
     reqwest::Client::builder()
@@ -34,10 +44,6 @@ pub fn http1_client(server: &Server) -> reqwest::Client {
         .tls_built_in_root_certs(false)
         .add_root_certificate(reqwest::Certificate::from_pem(&read("ca.crt")).unwrap())
         .identity(reqwest::Identity::from_pem(&pem).unwrap())
-        .http1_only()
-        .timeout(Duration::from_secs(300))
-        .build()
-        .unwrap()
 }
 
 pub fn free_port() -> u16 {
